@@ -1,0 +1,82 @@
+"""What notebook test cells call: run the student's function, print the diagnosis, and fail the
+cell (an AssertionError, which nbgrader scores 0) when the function is not correct."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+from .diagnose import diagnose_function
+from .sandbox import Limits
+from .verdict import Verdict
+
+QUIZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quizzes")
+
+
+class NotYet(AssertionError):
+    """The student's answer is not correct yet; the message says why."""
+
+
+def _report(verdict: Verdict, printed: str = "") -> Verdict:
+    if printed.strip():
+        lines = printed.strip().splitlines()
+        shown = "\n".join("    " + line for line in lines[:15])
+        more = f"\n    ... ({len(lines) - 15} more lines)" if len(lines) > 15 else ""
+        print(f"Your function printed:\n{shown}{more}")
+    if verdict.passed:
+        print(f"✅ {verdict.exercise}: {verdict.message}")
+        return verdict
+    print(f"❌ {verdict.exercise} [{verdict.code}]: {verdict.message}")
+    raise NotYet(f"{verdict.exercise}: {verdict.code}: {verdict.message}")
+
+
+def _check(exercise: str, fn, start: str, seed: int, timeout: float) -> Verdict:
+    if not callable(fn):
+        return _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
+    verdict, printed = diagnose_function(exercise, fn, start=start, seed=seed, limits=Limits(timeout=timeout))
+    return _report(verdict, printed)
+
+
+def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> Verdict:
+    """Check ``train_step`` from a fresh start (``start="fresh"``) or with stale gradients
+    left in the parameters before the first call (``start="dirty"``)."""
+    return _check("train_step", train_step, start, seed, timeout)
+
+
+def check_train_accumulated(train_accumulated, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> Verdict:
+    return _check("train_accumulated", train_accumulated, start, seed, timeout)
+
+
+def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float = 20.0) -> Verdict:
+    return _check("manual_sgd_step", manual_sgd_step, "fresh", seed, timeout)
+
+
+def _answer_hash(assignment: str, question: str, answer: str) -> str:
+    return hashlib.sha256(f"{assignment}:{question}:{answer}".encode()).hexdigest()
+
+
+def load_quiz(assignment: str) -> dict:
+    path = os.path.join(QUIZ_DIR, f"{assignment}.json")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no quick check is known for {assignment!r} (looked for {path})")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def check_quiz(assignment: str, question: str, answer) -> bool:
+    """Check one multiple-choice answer (a letter such as "b").  The key stores only hashes,
+    so reading the package does not hand out the answers at a glance."""
+    quiz = load_quiz(assignment)
+    if question not in quiz:
+        raise KeyError(f"{assignment} has no question {question!r}; it has {', '.join(quiz)}")
+    item = quiz[question]
+    if not isinstance(answer, str) or answer.strip().lower() not in item["choices"]:
+        choices = ", ".join(f'"{c}"' for c in item["choices"])
+        print(f"❌ {question}: answer with one of {choices}, as a string, e.g. {question} = \"a\".")
+        raise NotYet(f"{question}: {answer!r} is not one of the choices {choices}")
+    if _answer_hash(assignment, question, answer.strip().lower()) == item["answer_sha256"]:
+        print(f"✅ {question}: right. {item['why']}")
+        return True
+    print(f"❌ {question}: not quite. Hint: {item['hint']}")
+    raise NotYet(f"{question}: not the right answer yet. Hint: {item['hint']}")

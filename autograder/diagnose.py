@@ -1,0 +1,154 @@
+"""The Python API behind the diagnose CLI and the notebook checks.
+
+student code -> sandboxed run of the exercise's scenarios (``runner``) -> record ->
+``exercise.judge`` in this process -> ``Verdict``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterator
+
+import torch
+
+from . import exercises, tamper
+from .runner import collect, decode, describe_exception, encode
+from .sandbox import Limits, Outcome, run_forked, run_source
+from .scenarios import Scenario, suite
+from .verdict import Verdict
+
+OUTPUT_SHOWN = 2000  # characters of a student's own prints shown back in a notebook
+
+
+def verdict_from_record(exercise: str, scenarios: list[Scenario], result: dict) -> Verdict:
+    if result.get("tampered"):
+        return Verdict(
+            exercise,
+            "tampered",
+            f"Your code changed {tamper.describe(result['tampered'])}, which the grader relies "
+            "on; solve the exercise without modifying torch, the optimizer or the grader.",
+        )
+    error = result.get("error")
+    if error:
+        return _error_verdict(exercise, error)
+    return exercises.get(exercise).judge(scenarios, result["observations"])
+
+
+def _error_verdict(exercise: str, error: dict) -> Verdict:
+    module = exercises.get(exercise)
+    kind, message, where = error["type"], error["message"], error.get("where", "")
+    if getattr(module, "LEAF_IN_PLACE", None) and module.LEAF_IN_PLACE in message:
+        return Verdict(exercise, "update_tracked", module.MESSAGES["leaf_in_place"])
+    at = f" at {where}" if where else ""
+    if kind == "NotDefined":
+        text = f"No function named {exercise} was found: {message}."
+    elif kind == "SystemExit":
+        text = f"Your code called sys.exit() ({message}){at}: return from the function instead."
+    elif kind == "KeyboardInterrupt":
+        text = f"Your code was interrupted{at}."
+    elif kind in ("MemoryError",) or "can't allocate memory" in message or "not enough memory" in message:
+        text = f"Your code ran out of memory{at} ({kind}: {message[:120]})."
+    elif kind == "SyntaxError":
+        text = f"Your code has a syntax error{at}: {message}."
+    else:
+        text = f"Your function raised {kind}{at}: {message}"
+    return Verdict(exercise, "error", text)
+
+
+def verdict_from_outcome(exercise: str, scenarios: list[Scenario], outcome: Outcome, limits: Limits) -> Verdict:
+    if outcome.failure == "timeout":
+        return Verdict(
+            exercise,
+            "timeout",
+            f"Your function did not finish within {limits.timeout:g} s: look for an endless loop "
+            "or a very long computation.",
+        )
+    if outcome.record is None:
+        return Verdict(
+            exercise,
+            "error",
+            f"Your code ended the Python process before finishing ({outcome.detail}); "
+            "never call os._exit() or exit() in the function.",
+        )
+    try:
+        result = decode(outcome.record)
+    except Exception as exc:  # noqa: BLE001 - anything the student's process may have written
+        return Verdict(exercise, "error", f"The run produced an unreadable record ({type(exc).__name__}).")
+    return verdict_from_record(exercise, scenarios, result)
+
+
+def diagnose_file(exercise: str, path: str, start: str = "all", seed: int = 0, limits: Limits = Limits()) -> Verdict:
+    """The verdict for the function ``exercise`` defined in the Python file ``path``."""
+    exercises.get(exercise)  # an unknown name fails here, before any process starts
+    scenarios = suite(exercise, start, seed)
+    outcome = run_source(exercise, os.path.abspath(path), start, seed, limits)
+    return verdict_from_outcome(exercise, scenarios, outcome, limits)
+
+
+def diagnose_files(
+    exercise: str, paths: list[str], jobs: int = 0, start: str = "all", seed: int = 0, limits: Limits = Limits()
+) -> Iterator[tuple[str, Verdict]]:
+    """Verdicts for many files, in the order given, ``jobs`` sandboxes at a time."""
+    exercises.get(exercise)
+    jobs = jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_safe_file, exercise, path, start, seed, limits) for path in paths]
+        for path, future in zip(paths, futures):
+            yield path, future.result()
+
+
+def _safe_file(exercise: str, path: str, start: str, seed: int, limits: Limits) -> Verdict:
+    if not os.path.isfile(path):
+        return Verdict(exercise, "error", f"There is no file at {path}.")
+    try:
+        return diagnose_file(exercise, path, start, seed, limits)
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
+        return Verdict(exercise, "error", f"The grader could not run this file: {type(exc).__name__}: {exc}")
+
+
+def diagnose_function(
+    exercise: str, fn, start: str = "fresh", seed: int = 0, limits: Limits = Limits()
+) -> tuple[Verdict, str]:
+    """The verdict for a function object (a notebook's), and what the function printed.
+
+    Each scenario runs in its own child forked from this process, so a crash, a hang or a
+    change to torch made by the student's function cannot reach the judge."""
+    scenarios = suite(exercise, start, seed)
+    problems = tamper.provenance_problems()
+    if problems:
+        return verdict_from_record(exercise, scenarios, {"tampered": problems}), ""
+    merged = {"observations": [], "error": None, "tampered": []}
+    printed = []
+    for scenario in scenarios:
+        outcome = run_forked(lambda: _forked_work(exercise, fn, scenario), limits)
+        if outcome.record is None:
+            return verdict_from_outcome(exercise, scenarios, outcome, limits), "".join(printed)
+        try:
+            result = decode(outcome.record)
+        except Exception:  # noqa: BLE001
+            return verdict_from_outcome(exercise, scenarios, Outcome(b"garbage"), limits), ""
+        printed.append(result.pop("output", ""))
+        merged["observations"] += result["observations"]
+        if result["error"] or result["tampered"]:
+            merged.update(error=result["error"], tampered=result["tampered"])
+            break
+    return verdict_from_record(exercise, scenarios, merged), "".join(printed)[:OUTPUT_SHOWN]
+
+
+def _forked_work(exercise: str, fn, scenario: Scenario) -> bytes:
+    """In the forked child: capture output, run one scenario, return the encoded record."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    captured = io.StringIO()
+    sys.stdout = sys.stderr = captured
+    torch.set_num_threads(1)
+    try:
+        result = collect(exercise, lambda: fn, [scenario])
+    except BaseException as exc:  # noqa: BLE001
+        result = {"observations": [], "error": describe_exception(exc), "tampered": []}
+    result["output"] = captured.getvalue()[:OUTPUT_SHOWN]
+    return encode(result)

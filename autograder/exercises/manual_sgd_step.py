@@ -1,0 +1,120 @@
+"""manual_sgd_step(params, lr) -> None: p <- p - lr * p.grad in place, untracked, then clear."""
+
+from __future__ import annotations
+
+import torch
+
+from ..scenarios import Scenario
+from ..verdict import Verdict
+
+NAME = "manual_sgd_step"
+LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation"
+
+
+def make_params(scenario: Scenario) -> tuple[list[torch.Tensor], callable]:
+    """Leaf tensors of several shapes and a loss over all but the last one, whose .grad
+    therefore stays None (the function must leave it alone)."""
+    gen = torch.Generator().manual_seed(scenario.seed)
+    dtype = torch.float64 if scenario.seed % 2 else torch.float32
+    shapes = [(3, 2), (2,), (4,)]
+    params = [torch.randn(s, generator=gen, dtype=dtype).requires_grad_() for s in shapes]
+    data = [torch.randn(5, 3, generator=gen, dtype=dtype) for _ in range(2)]
+
+    def loss(round_: int) -> torch.Tensor:
+        w, b, _ = params
+        return ((data[round_] @ w + b).tanh() ** 2).sum() + (w**3).sum()
+
+    return params, loss
+
+
+def run(fn, scenario: Scenario) -> dict:
+    """Two rounds of backward + ``fn(params, lr)``, recording everything the judge needs."""
+    params, loss = make_params(scenario)
+    listed = list(params)  # the list the student receives (they may mutate it)
+    out = {"rounds": []}
+    for round_ in range(2):
+        loss(round_).backward()
+        before = [p.detach().clone() for p in params]
+        grads = [None if p.grad is None else p.grad.detach().clone() for p in params]
+        fn(listed, scenario.lr)
+        out["rounds"].append(
+            {
+                "before": before,
+                "grads": grads,
+                "after": [p.detach().clone() for p in params],
+                "grads_after": [None if p.grad is None else p.grad.detach().clone() for p in params],
+                "leaf": [bool(p.is_leaf) for p in params],
+                "requires_grad": [bool(p.requires_grad) for p in params],
+                "tracked": [p.grad_fn is not None for p in params],
+                "list_tracked": [
+                    isinstance(q, torch.Tensor) and (q.grad_fn is not None or not q.is_leaf)
+                    for q in listed
+                ],
+                "list_replaced": [q is not p for q, p in zip(listed, params)] + [len(listed) != len(params)],
+            }
+        )
+        listed[:] = params  # the next round starts from the real tensors again
+    return out
+
+
+def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
+    for scenario, obs in zip(scenarios, observations):
+        lr = scenario.lr
+        for r, rnd in enumerate(obs["rounds"]):
+            if any(rnd["tracked"]) or not all(rnd["leaf"]) or any(rnd["list_tracked"]):
+                return Verdict(NAME, "update_tracked", MESSAGES["update_tracked"])
+            if not all(rnd["requires_grad"]):
+                return Verdict(NAME, "update_tracked", MESSAGES["lost_requires_grad"])
+            problem = _update_problem(rnd, lr)
+            if problem:
+                return Verdict(NAME, "wrong_update", problem)
+            for g_before, g_after in zip(rnd["grads"], rnd["grads_after"]):
+                if g_before is not None and g_after is not None and bool(g_after.abs().max() > 0):
+                    return Verdict(NAME, "no_clear", MESSAGES["no_clear"])
+    return Verdict(NAME, "ok", MESSAGES["ok"])
+
+
+def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-7)
+
+
+def _update_problem(rnd: dict, lr: float) -> str | None:
+    for before, grad, after in zip(rnd["before"], rnd["grads"], rnd["after"]):
+        if grad is None:
+            if not _close(after, before):
+                return "A tensor whose .grad is None was changed: leave such tensors as they are."
+            continue
+        if _close(after, before - lr * grad):
+            continue
+        if _close(after, before):
+            return (
+                "The tensors in params did not change: update them in place (p -= lr * p.grad "
+                "inside torch.no_grad()), not by binding a new tensor to a name."
+            )
+        if _close(after, before + lr * grad):
+            return "The update went uphill: subtract lr * p.grad, do not add it."
+        if _close(after, before - grad):
+            return "The update ignored lr: the step is lr * p.grad, not p.grad."
+        return "The tensors changed, but not by -lr * p.grad."
+    return None
+
+
+MESSAGES = {
+    "ok": "Correct: every tensor moved by -lr * grad in place, stayed a leaf, and its gradient was cleared.",
+    "update_tracked": (
+        "The update was recorded in the autograd graph: do it inside `with torch.no_grad():` "
+        "so the tensors stay leaves."
+    ),
+    "lost_requires_grad": (
+        "After your update a tensor no longer requires grad, so it cannot be trained further: "
+        "update it in place under torch.no_grad() instead."
+    ),
+    "no_clear": (
+        "The update is right, but the gradients were not cleared afterwards, so the next "
+        "backward() will add to them: set p.grad = None."
+    ),
+    "leaf_in_place": (
+        "`p -= ...` on a tensor that requires grad is not allowed while autograd records: "
+        "wrap the update in `with torch.no_grad():`."
+    ),
+}

@@ -1,0 +1,77 @@
+"""train_step(model, optimizer, loss_fn, x, y) -> float: one update, gradients cleared first."""
+
+from __future__ import annotations
+
+from ..scenarios import Scenario
+from ..verdict import Verdict
+from ._loops import judge_runs, loss_matches, record
+
+NAME = "train_step"
+
+
+def run(fn, scenario: Scenario) -> dict:
+    """Call ``fn`` once per batch of the scenario, on the same model and optimizer."""
+    return record(fn, scenario, lambda setup: list(setup.batches))
+
+
+def _check_return(run, obs) -> str | None:
+    for t, call in enumerate(obs["calls"]):
+        returned = call["returned"]
+        if "number" not in returned:
+            return (
+                f"train_step returned a {returned.get('type', 'list')} where the loss as a Python "
+                "float was expected: return loss.item()."
+            )
+        if not loss_matches(returned["number"], run.losses[t]):
+            return (
+                f"train_step returned {returned['number']:.6g}, but the loss of that batch before "
+                f"the update was {run.losses[t]:.6g}: return the loss you called backward() on."
+            )
+    return None
+
+
+MESSAGES = {
+    "ok": lambda scenarios: (
+        f"Correct: every optimizer.step() saw exactly the current batch's gradient "
+        f"({len(scenarios)} scenario(s), {', '.join(sorted({s.start for s in scenarios}))} start)."
+    ),
+    "clears_after_step": lambda sc: (
+        "Your loop clears the gradients only after step(), so stale gradients left over from "
+        "earlier code leaked into the very first update. Call optimizer.zero_grad() at the start."
+    ),
+    "never_clears": lambda sc: (
+        "Gradients pile up: each step() saw the gradients of all batches so far added together. "
+        "Call optimizer.zero_grad() at the start of every train_step."
+    ),
+    "clears_once": lambda sc: (
+        "You clear the gradients only on the first call; after that they pile up from one "
+        "update to the next. Clear them at the start of every call."
+    ),
+    "clears_after_backward": lambda sc: (
+        "The gradients are cleared between backward() and step(), so step() saw no gradient "
+        "and nothing was learned. Clear first, then forward, loss, backward, step."
+    ),
+    "clears_some_params": lambda sc: (
+        "Only some parameters are cleared; the gradients of the others pile up. Clear all of "
+        "them, e.g. with optimizer.zero_grad() or model.zero_grad()."
+    ),
+    "no_backward": lambda sc: (
+        "loss.backward() never ran, so no new gradient reached the parameters before step()."
+    ),
+    "no_step": lambda sc: (
+        "optimizer.step() never ran, so the parameters were never updated."
+    ),
+    "wrong_gradient": lambda sc: (
+        "step() saw a gradient that is not the gradient of loss_fn(model(x), y) for this batch "
+        f"(checked on a {sc.name}). Compute the loss on this batch and call backward() on it, once."
+    ),
+    "step_count": lambda sc, got, expected: (
+        f"optimizer.step() changed the parameters {got} time(s) over {expected} calls: exactly "
+        "one step per call is expected."
+    ),
+    "check_return": _check_return,
+}
+
+
+def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
+    return judge_runs(NAME, scenarios, observations, MESSAGES)

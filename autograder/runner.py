@@ -1,0 +1,101 @@
+"""Running a student's function through the scenarios of an exercise, where the student's code
+lives (a sandboxed process, or a child forked from a notebook kernel), and collecting a record.
+
+``python -m autograder.runner EXERCISE SOURCE START SEED FD`` is the sandboxed entry point: it
+loads SOURCE afresh for every scenario (so module-level state cannot leak between scenarios),
+and writes the record to file descriptor FD with ``torch.save``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+
+import torch
+
+from . import exercises
+from .scenarios import Scenario, suite
+from .tamper import Snapshot
+
+
+class NotDefined(Exception):
+    """The student's source does not define the exercise's function."""
+
+
+def describe_exception(exc: BaseException, source: str | None = None) -> dict:
+    where = ""
+    frames = traceback.extract_tb(exc.__traceback__)
+    student = [f for f in frames if source and os.path.abspath(f.filename) == os.path.abspath(source)]
+    if student:
+        where = f"line {student[-1].lineno}"
+    elif isinstance(exc, SyntaxError) and exc.lineno:
+        where = f"line {exc.lineno}"
+    message = str(exc) if not isinstance(exc, SystemExit) else f"exit code {exc.code}"
+    return {"type": type(exc).__name__, "message": message[:400], "where": where}
+
+
+def collect(exercise: str, load, scenarios: list[Scenario], source: str | None = None) -> dict:
+    """Run every scenario; ``load()`` returns the student's function (afresh when it can)."""
+    module = exercises.get(exercise)
+    snapshot = Snapshot()
+    result = {"observations": [], "error": None, "tampered": []}
+    for scenario in scenarios:
+        try:
+            obs = module.run(load(), scenario)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
+            result["error"] = describe_exception(exc, source)
+        result["tampered"] = snapshot.changes()
+        if not result["tampered"] and result["error"] is None and not obs.get("hooks_intact", True):
+            result["tampered"] = ["the grader's hooks on the optimizer or the model"]
+        if result["error"] or result["tampered"]:
+            break
+        result["observations"].append(obs)
+    return result
+
+
+def load_source(path: str, name: str):
+    """A loader that executes the student's file in a new namespace each time it is called."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        code = compile(f.read(), path, "exec")
+
+    def load():
+        namespace = {"__name__": "submission", "__file__": path, "__builtins__": __builtins__}
+        exec(code, namespace)
+        fn = namespace.get(name)
+        if not callable(fn):
+            raise NotDefined(f"the file does not define a function named {name}")
+        return fn
+
+    return load
+
+
+def encode(result: dict) -> bytes:
+    buffer = io.BytesIO()
+    torch.save(result, buffer)
+    return buffer.getvalue()
+
+
+def decode(data: bytes) -> dict:
+    # weights_only: a record written by a process that ran untrusted code is never unpickled.
+    return torch.load(io.BytesIO(data), weights_only=True)
+
+
+def main(argv: list[str]) -> int:
+    exercise, source, start, seed, fd = argv
+    out = os.fdopen(int(fd), "wb")
+    torch.set_num_threads(1)
+    scenarios = suite(exercise, start, int(seed))
+    try:
+        result = collect(exercise, load_source(source, exercise), scenarios, source)
+    except BaseException as exc:  # noqa: BLE001 - a syntax error or a file that cannot be read
+        result = {"observations": [], "error": describe_exception(exc, source), "tampered": []}
+    out.write(encode(result))
+    out.close()
+    # Skip interpreter shutdown: student objects may have left atexit handlers or threads.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
