@@ -1,0 +1,20 @@
+"""Interactive explorer for lesson 3: reading and zeroing ``.grad``.
+
+``GradExplorerState`` is the model: a real one-parameter PyTorch setup with no
+widget code. ``GradExplorer`` is a thin ipywidgets view over it.
+
+The view is imported lazily (PEP 562 ``__getattr__``) so that the state can be
+used, and tested, on a machine without ipywidgets or matplotlib.
+"""
+
+from gradlessons.explorer.state import ACTIONS, GradExplorerState, Record
+
+__all__ = ["ACTIONS", "GradExplorer", "GradExplorerState", "Record"]
+
+
+def __getattr__(name):
+    if name == "GradExplorer":
+        from gradlessons.explorer.view import GradExplorer
+
+        return GradExplorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,286 @@
+"""Tests of the explorer's model: plain Python and PyTorch, no widgets."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import gradlessons
+from gradlessons.explorer.state import ACTIONS, GradExplorerState, Record, format_value
+
+
+def autograd_gradient(weight: float, state: GradExplorerState) -> float:
+    """d loss / d w at ``weight``, computed independently with torch.autograd.grad."""
+    w = torch.tensor(weight, dtype=torch.float64, requires_grad=True)
+    loss = ((w * state.xs - state.ys) ** 2).mean()
+    (grad,) = torch.autograd.grad(loss, w)
+    return grad.item()
+
+
+def default_zero_grad_result() -> float | None:
+    """What a plain ``optimizer.zero_grad()`` leaves in .grad on this PyTorch, seen directly."""
+    w = torch.nn.Parameter(torch.tensor(1.0))
+    w.grad = torch.tensor(5.0)
+    torch.optim.SGD([w], lr=0.1).zero_grad()
+    return None if w.grad is None else w.grad.item()
+
+
+@pytest.fixture
+def state():
+    return GradExplorerState()
+
+
+def test_grad_is_none_before_the_first_backward(state):
+    assert state.w.grad is None
+    assert state.grad is None
+    (start,) = state.history
+    assert start.action == "start"
+    assert start.grad is None
+    assert start.index == 0
+
+
+def test_the_setup_is_a_float64_parameter_with_a_real_sgd_optimizer(state):
+    assert isinstance(state.w, torch.nn.Parameter)
+    assert state.w.dtype == torch.float64
+    assert isinstance(state.optimizer, torch.optim.SGD)
+    assert state.optimizer.param_groups[0]["params"] == [state.w]
+    assert state.optimizer.param_groups[0]["lr"] == state.lr
+
+
+def test_the_first_gradient_is_an_easy_number_that_autograd_agrees_with(state):
+    record = state.backward()
+    assert record.grad == pytest.approx(-8.0)
+    assert record.grad == pytest.approx(autograd_gradient(state.w0, state))
+    assert record.action == "loss.backward()"
+
+
+def test_backward_twice_doubles_the_gradient(state):
+    single = autograd_gradient(state.weight, state)
+    state.backward()
+    record = state.backward()
+    assert record.grad == pytest.approx(2 * single)
+    assert state.w.grad.item() == pytest.approx(2 * single)
+    assert state.backward_count_since_clear == 2
+
+
+def test_backward_notes_tell_stored_from_accumulated(state):
+    first = state.backward()
+    second = state.backward()
+    assert "stored -8.0" in first.note
+    assert "accumulated" not in first.note
+    assert "added -8.0" in second.note
+    assert "it was -8.0, now -16.0" in second.note
+    assert "accumulated" in second.note
+
+
+def test_plain_zero_grad_does_what_this_pytorch_really_does(state):
+    state.backward()
+    record = state.zero_grad()
+    expected = default_zero_grad_result()
+    assert record.action == "optimizer.zero_grad()"
+    if expected is None:
+        assert record.grad is None
+        assert state.w.grad is None
+        assert "set_to_none=True" in record.note
+    else:
+        assert record.grad == 0.0
+        assert "set_to_none=False" in record.note
+
+
+def test_zero_grad_with_set_to_none_true_leaves_none(state):
+    state.backward()
+    record = state.zero_grad_set_to_none()
+    assert record.action == "optimizer.zero_grad(set_to_none=True)"
+    assert record.grad is None
+    assert state.w.grad is None
+
+
+def test_zero_grad_with_set_to_none_false_fills_zeros_which_are_not_none(state):
+    state.backward()
+    record = state.zero_grad_fill_zeros()
+    assert record.action == "optimizer.zero_grad(set_to_none=False)"
+    assert record.grad is not None
+    assert record.grad == 0.0
+    assert isinstance(state.w.grad, torch.Tensor)
+    assert "filled w.grad with 0.0" in record.note
+
+
+def test_filling_zeros_cannot_create_a_gradient_that_does_not_exist(state):
+    record = state.zero_grad_fill_zeros()
+    assert record.grad is None
+    assert "left it None" in record.note
+
+
+def test_assigning_none_to_grad_leaves_none(state):
+    state.backward()
+    record = state.grad_to_none()
+    assert record.action == "w.grad = None"
+    assert record.grad is None
+    assert state.w.grad is None
+
+
+@pytest.mark.parametrize(
+    "clear", ["zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"]
+)
+def test_every_clear_is_marked_and_restarts_the_backward_count(state, clear):
+    state.backward()
+    state.backward()
+    record = state.apply(clear)
+    assert record.is_clear
+    assert state.backward_count_since_clear == 0
+    after = state.backward()
+    assert not after.is_clear
+    # After any clear, one backward gives exactly one fresh gradient again.
+    assert after.grad == pytest.approx(autograd_gradient(state.weight, state))
+
+
+def test_step_moves_w_by_minus_lr_times_grad(state):
+    state.backward()
+    state.backward()
+    grad = state.grad
+    before = state.weight
+    record = state.step()
+    assert record.action == "optimizer.step()"
+    assert record.weight == pytest.approx(before - state.lr * grad)
+    assert state.weight == pytest.approx(0.8)
+    assert "moved w from 0.0 to 0.8" in record.note
+
+
+def test_step_with_grad_none_leaves_w_unchanged(state):
+    before = state.weight
+    record = state.step()
+    assert record.weight == before
+    assert record.note == "step() saw w.grad = None and left w unchanged (SGD skips it)"
+
+
+def test_step_with_grad_zero_leaves_w_unchanged(state):
+    state.backward()
+    state.step()
+    state.backward()
+    state.zero_grad_fill_zeros()
+    before = state.weight
+    record = state.step()
+    assert record.grad == 0.0
+    assert record.weight == before
+    assert "w.grad = 0.0" in record.note
+
+
+def test_step_does_not_touch_the_gradient(state):
+    state.backward()
+    grad = state.grad
+    record = state.step()
+    assert record.grad == grad
+
+
+def test_loss_is_recorded_at_the_current_weight(state):
+    assert state.history[0].loss == pytest.approx(4.0)
+    state.backward()
+    record = state.step()
+    with torch.no_grad():
+        expected = ((record.weight * state.xs - state.ys) ** 2).mean().item()
+    assert record.loss == pytest.approx(expected)
+    assert record.loss < state.history[0].loss
+
+
+def test_reset_restores_the_initial_weight_grad_and_history(state):
+    for name in ["backward", "backward", "step", "zero_grad_fill_zeros", "backward"]:
+        state.apply(name)
+    old_optimizer = state.optimizer
+    record = state.reset()
+    assert state.weight == state.w0
+    assert state.w.grad is None
+    assert state.backward_count_since_clear == 0
+    assert state.optimizer is not old_optimizer
+    assert state.optimizer.param_groups[0]["params"] == [state.w]
+    assert state.history == (record,)
+    assert record.index == 0
+    assert record.action == "start"
+    assert state.backward().grad == pytest.approx(-8.0)
+
+
+def test_history_is_capped_and_keeps_counting():
+    state = GradExplorerState(max_history=5)
+    for _ in range(12):
+        state.backward()
+    history = state.history
+    assert len(history) == 5
+    assert [r.index for r in history] == [8, 9, 10, 11, 12]
+    assert state.log_lines()[0].lstrip().startswith("8.")
+
+
+def test_the_default_history_cap_is_200():
+    state = GradExplorerState()
+    for _ in range(250):
+        state.grad_to_none()
+    assert len(state.history) == 200
+    assert state.history[-1].index == 250
+
+
+def test_history_is_a_snapshot_of_frozen_records(state):
+    state.backward()
+    history = state.history
+    assert isinstance(history, tuple)
+    assert all(isinstance(r, Record) for r in history)
+    with pytest.raises(AttributeError):
+        history[0].grad = 1.0
+
+
+def test_log_lines_are_numbered_in_order(state):
+    state.backward()
+    state.step()
+    lines = state.log_lines()
+    assert len(lines) == 3
+    assert lines[0].lstrip().startswith("0. start")
+    assert lines[1].lstrip().startswith("1. loss.backward()")
+    assert lines[2].lstrip().startswith("2. optimizer.step()")
+    assert state.history[2].note in lines[2]
+
+
+def test_every_action_label_is_the_code_a_student_would_write(state):
+    labels = {name: state.apply(name).action for name in ACTIONS if name != "reset"}
+    assert labels == {
+        "backward": "loss.backward()",
+        "step": "optimizer.step()",
+        "zero_grad": "optimizer.zero_grad()",
+        "zero_grad_set_to_none": "optimizer.zero_grad(set_to_none=True)",
+        "zero_grad_fill_zeros": "optimizer.zero_grad(set_to_none=False)",
+        "grad_to_none": "w.grad = None",
+    }
+
+
+def test_an_unknown_action_is_rejected(state):
+    with pytest.raises(ValueError, match="unknown action"):
+        state.apply("explode")
+
+
+def test_a_history_cap_below_one_is_rejected():
+    with pytest.raises(ValueError, match="max_history"):
+        GradExplorerState(max_history=0)
+
+
+def test_none_and_zero_are_formatted_differently():
+    assert format_value(None) == "None"
+    assert format_value(0.0) == "0.0"
+    assert format_value(-0.0) == "0.0"
+    assert format_value(-16.0) == "-16.0"
+    assert format_value(0.05 * 16) == "0.8"
+
+
+def test_the_state_module_imports_no_widget_or_plotting_library():
+    code = (
+        "import sys\n"
+        "from gradlessons.explorer import GradExplorerState\n"
+        "GradExplorerState().backward()\n"
+        "print(sorted(m for m in ('ipywidgets', 'matplotlib') if m in sys.modules))\n"
+    )
+    # A fresh interpreter, so that modules imported by other tests do not count.
+    package_parent = str(Path(gradlessons.__file__).resolve().parents[1])
+    pythonpath = os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": pythonpath}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert result.stdout.strip() == "[]"
