@@ -37,7 +37,7 @@ def _fingerprint() -> str:
 
 
 def setup() -> None:
-    if sys.version_info < (3, 10):
+    if sys.version_info < (3, 10):  # noqa: UP036 - people do start it with an old python3
         sys.exit(f"course.py: Python 3.10 or newer is needed (this is {sys.version.split()[0]}).")
     if os.path.exists(STAMP) and open(STAMP).read() == _fingerprint():
         return

@@ -1,5 +1,8 @@
 """What notebook test cells call: run the student's function, print the diagnosis, and fail the
-cell (an AssertionError, which nbgrader scores 0) when the function is not correct."""
+cell (an AssertionError, which nbgrader scores 0) when the function is not correct.
+
+The checks return None on purpose: nbgrader reads a test cell's displayed result as partial
+credit, so a check must not leave a value as the cell's last expression."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ class NotYet(AssertionError):
     """The student's answer is not correct yet; the message says why."""
 
 
-def _report(verdict: Verdict, printed: str = "") -> Verdict:
+def _report(verdict: Verdict, printed: str = "") -> None:
     if printed.strip():
         lines = printed.strip().splitlines()
         shown = "\n".join("    " + line for line in lines[:15])
@@ -26,30 +29,32 @@ def _report(verdict: Verdict, printed: str = "") -> Verdict:
         print(f"Your function printed:\n{shown}{more}")
     if verdict.passed:
         print(f"✅ {verdict.exercise}: {verdict.message}")
-        return verdict
+        return
     print(f"❌ {verdict.exercise} [{verdict.code}]: {verdict.message}")
     raise NotYet(f"{verdict.exercise}: {verdict.code}: {verdict.message}")
 
 
-def _check(exercise: str, fn, start: str, seed: int, timeout: float) -> Verdict:
+def _check(exercise: str, fn, start: str, seed: int, timeout: float) -> None:
     if not callable(fn):
-        return _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
+        _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
     verdict, printed = diagnose_function(exercise, fn, start=start, seed=seed, limits=Limits(timeout=timeout))
-    return _report(verdict, printed)
+    _report(verdict, printed)
 
 
-def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> Verdict:
+def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
     """Check ``train_step`` from a fresh start (``start="fresh"``) or with stale gradients
     left in the parameters before the first call (``start="dirty"``)."""
-    return _check("train_step", train_step, start, seed, timeout)
+    _check("train_step", train_step, start, seed, timeout)
 
 
-def check_train_accumulated(train_accumulated, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> Verdict:
-    return _check("train_accumulated", train_accumulated, start, seed, timeout)
+def check_train_accumulated(train_accumulated, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
+    """Check ``train_accumulated`` (see ``check_train_step`` for ``start``)."""
+    _check("train_accumulated", train_accumulated, start, seed, timeout)
 
 
-def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float = 20.0) -> Verdict:
-    return _check("manual_sgd_step", manual_sgd_step, "fresh", seed, timeout)
+def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float = 20.0) -> None:
+    """Check ``manual_sgd_step`` on tensors of several shapes and dtypes."""
+    _check("manual_sgd_step", manual_sgd_step, "fresh", seed, timeout)
 
 
 def _answer_hash(assignment: str, question: str, answer: str) -> str:
@@ -64,7 +69,7 @@ def load_quiz(assignment: str) -> dict:
         return json.load(f)
 
 
-def check_quiz(assignment: str, question: str, answer) -> bool:
+def check_quiz(assignment: str, question: str, answer) -> None:
     """Check one multiple-choice answer (a letter such as "b").  The key stores only hashes,
     so reading the package does not hand out the answers at a glance."""
     quiz = load_quiz(assignment)
@@ -73,10 +78,10 @@ def check_quiz(assignment: str, question: str, answer) -> bool:
     item = quiz[question]
     if not isinstance(answer, str) or answer.strip().lower() not in item["choices"]:
         choices = ", ".join(f'"{c}"' for c in item["choices"])
-        print(f"❌ {question}: answer with one of {choices}, as a string, e.g. {question} = \"a\".")
+        print(f'❌ {question}: answer with one of {choices}, as a string, e.g. {question} = "a".')
         raise NotYet(f"{question}: {answer!r} is not one of the choices {choices}")
     if _answer_hash(assignment, question, answer.strip().lower()) == item["answer_sha256"]:
         print(f"✅ {question}: right. {item['why']}")
-        return True
+        return
     print(f"❌ {question}: not quite. Hint: {item['hint']}")
     raise NotYet(f"{question}: not the right answer yet. Hint: {item['hint']}")

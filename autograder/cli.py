@@ -22,9 +22,14 @@ def _parser() -> argparse.ArgumentParser:
     diagnose.add_argument("exercise", metavar="EXERCISE", help=f"one of: {', '.join(sorted(exercises.EXERCISES))}")
     diagnose.add_argument("files", metavar="FILE", nargs="+", help="Python source files")
     diagnose.add_argument("--jobs", type=int, default=0, help="files judged at once (default: one per CPU)")
-    diagnose.add_argument("--timeout", type=float, default=defaults.timeout, help="seconds per file (default: %(default)s)")
     diagnose.add_argument(
-        "--memory-mb", type=int, default=defaults.memory // 2**20, help="memory limit per file in MiB (default: %(default)s)"
+        "--timeout", type=float, default=defaults.timeout, help="seconds per file (default: %(default)s)"
+    )
+    diagnose.add_argument(
+        "--memory-mb",
+        type=int,
+        default=defaults.memory // 2**20,
+        help="memory limit per file in MiB (default: %(default)s)",
     )
     diagnose.add_argument(
         "--start", choices=("all", "fresh", "dirty"), default="all", help="which starting states to test (default: all)"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import io
 import os
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterator
 
 import torch
 
@@ -123,7 +123,7 @@ def diagnose_function(
     merged = {"observations": [], "error": None, "tampered": []}
     printed = []
     for scenario in scenarios:
-        outcome = run_forked(lambda: _forked_work(exercise, fn, scenario), limits)
+        outcome = run_forked(lambda scenario=scenario: _forked_work(exercise, fn, scenario), limits)
         if outcome.record is None:
             return verdict_from_outcome(exercise, scenarios, outcome, limits), "".join(printed)
         try:

@@ -174,8 +174,12 @@ def _kill(proc: subprocess.Popen) -> None:
 def _death(returncode: int, tail: list[str]) -> str:
     if returncode < 0:
         name = signal.Signals(-returncode).name
-        why = {"SIGXCPU": "it used up its CPU time", "SIGKILL": "it was killed (memory?)",
-               "SIGSEGV": "it crashed (segmentation fault)", "SIGXFSZ": "it wrote too large a file"}
+        why = {
+            "SIGXCPU": "it used up its CPU time",
+            "SIGKILL": "it was killed (memory?)",
+            "SIGSEGV": "it crashed (segmentation fault)",
+            "SIGXFSZ": "it wrote too large a file",
+        }
         return f"the process died by {name}: {why.get(name, 'killed by a signal')}"
     last = f" ({tail[0][:200]})" if tail else ""
     return f"the process ended with exit code {returncode} before reporting{last}"

@@ -86,6 +86,10 @@ GLOBAL_HOOK_TABLES = (
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 _GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
+_GRADER_HOMES = tuple(
+    {_GRADER_DIR, _TORCH_DIR, os.path.dirname(os.__file__)}
+    | {os.path.dirname(os.path.dirname(_TORCH_DIR))}  # site-packages
+)
 _BUILTIN_ORIGINALS = {name: getattr(builtins, name) for name in ("float", "isinstance", "len", "id", "getattr")}
 
 
@@ -173,13 +177,14 @@ def provenance_problems() -> list[str]:
             continue
         if name.startswith("autograder") and name.rsplit(".", 1)[-1].startswith("__"):
             continue  # dunders that dataclasses and friends generate have no source file
-        home = _GRADER_DIR if name.startswith("autograder") else _TORCH_DIR
-        if not _defined_under(obj, home):
+        # Grader modules also hold what they imported from the standard library.
+        homes = _GRADER_HOMES if name.startswith("autograder") else (_TORCH_DIR,)
+        if not _defined_under(obj, homes):
             problems.append(name)
     return sorted(problems)
 
 
-def _defined_under(obj, folder: str) -> bool:
+def _defined_under(obj, folders: tuple[str, ...]) -> bool:
     if obj is None:
         return False
     if isinstance(obj, (staticmethod, classmethod)):
@@ -189,13 +194,13 @@ def _defined_under(obj, folder: str) -> bool:
     if isinstance(obj, type):
         module = sys.modules.get(obj.__module__)
         file = getattr(module, "__file__", None)
-        return file is None or os.path.abspath(file).startswith(folder)
+        return file is None or os.path.abspath(file).startswith(folders)
     code = getattr(obj, "__code__", None)
     if code is None:
         # C functions, slot wrappers and method descriptors come from compiled code: student
         # code cannot define those, only point a name at another one, which the snapshot sees.
         return not isinstance(obj, (types.FunctionType, types.MethodType)) or not callable(obj)
-    return os.path.abspath(code.co_filename).startswith(folder)
+    return os.path.abspath(code.co_filename).startswith(folders)
 
 
 def describe(names: list[str], limit: int = 3) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 # The codes of the lesson 3 exercises, in the order of the contract's table.  Lessons may add
 # their own codes; ``ok`` always means correct and is the only code that passes.

@@ -5,6 +5,11 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ASSIGNMENTS = ("lesson3_zeroing_grad",)
+
+# nbgrader starts helpers such as `alembic` by name: the test interpreter's bin folder must be on
+# PATH even when the suite is started as `.venv/bin/python -m pytest` without activating .venv.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
 
 @pytest.fixture(scope="session")

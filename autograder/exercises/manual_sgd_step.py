@@ -47,8 +47,7 @@ def run(fn, scenario: Scenario) -> dict:
                 "requires_grad": [bool(p.requires_grad) for p in params],
                 "tracked": [p.grad_fn is not None for p in params],
                 "list_tracked": [
-                    isinstance(q, torch.Tensor) and (q.grad_fn is not None or not q.is_leaf)
-                    for q in listed
+                    isinstance(q, torch.Tensor) and (q.grad_fn is not None or not q.is_leaf) for q in listed
                 ],
                 "list_replaced": [q is not p for q, p in zip(listed, params)] + [len(listed) != len(params)],
             }
@@ -60,7 +59,7 @@ def run(fn, scenario: Scenario) -> dict:
 def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
     for scenario, obs in zip(scenarios, observations):
         lr = scenario.lr
-        for r, rnd in enumerate(obs["rounds"]):
+        for rnd in obs["rounds"]:
             if any(rnd["tracked"]) or not all(rnd["leaf"]) or any(rnd["list_tracked"]):
                 return Verdict(NAME, "update_tracked", MESSAGES["update_tracked"])
             if not all(rnd["requires_grad"]):

@@ -60,9 +60,7 @@ MESSAGES = {
         f"You clear before every micro-batch, so with accum_steps={sc.accum_steps} only the last "
         "micro-batch of each update counted. Clear once per update, not per micro-batch."
     ),
-    "clears_some_params": lambda sc: (
-        "Only some parameters are cleared between updates; the others pile up gradients."
-    ),
+    "clears_some_params": lambda sc: "Only some parameters are cleared between updates; the others pile up gradients.",
     "loss_not_scaled": lambda sc: (
         f"step() saw the sum of the {sc.accum_steps} micro-batch gradients, not their mean: "
         "divide each micro-batch loss by accum_steps before backward()."

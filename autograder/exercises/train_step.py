@@ -55,12 +55,8 @@ MESSAGES = {
         "Only some parameters are cleared; the gradients of the others pile up. Clear all of "
         "them, e.g. with optimizer.zero_grad() or model.zero_grad()."
     ),
-    "no_backward": lambda sc: (
-        "loss.backward() never ran, so no new gradient reached the parameters before step()."
-    ),
-    "no_step": lambda sc: (
-        "optimizer.step() never ran, so the parameters were never updated."
-    ),
+    "no_backward": lambda sc: "loss.backward() never ran, so no new gradient reached the parameters before step().",
+    "no_step": lambda sc: "optimizer.step() never ran, so the parameters were never updated.",
     "wrong_gradient": lambda sc: (
         "step() saw a gradient that is not the gradient of loss_fn(model(x), y) for this batch "
         f"(checked on a {sc.name}). Compute the loss on this batch and call backward() on it, once."

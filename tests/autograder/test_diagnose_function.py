@@ -100,13 +100,22 @@ def test_torch_changed_before_the_check_is_noticed_too(monkeypatch):
 @pytest.mark.parametrize(
     "body, code",
     [
-        ("with torch.no_grad():\n        for p in params:\n            if p.grad is not None:\n"
-         "                p -= lr * p.grad\n                p.grad = None", "ok"),
-        ("with torch.no_grad():\n        for p in params:\n            if p.grad is not None:\n"
-         "                p -= lr * p.grad", "no_clear"),
+        (
+            "with torch.no_grad():\n        for p in params:\n            if p.grad is not None:\n"
+            "                p -= lr * p.grad\n                p.grad = None",
+            "ok",
+        ),
+        (
+            "with torch.no_grad():\n        for p in params:\n            if p.grad is not None:\n"
+            "                p -= lr * p.grad",
+            "no_clear",
+        ),
         ("for p in params:\n        if p.grad is not None:\n            p -= lr * p.grad", "update_tracked"),
-        ("with torch.no_grad():\n        for p in params:\n            if p.grad is not None:\n"
-         "                p += lr * p.grad\n                p.grad = None", "wrong_update"),
+        (
+            "with torch.no_grad():\n        for p in params:\n            if p.grad is not None:\n"
+            "                p += lr * p.grad\n                p.grad = None",
+            "wrong_update",
+        ),
     ],
 )
 def test_manual_sgd_step_variants(body, code):

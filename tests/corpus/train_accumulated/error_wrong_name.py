@@ -1,0 +1,16 @@
+# expect: passed=false code=error
+# why: Correct code defined as train_accumulate (missing 'd'), so train_accumulated does not exist.
+import torch
+
+
+def train_accumulate(model, optimizer, loss_fn, micro_batches, accum_steps):
+    losses = []
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(micro_batches):
+        loss = loss_fn(model(x), y)
+        (loss / accum_steps).backward()
+        losses.append(loss.item())
+        if (i + 1) % accum_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+    return losses

@@ -1,0 +1,66 @@
+"""A clean copy of the course (what an instructor clones), for nbgrader end-to-end tests."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def make_course(target: str) -> str:
+    os.makedirs(target, exist_ok=True)
+    shutil.copytree(os.path.join(ROOT, "notebooks"), os.path.join(target, "notebooks"))
+    shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), target)
+    return target
+
+
+def nbgrader(course: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    done = subprocess.run(["nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done
+
+
+def read(path: str) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write(path: str, nb: dict) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(nb, f, indent=1)
+
+
+def grade_id(cell: dict) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def solutions(source_nb: dict) -> dict[str, str]:
+    """The instructor's answer for every solution cell, without the solution markers."""
+    found = {}
+    for cell in source_nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution") and cell["cell_type"] == "code":
+            text = "".join(cell["source"])
+            found[meta["grade_id"]] = re.sub(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", "", text, flags=re.M)
+    return found
+
+
+def answered(release_nb: dict, answers: dict[str, str]) -> dict:
+    """The release notebook with the given solution cells filled in, as a student would."""
+    nb = json.loads(json.dumps(release_nb))
+    for cell in nb["cells"]:
+        if grade_id(cell) in answers:
+            cell["source"] = answers[grade_id(cell)]
+    return nb
+
+
+def points(source_nb: dict) -> dict[str, float]:
+    return {
+        grade_id(c): float(c["metadata"]["nbgrader"]["points"])
+        for c in source_nb["cells"]
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade")
+    }
