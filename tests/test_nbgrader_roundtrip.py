@@ -8,7 +8,7 @@ import os
 import pytest
 from nbgrader.api import Gradebook
 
-from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
+from tests.course_copy import answered, nbgrader, points, read, solutions, write
 
 pytestmark = pytest.mark.slow
 LESSON = "lesson3_zeroing_grad"
@@ -59,13 +59,6 @@ def train_step(model, optimizer, loss_fn, x, y):
     optimizer.step()
     return loss.item()
 """
-
-
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    course = make_course(str(tmp_path_factory.mktemp("course")))
-    nbgrader(course, "generate_assignment", LESSON)
-    return course
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,68 @@
+"""Every lesson runs top to bottom headless, with no error and nothing on stderr, and the
+committed student versions are exactly what nbgrader generates from the sources."""
+
+import json
+import os
+import time
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from tests.conftest import ASSIGNMENTS, ROOT
+from tests.course_copy import answered, read, solutions
+
+pytestmark = pytest.mark.slow
+
+
+def execute(nb: dict, cwd: str) -> tuple[nbformat.NotebookNode, float]:
+    notebook = nbformat.reads(json.dumps(nb), as_version=4)
+    began = time.monotonic()
+    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": cwd}}).execute()
+    return notebook, time.monotonic() - began
+
+
+def problems(notebook) -> list[str]:
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                found.append(f"cell {index}: {output.ename}: {output.evalue}")
+            elif output.output_type == "stream" and output.name == "stderr":
+                found.append(f"cell {index} wrote to stderr: {output.text[:300]}")
+    return found
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_source_notebook_runs_top_to_bottom_cleanly(assignment, tmp_path):
+    source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))
+    notebook, seconds = execute(source, str(tmp_path))
+    assert problems(notebook) == []
+    print(f"{assignment}: run-all took {seconds:.1f} s")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_answered_student_version_runs_cleanly_too(assignment, tmp_path):
+    source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))
+    release = read(os.path.join(ROOT, "release", assignment, f"{assignment}.ipynb"))
+    notebook, _ = execute(answered(release, solutions(source)), str(tmp_path))
+    assert problems(notebook) == []
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_source_notebooks_store_no_outputs(assignment):
+    for folder in ("notebooks", "release"):
+        nb = read(os.path.join(ROOT, folder, assignment, f"{assignment}.ipynb"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None, folder
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_committed_release_matches_what_the_source_generates(assignment, course):
+    committed = read(os.path.join(ROOT, "release", assignment, f"{assignment}.ipynb"))
+    generated = read(os.path.join(course, "release", assignment, f"{assignment}.ipynb"))
+    assert committed == generated, (
+        f"release/{assignment} is stale: run `nbgrader generate_assignment {assignment} --force` "
+        "from the repository root and commit the result"
+    )
