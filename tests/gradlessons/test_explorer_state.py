@@ -122,9 +122,7 @@ def test_assigning_none_to_grad_leaves_none(state):
     assert state.w.grad is None
 
 
-@pytest.mark.parametrize(
-    "clear", ["zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"]
-)
+@pytest.mark.parametrize("clear", ["zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"])
 def test_every_clear_is_marked_and_restarts_the_backward_count(state, clear):
     state.backward()
     state.backward()
@@ -280,7 +278,5 @@ def test_the_state_module_imports_no_widget_or_plotting_library():
     package_parent = str(Path(gradlessons.__file__).resolve().parents[1])
     pythonpath = os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": pythonpath}
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
-    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert result.stdout.strip() == "[]"
