@@ -1,6 +1,7 @@
 """The sandbox of the diagnose CLI: limits, no network, nothing writable outside scratch."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -69,3 +70,41 @@ def test_a_hang_is_stopped_by_the_time_limit(tmp_path):
 def test_scratch_files_the_student_writes_are_allowed(tmp_path):
     row = diagnose(tmp_path, "    open('notes.txt', 'a').write('fine')")
     assert row["code"] == "ok"
+
+
+def test_without_bubblewrap_the_cli_says_so_and_still_grades(tmp_path):
+    source = tmp_path / "student.py"
+    source.write_text("def manual_sgd_step(params, lr):\n    raise ValueError('nope')\n")
+    env = {**os.environ, "AUTOGRADER_BWRAP": "no-such-bwrap-binary"}
+    command = [sys.executable, "-m", "autograder", "diagnose", "manual_sgd_step", str(source)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert done.returncode == 0
+    assert "bubblewrap (bwrap) is not installed" in done.stderr
+    assert "time and memory limits only" in done.stderr
+    assert json.loads(done.stdout)["code"] == "error"
+
+
+def test_bad_arguments_get_a_clear_message_and_a_nonzero_exit(tmp_path):
+    command = [sys.executable, "-m", "autograder", "diagnose", "no_such_exercise", "x.py"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    assert "unknown exercise" in done.stderr and "train_step" in done.stderr
+    assert done.stdout == ""
+
+
+def test_a_missing_file_gets_its_own_error_line_and_the_others_are_judged(tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text(
+        "import torch\n"
+        "def manual_sgd_step(params, lr):\n"
+        "    with torch.no_grad():\n"
+        "        for p in params:\n"
+        "            if p.grad is not None:\n"
+        "                p -= lr * p.grad\n"
+        "                p.grad = None\n"
+    )
+    command = [sys.executable, "-m", "autograder", "diagnose", "manual_sgd_step", "missing.py", str(good)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["code"] for r in rows] == ["error", "ok"]
+    assert rows[0]["file"] == "missing.py" and "no file" in rows[0]["message"]
