@@ -17,7 +17,7 @@ import torch
 
 from . import exercises
 from .scenarios import Scenario, suite
-from .tamper import Snapshot
+from .tamper import start_watch
 
 
 class NotDefined(Exception):
@@ -39,14 +39,14 @@ def describe_exception(exc: BaseException, source: str | None = None) -> dict:
 def collect(exercise: str, load, scenarios: list[Scenario], source: str | None = None) -> dict:
     """Run every scenario; ``load()`` returns the student's function (afresh when it can)."""
     module = exercises.get(exercise)
-    snapshot = Snapshot()
+    changes = start_watch()
     result = {"observations": [], "error": None, "tampered": []}
     for scenario in scenarios:
         try:
             obs = module.run(load(), scenario)
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
             result["error"] = describe_exception(exc, source)
-        result["tampered"] = snapshot.changes()
+        result["tampered"] = changes()
         if not result["tampered"] and result["error"] is None and not obs.get("hooks_intact", True):
             result["tampered"] = ["the grader's hooks on the optimizer or the model"]
         if result["error"] or result["tampered"]:

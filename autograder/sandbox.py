@@ -85,13 +85,22 @@ def _limit(memory: int, timeout: float, file_size: int) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
 
 
+def _needed_paths() -> list[str]:
+    """Folders the child must see even if they live under /tmp, which the sandbox replaces by
+    an empty tmpfs: the Python environment and the grader's own source."""
+    paths = {sys.prefix, sys.base_prefix, PACKAGE_ROOT, os.path.dirname(os.path.realpath(sys.executable))}
+    return sorted(p for p in paths if os.path.isdir(p))
+
+
 def _bwrap_command(scratch: str, command: list[str]) -> list[str]:
+    keep = [arg for path in _needed_paths() for arg in ("--ro-bind", path, path)]
     return [
         _bwrap(),
         "--ro-bind", "/", "/",
         "--dev", "/dev",
         "--proc", "/proc",
         "--tmpfs", "/tmp",
+        *keep,
         "--bind", scratch, scratch,
         "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
         "--die-with-parent", "--new-session",

@@ -67,9 +67,15 @@ def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
             problem = _update_problem(rnd, lr)
             if problem:
                 return Verdict(NAME, "wrong_update", problem)
-            for g_before, g_after in zip(rnd["grads"], rnd["grads_after"]):
-                if g_before is not None and g_after is not None and bool(g_after.abs().max() > 0):
-                    return Verdict(NAME, "no_clear", MESSAGES["no_clear"])
+            kept = [
+                g_after is not None and bool(g_after.abs().max() > 0)
+                for g_before, g_after in zip(rnd["grads"], rnd["grads_after"])
+                if g_before is not None
+            ]
+            if all(kept):
+                return Verdict(NAME, "no_clear", MESSAGES["no_clear"])
+            if any(kept):
+                return Verdict(NAME, "clears_some_params", MESSAGES["clears_some_params"])
     return Verdict(NAME, "ok", MESSAGES["ok"])
 
 
@@ -111,6 +117,10 @@ MESSAGES = {
     "no_clear": (
         "The update is right, but the gradients were not cleared afterwards, so the next "
         "backward() will add to them: set p.grad = None."
+    ),
+    "clears_some_params": (
+        "The update is right, but only some of the gradients were cleared afterwards: set "
+        "p.grad = None for every tensor you updated."
     ),
     "leaf_in_place": (
         "`p -= ...` on a tensor that requires grad is not allowed while autograd records: "

@@ -6,9 +6,9 @@ import torch
 def train_accumulated(model, optimizer, loss_fn, micro_batches, accum_steps):
     losses = []
     for i, (x, y) in enumerate(micro_batches):
-        loss = loss_fn(model(x), y) / accum_steps
-        loss.backward()
-        losses.append(loss.item() * accum_steps)
+        loss = loss_fn(model(x), y)
+        (loss / accum_steps).backward()
+        losses.append(loss.item())
         if (i + 1) % accum_steps == 0:
             optimizer.zero_grad()
             optimizer.step()
