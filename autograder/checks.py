@@ -41,6 +41,11 @@ def _check(exercise: str, fn, start: str, seed: int, timeout: float) -> None:
     _report(verdict, printed)
 
 
+def check(exercise: str, fn, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
+    """Check any exercise's function by name, e.g. ``check("graph_ops", graph_ops)``."""
+    _check(exercise, fn, start, seed, timeout)
+
+
 def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
     """Check ``train_step`` from a fresh start (``start="fresh"``) or with stale gradients
     left in the parameters before the first call (``start="dirty"``)."""

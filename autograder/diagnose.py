@@ -17,7 +17,7 @@ import torch
 from . import exercises, tamper
 from .runner import collect, decode, describe_exception, encode
 from .sandbox import Limits, Outcome, run_forked, run_source
-from .scenarios import Scenario, suite
+from .scenarios import Scenario
 from .verdict import Verdict
 
 OUTPUT_SHOWN = 2000  # characters of a student's own prints shown back in a notebook
@@ -40,8 +40,10 @@ def verdict_from_record(exercise: str, scenarios: list[Scenario], result: dict) 
 def _error_verdict(exercise: str, error: dict) -> Verdict:
     module = exercises.get(exercise)
     kind, message, where = error["type"], error["message"], error.get("where", "")
-    if getattr(module, "LEAF_IN_PLACE", None) and module.LEAF_IN_PLACE in message:
-        return Verdict(exercise, "update_tracked", module.MESSAGES["leaf_in_place"])
+    if hasattr(module, "explain_error"):
+        verdict = module.explain_error(error)
+        if verdict is not None:
+            return verdict
     at = f" at {where}" if where else ""
     if kind == "NotDefined":
         text = f"No function named {exercise} was found: {message}."
@@ -83,7 +85,7 @@ def verdict_from_outcome(exercise: str, scenarios: list[Scenario], outcome: Outc
 def diagnose_file(exercise: str, path: str, start: str = "all", seed: int = 0, limits: Limits = Limits()) -> Verdict:
     """The verdict for the function ``exercise`` defined in the Python file ``path``."""
     exercises.get(exercise)  # an unknown name fails here, before any process starts
-    scenarios = suite(exercise, start, seed)
+    scenarios = exercises.get(exercise).suite(start, seed)
     outcome = run_source(exercise, os.path.abspath(path), start, seed, limits)
     return verdict_from_outcome(exercise, scenarios, outcome, limits)
 
@@ -116,7 +118,7 @@ def diagnose_function(
 
     Each scenario runs in its own child forked from this process, so a crash, a hang or a
     change to torch made by the student's function cannot reach the judge."""
-    scenarios = suite(exercise, start, seed)
+    scenarios = exercises.get(exercise).suite(start, seed)
     problems = tamper.provenance_problems()
     if problems:
         return verdict_from_record(exercise, scenarios, {"tampered": problems}), ""

@@ -16,7 +16,7 @@ import traceback
 import torch
 
 from . import exercises
-from .scenarios import Scenario, suite
+from .scenarios import Scenario
 from .tamper import start_watch
 
 
@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
     exercise, source, start, seed, fd = argv
     out = os.fdopen(int(fd), "wb")
     torch.set_num_threads(1)
-    scenarios = suite(exercise, start, int(seed))
+    scenarios = exercises.get(exercise).suite(start, int(seed))
     try:
         result = collect(exercise, load_source(source, exercise), scenarios, source)
     except BaseException as exc:  # noqa: BLE001 - a syntax error or a file that cannot be read

@@ -100,7 +100,7 @@ def build(scenario: Scenario) -> Setup:
     return Setup(model, optimizer, loss_fn, batches, stale)
 
 
-def suite(exercise: str, start: str = "all", seed: int = 0) -> list[Scenario]:
+def lesson3_suite(exercise: str, start: str = "all", seed: int = 0) -> list[Scenario]:
     """The scenarios of one check.  ``start`` is "fresh", "dirty" or "all"; ``seed`` varies
     the models, optimizers and data, so hidden tests differ from the visible ones."""
     if start not in ("fresh", "dirty", "all"):

@@ -5,7 +5,14 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ASSIGNMENTS = ("lesson3_zeroing_grad",)
+# Every lesson with a source notebook: notebooks/<id>/<id>.ipynb.
+ASSIGNMENTS = tuple(
+    sorted(
+        name
+        for name in os.listdir(os.path.join(ROOT, "notebooks"))
+        if os.path.isfile(os.path.join(ROOT, "notebooks", name, f"{name}.ipynb"))
+    )
+)
 
 # nbgrader starts helpers such as `alembic` by name: the test interpreter's bin folder must be on
 # PATH even when the suite is started as `.venv/bin/python -m pytest` without activating .venv.

@@ -8,7 +8,8 @@ import os
 import pytest
 from nbgrader.api import Gradebook
 
-from tests.course_copy import answered, nbgrader, points, read, solutions, write
+from tests.conftest import ASSIGNMENTS
+from tests.course_copy import answered, grade_id, nbgrader, points, read, solutions, write
 
 pytestmark = pytest.mark.slow
 LESSON = "lesson3_zeroing_grad"
@@ -61,72 +62,105 @@ def train_step(model, optimizer, loss_fn, x, y):
 """
 
 
-@pytest.fixture(scope="module")
-def source(course):
-    return read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
+def _source(course, assignment):
+    return read(os.path.join(course, "notebooks", assignment, f"{assignment}.ipynb"))
 
 
-@pytest.fixture(scope="module")
-def release(course):
-    return read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
+def _release(course, assignment):
+    return read(os.path.join(course, "release", assignment, f"{assignment}.ipynb"))
 
 
-def test_the_release_keeps_no_solution_and_no_hidden_test(release):
+def _hidden_lines(nb) -> set[str]:
+    lines, inside = set(), False
+    for cell in nb["cells"]:
+        for line in "".join(cell["source"]).splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and line.strip():
+                lines.add(line.strip())
+    return lines
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_release_keeps_no_solution_and_no_hidden_test(course, assignment):
+    source, release = _source(course, assignment), _release(course, assignment)
     text = "".join("".join(c["source"]) for c in release["cells"])
-    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "seed=11", "seed=21", "seed=31"):
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
         assert marker not in text
-    assert "raise NotImplementedError()" in text
+    hidden = _hidden_lines(source)
+    assert hidden, "every assignment has hidden tests"
+    release_lines = {line.strip() for line in text.splitlines()}
+    assert not hidden & release_lines
+    for gid in solutions(source):
+        [cell] = [c for c in release["cells"] if grade_id(c) == gid]
+        assert "raise NotImplementedError()" in "".join(cell["source"]), gid
 
 
-def test_the_source_notebook_validates(course):
-    done = nbgrader(course, "validate", os.path.join("notebooks", LESSON, f"{LESSON}.ipynb"))
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_source_notebook_validates(course, assignment):
+    done = nbgrader(course, "validate", os.path.join("notebooks", assignment, f"{assignment}.ipynb"))
     assert "Success! Your notebook passes all the tests." in done.stdout
 
 
-def test_the_unanswered_release_fails_every_test(course):
-    done = nbgrader(course, "validate", "--invert", os.path.join("release", LESSON, f"{LESSON}.ipynb"))
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_unanswered_release_fails_every_test(course, assignment):
+    done = nbgrader(course, "validate", "--invert", os.path.join("release", assignment, f"{assignment}.ipynb"))
     assert "Success! The notebook does not pass any tests." in done.stdout
 
 
-@pytest.fixture(scope="module")
-def graded(course, source, release):
-    """Five simulated submissions, autograded by stock `nbgrader autograde`."""
-    good = solutions(source)
-    wrong_quiz = {qid: answer for qid, answer in good.items() if qid.startswith("quiz_")}
-    wrong_quiz["quiz_q1"] = 'q1 = "zzz"'
-    submissions = {
-        "alice": good,
-        "bob": {**good, "train_step": CLEARS_AFTER_STEP, "quiz_q1": wrong_quiz["quiz_q1"]},
+def lesson3_submissions(good: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Lesson 3's partial-credit cases on top of the complete and the blank submission."""
+    return {
+        "bob": {**good, "train_step": CLEARS_AFTER_STEP, "quiz_q1": 'q1 = "zzz"'},
         "carol": {"train_step": NEVER_CLEARS, "train_accumulated": LOSS_NOT_SCALED, "manual_sgd_step": NO_CLEAR},
         "dave": {**good, "train_step": NOISY},
-        "erin": {},
     }
-    for student, answers in submissions.items():
-        path = os.path.join(course, "submitted", student, LESSON, f"{LESSON}.ipynb")
-        write(path, answered(release, answers))
-    nbgrader(course, "autograde", LESSON)
+
+
+@pytest.fixture(scope="module")
+def graded(course):
+    """Simulated submissions for every assignment, autograded by stock `nbgrader autograde`."""
+    submissions = {}
+    for assignment in ASSIGNMENTS:
+        source, release = _source(course, assignment), _release(course, assignment)
+        good = solutions(source)
+        students = {"alice": good, "erin": {}}
+        if assignment == LESSON:
+            students.update(lesson3_submissions(good))
+        for student, answers in students.items():
+            path = os.path.join(course, "submitted", student, assignment, f"{assignment}.ipynb")
+            write(path, answered(release, answers))
+        submissions[assignment] = students
+        nbgrader(course, "autograde", assignment)
     return submissions
 
 
-def _scores(course, student):
+def _scores(course, assignment, student):
     with Gradebook(f"sqlite:///{os.path.join(course, 'gradebook.db')}") as gb:
-        notebook = gb.find_submission_notebook(LESSON, LESSON, student)
+        notebook = gb.find_submission_notebook(assignment, assignment, student)
         return {grade.name: grade.score for grade in notebook.grades}
 
 
-def test_autograde_scores_every_submission_as_expected(course, source, graded):
-    full = points(source)
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_complete_submission_gets_full_marks_and_a_blank_one_none(course, graded, assignment):
+    full = points(_source(course, assignment))
+    assert _scores(course, assignment, "alice") == full
+    assert _scores(course, assignment, "erin") == {g: 0.0 for g in full}
+
+
+def test_lesson3_partial_credit_is_scored_as_expected(course, graded):
+    full = points(_source(course, LESSON))
     quiz = {g: p for g, p in full.items() if g.startswith("test_quiz_")}
     expected = {
-        "alice": full,
         "bob": {**full, "test_train_step_dirty_start": 0.0, "test_quiz_q1": 0.0},
         "carol": {g: 0.0 for g in full},
         "dave": full,
-        "erin": {g: 0.0 for g in full},
     }
     assert len(quiz) >= 4 and len(full) >= len(quiz) + 5
     for student, scores in expected.items():
-        assert _scores(course, student) == scores, student
+        assert _scores(course, LESSON, student) == scores, student
 
 
 def test_feedback_shows_the_diagnosis(course, graded):
@@ -139,12 +173,14 @@ def test_feedback_shows_the_diagnosis(course, graded):
     assert "never_clears" in text and "loss_not_scaled" in text and "no_clear" in text
 
 
-def test_export_writes_every_student_grade(course, source, graded):
+def test_export_writes_every_student_grade(course, graded):
     nbgrader(course, "export", "--to", "grades.csv")
     with open(os.path.join(course, "grades.csv")) as f:
-        rows = {row["student_id"]: row for row in csv.DictReader(f)}
-    total = sum(points(source).values())
-    assert set(rows) == set(graded)
-    assert float(rows["alice"]["score"]) == total
-    assert float(rows["erin"]["score"]) == 0.0
-    assert float(rows["bob"]["score"]) == total - 3
+        rows = {(row["assignment"], row["student_id"]): row for row in csv.DictReader(f)}
+    for assignment, students in graded.items():
+        total = sum(points(_source(course, assignment)).values())
+        assert {s for a, s in rows if a == assignment} == set(students)
+        assert float(rows[assignment, "alice"]["score"]) == total
+        assert float(rows[assignment, "erin"]["score"]) == 0.0
+    total = sum(points(_source(course, LESSON)).values())
+    assert float(rows[LESSON, "bob"]["score"]) == total - 3

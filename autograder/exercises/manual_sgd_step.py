@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import torch
 
-from ..scenarios import Scenario
+from ..scenarios import Scenario, lesson3_suite
 from ..verdict import Verdict
 
 NAME = "manual_sgd_step"
+
+
+def suite(start: str = "all", seed: int = 0) -> list[Scenario]:
+    """The scenarios of one check; ``seed`` varies models and data (hidden tests use others)."""
+    return lesson3_suite(NAME, start, seed)
+
+
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation"
 
 
@@ -54,6 +61,13 @@ def run(fn, scenario: Scenario) -> dict:
         )
         listed[:] = params  # the next round starts from the real tensors again
     return out
+
+
+def explain_error(error: dict) -> Verdict | None:
+    """An in-place update of a leaf outside torch.no_grad() raises: that is update_tracked."""
+    if LEAF_IN_PLACE in error["message"]:
+        return Verdict(NAME, "update_tracked", MESSAGES["leaf_in_place"])
+    return None
 
 
 def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:

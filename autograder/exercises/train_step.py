@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from ..scenarios import Scenario
+from ..scenarios import Scenario, lesson3_suite
 from ..verdict import Verdict
 from ._loops import judge_runs, loss_matches, record
 
 NAME = "train_step"
+
+
+def suite(start: str = "all", seed: int = 0) -> list[Scenario]:
+    """The scenarios of one check; ``seed`` varies models and data (hidden tests use others)."""
+    return lesson3_suite(NAME, start, seed)
 
 
 def run(fn, scenario: Scenario) -> dict:
