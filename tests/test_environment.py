@@ -1,7 +1,12 @@
 """requirements.txt (pip) and environment.yml (Binder, conda-forge) name the same versions."""
 
+import ast
+import glob
+import importlib.metadata
+import json
 import os
 import re
+import sys
 
 import yaml
 
@@ -9,6 +14,7 @@ from tests.conftest import ROOT
 
 # conda-forge spells a few packages differently from PyPI.
 CONDA_NAME = {"torch": "pytorch"}
+OWN_PACKAGES = ("autograder", "gradlessons")
 
 
 def pip_pins(name="requirements.txt") -> dict[str, str]:
@@ -54,3 +60,34 @@ def test_binder_gets_the_cpu_build_of_pytorch_from_conda_forge():
         env = yaml.safe_load(f)
     assert env["channels"][0] == "conda-forge"
     assert "pytorch=2.13.0=cpu*" in env["dependencies"]
+
+
+def imported_top_level_modules() -> set[str]:
+    """Every top-level module the course's packages and notebooks import (stdlib excluded)."""
+    found = set()
+
+    def scan(source: str) -> None:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module.split(".")[0])
+
+    for package in OWN_PACKAGES:
+        for path in glob.glob(os.path.join(ROOT, package, "**", "*.py"), recursive=True):
+            scan(open(path, encoding="utf-8").read())
+    for path in glob.glob(os.path.join(ROOT, "notebooks", "*", "*.ipynb")):
+        for cell in json.load(open(path, encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "code":
+                lines = "".join(cell["source"]).splitlines()
+                scan("\n".join(line for line in lines if not line.lstrip().startswith(("%", "!"))))
+    return {m for m in found if m not in sys.stdlib_module_names and m not in OWN_PACKAGES}
+
+
+def test_every_package_the_course_imports_is_pinned_for_pip_and_for_binder():
+    distributions = importlib.metadata.packages_distributions()
+    pinned, conda = pip_pins(), conda_pins()
+    for module in sorted(imported_top_level_modules()):
+        names = {d.lower() for d in distributions.get(module, [module])}
+        assert names & set(pinned), f"{module} is imported but none of {names} is pinned in requirements.txt"
+        assert {CONDA_NAME.get(n, n) for n in names} & set(conda), f"{module} is missing from environment.yml"
