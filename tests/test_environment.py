@@ -91,3 +91,9 @@ def test_every_package_the_course_imports_is_pinned_for_pip_and_for_binder():
         names = {d.lower() for d in distributions.get(module, [module])}
         assert names & set(pinned), f"{module} is imported but none of {names} is pinned in requirements.txt"
         assert {CONDA_NAME.get(n, n) for n in names} & set(conda), f"{module} is missing from environment.yml"
+
+
+def test_the_tests_run_on_exactly_the_pinned_versions():
+    for name, version in (pip_pins("requirements-dev.txt") | pip_pins()).items():
+        installed = importlib.metadata.version(name).split("+")[0]  # torch reports 2.13.0+cpu
+        assert installed == version, f"{name}: {installed} installed, {version} pinned"
