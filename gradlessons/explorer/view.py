@@ -19,9 +19,7 @@ Portability notes (JupyterLab 4 with ipywidgets 8, Google Colab with 7.7):
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -31,6 +29,7 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
 from gradlessons.explorer.state import ACTIONS, GradExplorerState, Record, format_value
+from gradlessons.figures import show_figure
 
 #: Button text when the full code is too long for a compact button; the tooltip
 #: always holds the full code.
@@ -45,9 +44,7 @@ TOOLTIPS = {
     "step": "optimizer.step(): w -= lr * w.grad (does nothing when w.grad is None)",
     "zero_grad": "optimizer.zero_grad(): PyTorch's default way of clearing w.grad",
     "zero_grad_set_to_none": "optimizer.zero_grad(set_to_none=True): w.grad becomes None",
-    "zero_grad_fill_zeros": (
-        "optimizer.zero_grad(set_to_none=False): keep the tensor, fill w.grad with 0.0"
-    ),
+    "zero_grad_fill_zeros": ("optimizer.zero_grad(set_to_none=False): keep the tensor, fill w.grad with 0.0"),
     "grad_to_none": "w.grad = None: forget the gradient by hand",
     "reset": "Start over: w back to its first value, w.grad None, fresh optimizer",
 }
@@ -71,7 +68,6 @@ MAX_NAMED_TICKS = 14
 MAX_ANNOTATED_POINTS = 14
 
 FIGSIZE = (7.0, 4.5)
-DPI = 100
 
 # Colours: one per meaning, reused in the legend.
 GRAD_COLOR = "#1f77b4"
@@ -103,9 +99,7 @@ class GradExplorer:
 
     def __init__(self, state: GradExplorerState | None = None) -> None:
         self.state = state if state is not None else GradExplorerState()
-        self.buttons: dict[str, widgets.Button] = {
-            name: self._make_button(name) for name in ACTIONS
-        }
+        self.buttons: dict[str, widgets.Button] = {name: self._make_button(name) for name in ACTIONS}
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
         self.log = widgets.HTML(layout=widgets.Layout(width="100%"))
         self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
@@ -189,19 +183,7 @@ class GradExplorer:
         )
 
     def _show_figure(self, fig: Figure) -> None:
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=DPI)
-        png = base64.b64encode(buffer.getvalue()).decode("ascii")
-        # The figure is owned by no pyplot manager, so dropping our reference
-        # frees it; clearing it first releases its artists right away.
-        fig.clear()
-        self.plot_output.outputs = (
-            {
-                "output_type": "display_data",
-                "data": {"image/png": png, "text/plain": "<gradient explorer figure>"},
-                "metadata": {},
-            },
-        )
+        show_figure(self.plot_output, fig, "gradient explorer figure")
 
 
 def draw_history(history: Sequence[Record], optimum: float | None = None) -> Figure:
@@ -270,9 +252,7 @@ def _draw_grad_panel(ax, history) -> None:
     zeros = [r for r in history if r.grad is not None and r.grad == 0.0]
     nones = [r for r in history if r.grad is None]
     ax.plot([r.index for r in tensor], [r.grad for r in tensor], "o", color=GRAD_COLOR, zorder=4)
-    ax.plot(
-        [r.index for r in zeros], [0.0] * len(zeros), "D", color=ZERO_COLOR, markersize=7, zorder=5
-    )
+    ax.plot([r.index for r in zeros], [0.0] * len(zeros), "D", color=ZERO_COLOR, markersize=7, zorder=5)
     ax.axhline(0.0, color="#999999", linewidth=0.8, zorder=1)
 
     # y range for the real values, leaving the top NONE_BAND for the None markers.
@@ -291,9 +271,7 @@ def _draw_grad_panel(ax, history) -> None:
     ax.set_yticks([t for t in ticks if bottom <= t <= data_top])
 
     band = blended_transform_factory(ax.transAxes, ax.transAxes)
-    ax.fill_between(
-        [0, 1], NONE_BAND[0], NONE_BAND[1], transform=band, color="#eeeeee", zorder=0, linewidth=0
-    )
+    ax.fill_between([0, 1], NONE_BAND[0], NONE_BAND[1], transform=band, color="#eeeeee", zorder=0, linewidth=0)
     marker_transform = blended_transform_factory(ax.transData, ax.transAxes)
     ax.plot(
         [r.index for r in nones],
