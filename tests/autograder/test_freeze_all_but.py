@@ -1,0 +1,64 @@
+"""The freeze_all_but judge: scenarios, prefixes and returned values the corpus does not show."""
+
+import pytest
+import torch
+
+from autograder.diagnose import diagnose_function
+from autograder.exercises import freeze_all_but
+from autograder.exercises._lesson1 import build_model, expected_flags
+
+
+def correct(model, trainable):
+    total = 0
+    for name, p in model.named_parameters():
+        keep = any(name.startswith(prefix) for prefix in trainable)
+        p.requires_grad_(keep)
+        total += p.numel() if keep else 0
+    return total
+
+
+def test_prefixes_follow_startswith_so_1_covers_10_and_11_but_0_does_not_cover_10():
+    names = ["0.weight", "1.weight", "10.weight", "11.bias"]
+    assert expected_flags(names, ["1"]) == [False, True, True, True]
+    assert expected_flags(names, ["0"]) == [True, False, False, False]
+    assert expected_flags(names, []) == [False] * 4
+
+
+def test_every_suite_has_an_empty_list_a_frozen_named_parameter_and_a_model_of_twelve_layers():
+    for seed in (0, 13):
+        scenarios = freeze_all_but.suite(seed=seed)
+        assert any(not s.trainable for s in scenarios) or seed % len(freeze_all_but.CASES) == 4
+        assert any(s.model == "deep_sequential" for s in scenarios)
+        frozen_named = [
+            s for s in scenarios if any(n.startswith(tuple(s.trainable)) for n in s.frozen_at_start if s.trainable)
+        ]
+        assert frozen_named
+
+
+def test_the_scenario_models_start_with_the_promised_frozen_parameters():
+    for s in freeze_all_but.suite():
+        for name, p in build_model(s).named_parameters():
+            assert p.requires_grad == (name not in s.frozen_at_start)
+
+
+def test_the_model_is_rebuilt_identically_for_the_judge():
+    s = freeze_all_but.suite(seed=3)[0]
+    a, b = build_model(s), build_model(s)
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+
+
+@pytest.mark.parametrize(
+    "fn, code",
+    [
+        (correct, "ok"),
+        (lambda m, t: float(correct(m, t)), "wrong_count"),
+        (lambda m, t: torch.tensor(correct(m, t)), "wrong_count"),
+        (lambda m, t: correct(m, t) > 0, "wrong_count"),
+        (lambda m, t: correct(m, t) + 1, "wrong_count"),
+        (lambda m, t: [p.data.mul_(0) for p in m.parameters()] and correct(m, t), "replaced_parameters"),
+        (lambda m, t: [setattr(p, "requires_grad", True) for p in m.parameters()] and 0, "never_freezes"),
+    ],
+)
+def test_returned_values_and_side_effects_get_a_specific_code(fn, code):
+    verdict, _ = diagnose_function("freeze_all_but", fn)
+    assert verdict.code == code, verdict.message

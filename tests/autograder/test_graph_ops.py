@@ -1,0 +1,86 @@
+"""The graph_ops judge: its reference walk, and verdicts the corpus does not already show."""
+
+from collections import deque
+
+import pytest
+import torch
+
+from autograder.diagnose import diagnose_function
+from autograder.exercises import graph_ops
+from autograder.exercises._lesson1 import GRAPHS, GraphScenario, bfs_names, bfs_nodes, build_graph
+from autograder.runner import decode, encode
+
+
+def reference(t):
+    if t.grad_fn is None:
+        return []
+    seen, queue, out = {t.grad_fn}, deque([t.grad_fn]), []
+    while queue:
+        node = queue.popleft()
+        out.append(type(node).__name__)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 11])
+def test_the_reference_finds_one_accumulate_grad_per_leaf_that_autograd_differentiates(seed):
+    for scenario in graph_ops.suite(seed=seed):
+        t, keep = build_graph(scenario)
+        leaves = [x for x in keep if x.is_leaf and x.requires_grad]
+        if t.grad_fn is None:
+            assert bfs_names(t.grad_fn) == []
+            continue
+        grads = torch.autograd.grad(t.sum(), leaves, allow_unused=True)
+        reached = [x for x, g in zip(leaves, grads) if g is not None]
+        accumulators = [n for n in bfs_nodes(t.grad_fn) if type(n).__name__ == "AccumulateGrad"]
+        assert sorted(id(n.variable) for n in accumulators) == sorted(id(x) for x in reached), scenario
+
+
+def test_every_kind_of_graph_is_in_every_suite_and_seeds_change_the_expressions():
+    assert [s.graph for s in graph_ops.suite()] == list(GRAPHS)
+    shapes = {tuple(bfs_names(build_graph(s)[0].grad_fn)) for seed in range(3) for s in graph_ops.suite(seed=seed)}
+    assert len(shapes) > len(GRAPHS)
+
+
+def test_the_suites_cover_shared_nodes_none_entries_and_empty_answers():
+    names = {s.graph: bfs_names(build_graph(s)[0].grad_fn) for s in graph_ops.suite()}
+    assert names["leaf"] == [] and names["detached"] == []
+    assert names["two_leaves"].count("AccumulateGrad") == 2
+    t, _ = build_graph(GraphScenario("constants", 0))
+    assert any(child is None for node in bfs_nodes(t.grad_fn) for child, _ in node.next_functions)
+
+
+def test_the_record_survives_a_weights_only_round_trip():
+    obs = graph_ops.run(reference, GraphScenario("diamond", 3))
+    assert decode(encode({"observations": [obs]}))["observations"][0] == obs
+
+
+@pytest.mark.parametrize(
+    "fn, code",
+    [
+        (reference, "ok"),
+        (lambda t: tuple(reference(t)), "not_a_list"),
+        (lambda t: [len(n) for n in reference(t)], "wrong_names"),
+        (lambda t: [f"<{n} object at 0x7f00>" for n in reference(t)], "wrong_names"),
+        (lambda t: reference(t) + ["None"] if reference(t) else [], "includes_none"),
+        (lambda t: reference(t) * 2, "duplicates"),
+        (lambda t: list(reversed(reference(t))), "wrong_order"),
+        (lambda t: ["AccumulateGrad"] if t.grad_fn is None else reference(t), "wrong_nodes"),
+    ],
+)
+def test_nasty_answers_get_a_specific_code(fn, code):
+    verdict, _ = diagnose_function("graph_ops", fn)
+    assert verdict.code == code, verdict.message
+
+
+def test_an_unrelated_none_attribute_error_is_an_error_not_a_graph_mistake():
+    def appends_to_none(t):
+        names = []
+        names = names.append("x")
+        return names.append("y")
+
+    verdict, _ = diagnose_function("graph_ops", appends_to_none)
+    assert verdict.code == "error" and "append" in verdict.message

@@ -1,0 +1,55 @@
+"""The make_trainable judge: inputs and answers the corpus does not show."""
+
+import pytest
+import torch
+
+from autograder.diagnose import diagnose_function
+from autograder.exercises import make_trainable
+from autograder.exercises.make_trainable import INPUTS, build_input, expected_tensor
+
+
+def correct(values):
+    return torch.as_tensor(values).detach().clone().float().requires_grad_()
+
+
+def test_every_kind_of_input_is_in_the_suite_and_the_graph_input_is_a_non_leaf():
+    assert [s.kind for s in make_trainable.suite()] == list(INPUTS)
+    graph = next(s for s in make_trainable.suite() if s.kind == "graph_tensor")
+    values, base = build_input(graph)
+    assert not values.is_leaf and values.requires_grad and base.is_leaf
+
+
+def test_the_expected_values_are_the_input_numbers_in_float64():
+    for s in make_trainable.suite(seed=5):
+        values, _ = build_input(s)
+        want = expected_tensor(s)
+        assert want.dtype == torch.float64
+        assert torch.equal(want, torch.as_tensor(values).detach().double())
+
+
+@pytest.mark.parametrize(
+    "fn, code",
+    [
+        (correct, "ok"),
+        (lambda v: correct(v).half().detach().requires_grad_(), "wrong_dtype"),
+        (lambda v: correct(v).tolist(), "not_a_tensor"),
+        (lambda v: correct(v).detach().reshape(-1).requires_grad_(), "wrong_values"),
+        (lambda v: torch.zeros(1), "wrong_values"),
+        (lambda v: correct(v) + 0.0, "not_leaf"),
+        (lambda v: v if isinstance(v, torch.Tensor) and v.requires_grad else correct(v), "shares_input"),
+    ],
+)
+def test_nasty_answers_get_a_specific_code(fn, code):
+    verdict, _ = diagnose_function("make_trainable", fn)
+    assert verdict.code == code, verdict.message
+
+
+def test_an_input_changed_in_place_is_caught():
+    def scribbles(values):
+        out = correct(values)
+        if isinstance(values, torch.Tensor) and values.is_leaf:
+            values.add_(1)
+        return out
+
+    verdict, _ = diagnose_function("make_trainable", scribbles)
+    assert verdict.code == "changes_input", verdict.message
