@@ -1,0 +1,185 @@
+"""finite_difference_grad(f, x, eps=1e-4) -> Tensor: the central-difference gradient of the
+scalar-valued f at x (any shape), without autograd, same shape as x, x left unchanged."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import torch
+
+from ..verdict import Verdict
+from ._lesson2 import FIELD_FUNCTIONS, Recorder, returned, same
+
+NAME = "finite_difference_grad"
+DEFAULT_EPS = 1e-4
+
+
+@dataclass(frozen=True)
+class Field:
+    """One call: ``finite_difference_grad(FIELD_FUNCTIONS[function], x[, eps])``; ``x`` is drawn
+    from ``seed`` with ``shape`` and ``dtype``; ``eps=None`` means the default is not passed."""
+
+    function: str
+    shape: tuple
+    dtype: str
+    eps: float | None
+    seed: int
+
+    @property
+    def name(self) -> str:
+        eps = "default eps" if self.eps is None else f"eps={self.eps:g}"
+        return f"{self.function}, x of shape {self.shape} ({self.dtype}), {eps}"
+
+
+def suite(start: str = "all", seed: int = 0) -> list[Field]:
+    """A 0-d, a vector, a matrix and a 3-d tensor, float64 (tight comparisons) and one float32;
+    a large eps on a cubic, where the central difference visibly depends on eps."""
+    rng = random.Random(2000 + seed)
+    n = rng.randint(3, 6)
+    return [
+        Field("cubic_sum", (), "float64", None, 10 * seed + 1),
+        Field("sin_coupled", (n,), "float64", 1e-3, 10 * seed + 2),
+        Field("logsumexp", (2, rng.randint(2, 4)), "float64", None, 10 * seed + 3),
+        Field("cubic_sum", (rng.randint(2, 3), 2), "float64", 0.5, 10 * seed + 4),
+        Field("sin_coupled", (2, 2, 2), "float32", 0.05, 10 * seed + 5),
+    ]
+
+
+def make_x(scenario: Field) -> torch.Tensor:
+    gen = torch.Generator().manual_seed(scenario.seed)
+    x = torch.randn(scenario.shape, generator=gen, dtype=torch.float64)
+    x = x + 0.4 * x.sign()  # keep entries away from 0, where the cubic's curvature vanishes
+    return x.to(getattr(torch, scenario.dtype))
+
+
+def run(fn, scenario: Field) -> dict:
+    f = Recorder(FIELD_FUNCTIONS[scenario.function], scenario.function)
+    x = make_x(scenario)
+    before = x.clone()
+    value = fn(f, x) if scenario.eps is None else fn(f, x, scenario.eps)
+    return {
+        "returned": returned(value),
+        "x_after": x.detach().clone(),
+        "x_changed": not torch.equal(x.detach(), before),
+        "x_requires_grad": bool(x.requires_grad),
+        "x_grad_set": x.grad is not None,
+        "any_call_requires_grad": any(c["requires_grad"] for c in f.calls),
+        "n_calls": len(f.calls),
+    }
+
+
+def central(function, x: torch.Tensor, eps: float, scale: float = 2.0) -> torch.Tensor:
+    """(f(x + eps e_i) - f(x - eps e_i)) / (scale * eps) for every entry i, in float64."""
+    x = x.double()
+    out = torch.empty_like(x).reshape(-1)
+    for i in range(x.numel()):
+        step = torch.zeros(x.numel(), dtype=torch.float64)
+        step[i] = eps
+        step = step.reshape(x.shape)
+        out[i] = (function(x + step) - function(x - step)) / (scale * eps)
+    return out.reshape(x.shape)
+
+
+def one_sided(function, x: torch.Tensor, eps: float, direction: int) -> torch.Tensor:
+    """The forward (direction=1) or backward (-1) difference."""
+    x = x.double()
+    out = torch.empty_like(x).reshape(-1)
+    base = function(x)
+    for i in range(x.numel()):
+        step = torch.zeros(x.numel(), dtype=torch.float64)
+        step[i] = eps * direction
+        out[i] = (function(x + step.reshape(x.shape)) - base) / (eps * direction)
+    return out.reshape(x.shape)
+
+
+def autograd_grad(function, x: torch.Tensor) -> torch.Tensor:
+    t = x.double().clone().requires_grad_()
+    (grad,) = torch.autograd.grad(function(t), t)
+    return grad
+
+
+def judge(scenarios: list[Field], observations: list[dict]) -> Verdict:
+    for scenario, obs in zip(scenarios, observations):
+        verdict = _judge_one(scenario, obs)
+        if verdict is not None:
+            return verdict
+    return Verdict(NAME, "ok", MESSAGES["ok"])
+
+
+def _tolerances(scenario: Field) -> tuple[float, float]:
+    return (1e-7, 1e-9) if scenario.dtype == "float64" else (1e-4, 2e-4)
+
+
+def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
+    if obs["any_call_requires_grad"] or obs["x_requires_grad"] or obs["x_grad_set"]:
+        return Verdict(NAME, "used_autograd", MESSAGES["used_autograd"])
+    x = make_x(scenario)
+    if not same(obs["x_after"], x, rtol=1e-12 if scenario.dtype == "float64" else 1e-6, atol=0.0):
+        return Verdict(NAME, "modifies_x", MESSAGES["modifies_x"])
+    ret = obs["returned"]
+    if not ret["is_tensor"]:
+        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=ret["type"]))
+    got = ret["tensor"]
+    if tuple(got.shape) != tuple(x.shape):
+        return Verdict(NAME, "wrong_shape", MESSAGES["wrong_shape"].format(got=tuple(got.shape), want=tuple(x.shape)))
+    function = FIELD_FUNCTIONS[scenario.function]
+    eps = DEFAULT_EPS if scenario.eps is None else scenario.eps
+    rtol, atol = _tolerances(scenario)
+    expected = central(function, x, eps)
+    if same(got, expected, rtol, atol):
+        return None
+    if same(got, central(function, x, eps, scale=1.0), rtol, atol):
+        return Verdict(NAME, "wrong_scale", MESSAGES["wrong_scale"])
+    if any(same(got, one_sided(function, x, eps, d), rtol, atol) for d in (1, -1)):
+        return Verdict(NAME, "forward_difference", MESSAGES["forward_difference"])
+    if scenario.eps is not None and _other_step(function, x, got, eps, rtol, atol):
+        return Verdict(NAME, "ignores_eps", MESSAGES["ignores_eps"].format(eps=scenario.eps))
+    where = f" (for {scenario.name})"
+    return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"] + where)
+
+
+#: Steps a student may have written into the function instead of using eps.
+OTHER_STEPS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
+
+
+def _other_step(function, x: torch.Tensor, got: torch.Tensor, eps: float, rtol: float, atol: float) -> bool:
+    """The central difference with a step other than eps, or (much) closer to the exact gradient
+    than the central difference with eps is."""
+    for step in OTHER_STEPS:
+        if step != eps and same(got, central(function, x, step), 10 * rtol, 10 * atol):
+            return True
+    true = autograd_grad(function, x)
+    miss = (central(function, x, eps) - true).abs().max().item()
+    return (got.double() - true).abs().max().item() < 0.1 * miss
+
+
+MESSAGES = {
+    "ok": "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape as x, x untouched.",
+    "used_autograd": (
+        "Your function used autograd (f saw a tensor that requires grad, or x got a .grad): here the "
+        "point is to estimate the gradient WITHOUT autograd, only by calling f on nudged copies of x."
+    ),
+    "modifies_x": (
+        "x was different after your function returned: nudge a copy (x.clone()) instead of x itself, "
+        "or put the original value back exactly."
+    ),
+    "wrong_type": "Your function returned a {kind}, not a tensor: return a tensor shaped like x.",
+    "wrong_shape": (
+        "Your function returned a tensor of shape {got}, but x has shape {want}: reshape the result "
+        "like x (e.g. grad.reshape(x.shape))."
+    ),
+    "wrong_scale": (
+        "Your result is twice the central difference: the two points x + eps and x - eps are 2·eps apart, "
+        "so divide by 2 * eps."
+    ),
+    "forward_difference": (
+        "Your result is a one-sided difference (f(x + eps) - f(x)) / eps: use the central difference "
+        "(f(x + eps) - f(x - eps)) / (2 * eps), which is much more accurate."
+    ),
+    "ignores_eps": (
+        "With eps={eps:g} your function returned what another step size gives: use the eps argument, "
+        "not a step size written into the function."
+    ),
+    "wrong_value": "Your result is not the central-difference estimate of the gradient.",
+}

@@ -1,0 +1,160 @@
+"""The model behind the lesson 2 tangent explorer.
+
+``TangentExplorerState`` holds a function of one number, a point ``x`` and a real leaf tensor
+``t = torch.tensor(x, requires_grad=True)``. Choosing a function or a point builds a fresh leaf
+and runs a genuine ``f(t).backward()``: the slope of the tangent line is ``t.grad``, read back
+from PyTorch. ``backward_again()`` builds the graph once more on the *same* leaf and calls
+``backward()`` without clearing ``t.grad``, so the stored slope becomes 2, 3, 4... times the
+derivative, which is what lesson 3 is about.
+
+No widget or plotting code lives here, so the state can be driven and tested from plain Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from gradlessons.explorer.state import format_value
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function of a scalar tensor with a label for people."""
+
+    label: str
+    fn: Callable[[torch.Tensor], torch.Tensor]
+
+
+#: The dropdown's functions, in order: key -> Function.
+FUNCTIONS: dict[str, Function] = {
+    "square": Function("x²", lambda t: t**2),
+    "sin": Function("sin x", torch.sin),
+    "cubic": Function("x³ − 2x", lambda t: t**3 - 2 * t),
+    "gauss": Function("exp(−x²)", lambda t: torch.exp(-(t**2))),
+    "relu_ish": Function("ReLU-ish: max(0, x) + 0.2·x", lambda t: torch.relu(t) + 0.2 * t),
+}
+
+X_RANGE = (-2.5, 2.5)
+DEFAULT_FUNCTION = "square"
+DEFAULT_X = 1.0
+FD_EPS = 1e-3
+
+
+class TangentExplorerState:
+    """A function, a point and the gradients that real ``backward()`` calls left in ``t.grad``.
+
+    Attributes:
+        function: Key of :data:`FUNCTIONS` currently shown.
+        x: The point (a Python float).
+        t: The leaf tensor at ``x`` whose ``.grad`` is read.
+        grad_history: ``t.grad`` after each ``backward()`` on this leaf since it was created
+            (the first entry is the true derivative; later ones come from ``backward_again``).
+    """
+
+    def __init__(self, function: str = DEFAULT_FUNCTION, x: float = DEFAULT_X) -> None:
+        self.function = DEFAULT_FUNCTION
+        self.x = DEFAULT_X
+        self.t = torch.tensor(0.0)
+        self.grad_history: list[float] = []
+        self.set_point(function, x)
+
+    # ---------------------------------------------------------------- actions
+
+    def set_function(self, function: str) -> None:
+        """Choose another function; x stays, the gradient starts afresh."""
+        self.set_point(function, self.x)
+
+    def set_x(self, x: float) -> None:
+        """Move to another point; the gradient starts afresh."""
+        self.set_point(self.function, x)
+
+    def set_point(self, function: str, x: float) -> None:
+        if function not in FUNCTIONS:
+            raise ValueError(f"unknown function {function!r}; choose from {', '.join(FUNCTIONS)}")
+        low, high = X_RANGE
+        if not low <= float(x) <= high:
+            raise ValueError(f"x must lie in [{low}, {high}], got {x}")
+        self.function, self.x = function, float(x)
+        # A brand-new leaf: its .grad is None until the backward() below.
+        self.t = torch.tensor(self.x, dtype=torch.float64, requires_grad=True)
+        self.grad_history = []
+        self._backward()
+
+    def backward_again(self) -> None:
+        """Build f(t) again and call backward() without clearing t.grad: the gradients add up."""
+        self._backward()
+
+    def reset(self) -> None:
+        """Back to the default function and point, with a fresh leaf."""
+        self.set_point(DEFAULT_FUNCTION, DEFAULT_X)
+
+    def _backward(self) -> None:
+        y = self.f(self.t)
+        y.backward()
+        self.grad_history.append(self.t.grad.item())
+
+    # ---------------------------------------------------------------- reading
+
+    @property
+    def f(self) -> Callable[[torch.Tensor], torch.Tensor]:
+        return FUNCTIONS[self.function].fn
+
+    @property
+    def label(self) -> str:
+        return FUNCTIONS[self.function].label
+
+    @property
+    def backward_calls(self) -> int:
+        """backward() calls on the current leaf since it was created (never cleared)."""
+        return len(self.grad_history)
+
+    @property
+    def true_slope(self) -> float:
+        """The derivative at x: what the first backward() left in t.grad."""
+        return self.grad_history[0]
+
+    @property
+    def held_slope(self) -> float:
+        """What t.grad holds now (the true slope times the number of backward() calls)."""
+        return self.t.grad.item()
+
+    @property
+    def value(self) -> float:
+        with torch.no_grad():
+            return self.f(torch.tensor(self.x, dtype=torch.float64)).item()
+
+    def finite_difference_slope(self, eps: float = FD_EPS) -> float:
+        """(f(x + eps) - f(x - eps)) / (2 eps), without autograd."""
+        with torch.no_grad():
+            up = self.f(torch.tensor(self.x + eps, dtype=torch.float64))
+            down = self.f(torch.tensor(self.x - eps, dtype=torch.float64))
+        return ((up - down) / (2 * eps)).item()
+
+    def curve(self, n: int = 301) -> tuple[list[float], list[float]]:
+        """The function over X_RANGE, for plotting."""
+        xs = torch.linspace(*X_RANGE, n, dtype=torch.float64)
+        with torch.no_grad():
+            ys = self.f(xs)
+        return xs.tolist(), ys.tolist()
+
+    def tangent(self, slope: float, half_width: float = 1.2) -> tuple[list[float], list[float]]:
+        """Two points of the line through (x, f(x)) with the given slope."""
+        xs = [self.x - half_width, self.x + half_width]
+        return xs, [self.value + slope * (u - self.x) for u in xs]
+
+    def summary(self) -> str:
+        """One or two sentences about what t.grad holds, built from the real numbers."""
+        true, held = self.true_slope, self.held_slope
+        text = (
+            f"f(x) = {self.label} at x = {format_value(round(self.x, 4))}: backward() gives slope "
+            f"{format_value(true)}; finite difference: {self.finite_difference_slope():.4f}."
+        )
+        if self.backward_calls > 1:
+            text += (
+                f" After {self.backward_calls} backward() calls without clearing, t.grad holds "
+                f"{format_value(held)} = {self.backward_calls} × the slope: the red tangent is wrong."
+            )
+        return text

@@ -1,0 +1,183 @@
+"""The ipywidgets view of the lesson 2 tangent explorer.
+
+``TangentExplorer`` shows a :class:`~gradlessons.tangent_explorer.state.TangentExplorerState`:
+a dropdown of functions, a slider for x, a button that calls ``backward()`` once more without
+clearing ``.grad``, a reset button, a status line and the figure (the curve, the true tangent,
+and, after repeated backward() calls, the tangent drawn with the slope ``.grad`` now holds).
+
+Like the lesson 3 explorer (see ``gradlessons/explorer/view.py``), it uses only core widgets
+present in ipywidgets 7.7 and 8, draws a ``matplotlib.figure.Figure`` without pyplot, and puts
+the PNG into an ``Output`` widget's ``outputs`` so it works without a live kernel.
+"""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+
+from gradlessons.explorer.state import format_value
+from gradlessons.figures import show_figure
+from gradlessons.tangent_explorer.state import FUNCTIONS, X_RANGE, TangentExplorerState
+
+FIGSIZE = (6.4, 4.0)
+CURVE_COLOR = "#1f77b4"
+TANGENT_COLOR = "#2ca02c"
+WRONG_COLOR = "#d62728"
+
+
+class TangentExplorer:
+    """Dropdown, slider, two buttons, a status line and the plot over a state.
+
+    Attributes:
+        state: The model.
+        widget: The top-level ``VBox`` a notebook displays.
+        function_menu: ``Dropdown`` of the functions.
+        x_slider: ``FloatSlider`` for the point x.
+        again_button: calls ``backward()`` again on the same x without clearing ``.grad``.
+        reset_button: back to the start.
+        status: ``HTML`` line with the slopes.
+        plot_output: ``Output`` holding the figure as a PNG.
+    """
+
+    def __init__(self, state: TangentExplorerState | None = None) -> None:
+        self.state = state if state is not None else TangentExplorerState()
+        self._syncing = False
+        self.function_menu = widgets.Dropdown(
+            options=[(fn.label, key) for key, fn in FUNCTIONS.items()],
+            value=self.state.function,
+            description="f(x) =",
+        )
+        self.x_slider = widgets.FloatSlider(
+            value=self.state.x,
+            min=X_RANGE[0],
+            max=X_RANGE[1],
+            step=0.05,
+            description="x",
+            continuous_update=False,
+            readout_format=".2f",
+        )
+        self.again_button = widgets.Button(
+            description="backward() again without clearing",
+            tooltip="y = f(t); y.backward() once more on the same t, without clearing t.grad",
+            button_style="warning",
+            layout=widgets.Layout(width="auto"),
+        )
+        self.reset_button = widgets.Button(
+            description="reset", tooltip="Back to f(x) = x², x = 1, fresh t.grad", layout=widgets.Layout(width="auto")
+        )
+        self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
+        self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
+
+        self.function_menu.observe(self._on_function, names="value")
+        self.x_slider.observe(self._on_x, names="value")
+        self.again_button.on_click(lambda _b: self._act(self.state.backward_again))
+        self.reset_button.on_click(lambda _b: self._reset())
+
+        self.widget = widgets.VBox(
+            [
+                widgets.HTML("<b>Lesson 2 &middot; the slope from <code>backward()</code></b>"),
+                widgets.HBox([self.function_menu, self.x_slider]),
+                widgets.HBox([self.again_button, self.reset_button]),
+                self.status,
+                self.plot_output,
+            ]
+        )
+        self.refresh()
+
+    # ------------------------------------------------------------------ public
+
+    def refresh(self) -> None:
+        self.status.value = self._status_html()
+        self._show_figure(draw_tangent(self.state))
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    # ------------------------------------------------------------------ events
+
+    def _act(self, action, *args) -> None:
+        action(*args)
+        self.refresh()
+
+    def _on_function(self, change) -> None:
+        if not self._syncing:
+            self._act(self.state.set_function, change["new"])
+
+    def _on_x(self, change) -> None:
+        if not self._syncing:
+            self._act(self.state.set_x, float(change["new"]))
+
+    def _reset(self) -> None:
+        self.state.reset()
+        self._syncing = True
+        try:  # move the controls without triggering a second computation
+            self.function_menu.value = self.state.function
+            self.x_slider.value = self.state.x
+        finally:
+            self._syncing = False
+        self.refresh()
+
+    # ------------------------------------------------------------------ pieces
+
+    def _status_html(self) -> str:
+        s = self.state
+        parts = [
+            f"slope from <code>backward()</code>: <b>{format_value(s.true_slope)}</b>",
+            f"finite difference: <b>{s.finite_difference_slope():.4f}</b>",
+            f"<code>t.grad</code> now: <b>{format_value(s.held_slope)}</b>",
+            f"backward() calls: <b>{s.backward_calls}</b>",
+        ]
+        return (
+            "<div style='line-height:1.6'>"
+            + " &nbsp;|&nbsp; ".join(parts)
+            + f"<br><i>{html.escape(s.summary())}</i></div>"
+        )
+
+    def _show_figure(self, fig: Figure) -> None:
+        show_figure(self.plot_output, fig, "tangent explorer figure")
+
+
+def draw_tangent(state: TangentExplorerState) -> Figure:
+    """The curve, the point, the tangent from backward() and, after repeated calls, the tangent
+    drawn with the accumulated ``.grad`` (wrong)."""
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.subplots()
+    xs, ys = state.curve()
+    ax.plot(xs, ys, color=CURVE_COLOR, linewidth=2, label=f"f(x) = {state.label}")
+    tx, ty = state.tangent(state.true_slope)
+    ax.plot(tx, ty, color=TANGENT_COLOR, linewidth=2, label=f"tangent, slope {format_value(state.true_slope)}")
+    if state.backward_calls > 1:
+        wx, wy = state.tangent(state.held_slope)
+        ax.plot(
+            wx,
+            wy,
+            color=WRONG_COLOR,
+            linestyle="--",
+            linewidth=2,
+            label=f"slope from t.grad after {state.backward_calls} calls: {format_value(state.held_slope)}",
+        )
+    ax.plot([state.x], [state.value], "o", color="black", zorder=5)
+    ax.annotate(
+        f"x = {state.x:.2f}",
+        (state.x, state.value),
+        textcoords="offset points",
+        xytext=(6, -14),
+        fontsize=8,
+    )
+    # y range from the curve only, so a very steep wrong tangent does not squash the picture.
+    low, high = min(ys), max(ys)
+    span = (high - low) or 1.0
+    ax.set_ylim(low - 0.25 * span, high + 0.25 * span)
+    ax.set_xlim(*X_RANGE)
+    ax.axhline(0, color="#999999", linewidth=0.8)
+    ax.axvline(0, color="#999999", linewidth=0.8)
+    ax.set_xlabel("x")
+    ax.set_ylabel("f(x)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8)
+    ax.set_title(f"f(x) = {state.label}: tangent at x = {state.x:.2f}", fontsize=10)
+    return fig

@@ -1,0 +1,90 @@
+"""The finite_difference_grad exercise: the judge's hypotheses are told apart in every scenario."""
+
+import pytest
+import torch
+
+from autograder.diagnose import diagnose_function
+from autograder.exercises import finite_difference_grad as ex
+from autograder.exercises._lesson2 import FIELD_FUNCTIONS, same
+from autograder.runner import decode, encode
+
+SEEDS = [0, 1, 11, 12, 13]
+
+
+def correct(f, x, eps=1e-4):
+    grad = torch.zeros_like(x)
+    for i in range(x.numel()):
+        up, down = x.clone(), x.clone()
+        up.view(-1)[i] += eps
+        down.view(-1)[i] -= eps
+        grad.view(-1)[i] = (f(up) - f(down)) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_central_reference_is_close_to_the_autograd_gradient(seed):
+    for scenario in ex.suite("all", seed):
+        x = ex.make_x(scenario)
+        eps = scenario.eps or ex.DEFAULT_EPS
+        estimate = ex.central(FIELD_FUNCTIONS[scenario.function], x, eps)
+        exact = ex.autograd_grad(FIELD_FUNCTIONS[scenario.function], x)
+        assert estimate.shape == x.shape
+        # O(eps²) error: tiny for small eps, visible for eps = 0.5 on the cubic
+        assert torch.allclose(estimate, exact, atol=0.5 * eps**2 * 4 + 1e-6)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_forward_scaled_and_central_estimates_are_told_apart_in_every_scenario(seed):
+    for scenario in ex.suite("all", seed):
+        function, x = FIELD_FUNCTIONS[scenario.function], ex.make_x(scenario)
+        eps = scenario.eps or ex.DEFAULT_EPS
+        rtol, atol = ex._tolerances(scenario)
+        right = ex.central(function, x, eps)
+        for wrong in (ex.central(function, x, eps, scale=1.0), ex.one_sided(function, x, eps, 1)):
+            assert not same(wrong, right, rtol, atol), scenario
+
+
+def test_the_suite_covers_0d_vector_matrix_3d_float32_and_a_large_eps():
+    scenarios = ex.suite()
+    assert {len(s.shape) for s in scenarios} == {0, 1, 2, 3}
+    assert {s.dtype for s in scenarios} == {"float32", "float64"}
+    assert 0.5 in [s.eps for s in scenarios] and None in [s.eps for s in scenarios]
+
+
+def test_a_record_survives_the_weights_only_round_trip():
+    scenario = ex.suite()[1]
+    record = decode(encode({"o": [ex.run(correct, scenario)]}))["o"][0]
+    assert ex.judge([scenario], [record]).code == "ok"
+
+
+def flat(f, x, eps=1e-4):
+    return correct(f, x, eps).reshape(-1)
+
+
+def autograd_inside(f, x, eps=1e-4):
+    t = x.clone().requires_grad_()
+    return torch.autograd.grad(f(t), t)[0]
+
+
+@pytest.mark.parametrize("fn, code", [(correct, "ok"), (flat, "wrong_shape"), (autograd_inside, "used_autograd")])
+def test_the_forked_notebook_path_names_the_mistake(fn, code):
+    verdict, _ = diagnose_function("finite_difference_grad", fn)
+    assert verdict.code == code, verdict.message
+
+
+def test_an_arithmetic_restore_that_leaves_one_ulp_is_not_called_modifying_x():
+    def inplace_arithmetic(f, x, eps=1e-4):
+        grad = torch.zeros_like(x)
+        flat_x = x.view(-1)
+        with torch.no_grad():
+            for i in range(flat_x.numel()):
+                flat_x[i] += eps
+                up = f(x)
+                flat_x[i] -= 2 * eps
+                down = f(x)
+                flat_x[i] += eps
+                grad.view(-1)[i] = (up - down) / (2 * eps)
+        return grad
+
+    scenarios = ex.suite()
+    assert ex.judge(scenarios, [ex.run(inplace_arithmetic, s) for s in scenarios]).code == "ok"

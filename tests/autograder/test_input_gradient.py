@@ -1,0 +1,61 @@
+"""The input_gradient exercise: reference, stale gradients, and the forked notebook path."""
+
+import pytest
+import torch
+
+from autograder.diagnose import diagnose_function
+from autograder.exercises import input_gradient as ex
+from autograder.runner import decode, encode
+
+
+def correct(model, x):
+    leaf = x.detach().clone().requires_grad_()
+    return torch.autograd.grad(model(leaf).sum(), leaf)[0]
+
+
+def with_backward(model, x):
+    leaf = x.detach().clone().requires_grad_()
+    model(leaf).sum().backward()
+    return leaf.grad
+
+
+def test_the_reference_of_a_linear_layer_is_the_sum_of_its_weight_rows():
+    probe = next(p for p in ex.suite() if p.model == "linear")
+    model, x = ex.build(probe)
+    expected = model.weight.detach().sum(dim=0).expand_as(x)
+    assert torch.allclose(ex.reference(probe), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 13])
+def test_every_suite_has_stale_and_missing_gradients_and_every_model(seed):
+    probes = ex.suite("all", seed)
+    assert {p.dirty for p in probes} == {True, False}
+    assert {p.model for p in probes} == set(ex.MODELS)
+
+
+def test_build_is_deterministic_so_the_judge_rebuilds_what_the_student_saw():
+    probe = ex.suite()[0]
+    (m1, x1), (m2, x2) = ex.build(probe), ex.build(probe)
+    assert torch.equal(x1, x2) and not x1.requires_grad
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        assert torch.equal(p, q) and (p.grad is None) == (q.grad is None)
+        if p.grad is not None:
+            assert torch.equal(p.grad, q.grad)
+
+
+def test_a_record_survives_the_weights_only_round_trip():
+    probes = ex.suite()
+    records = decode(encode({"o": [ex.run(correct, p) for p in probes]}))["o"]
+    assert ex.judge(probes, records).code == "ok"
+
+
+@pytest.mark.parametrize("fn, code", [(correct, "ok"), (with_backward, "touches_param_grad")])
+def test_the_forked_notebook_path_names_the_mistake(fn, code):
+    verdict, _ = diagnose_function("input_gradient", fn)
+    assert verdict.code == code, verdict.message
+
+
+def test_backward_into_a_model_with_no_gradients_yet_is_also_caught():
+    fresh = [p for p in ex.suite() if not p.dirty]
+    verdict = ex.judge(fresh, [ex.run(with_backward, p) for p in fresh])
+    assert verdict.code == "touches_param_grad"

@@ -1,0 +1,95 @@
+"""Tests of the tangent explorer's ipywidgets view, driven without a browser."""
+
+import base64
+import html
+import re
+import warnings
+
+import ipywidgets as widgets
+import pytest
+
+from gradlessons.tangent_explorer import FUNCTIONS, TangentExplorer
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def warnings_are_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+@pytest.fixture
+def explorer():
+    return TangentExplorer()
+
+
+def text_of(value: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", value)).replace("\xa0", " ")
+
+
+def image(explorer) -> bytes:
+    (item,) = explorer.plot_output.outputs
+    png = base64.b64decode(item["data"]["image/png"])
+    assert png.startswith(PNG_SIGNATURE)
+    return png
+
+
+def test_the_controls_are_a_dropdown_a_slider_and_two_buttons(explorer):
+    assert isinstance(explorer.function_menu, widgets.Dropdown)
+    assert [value for _, value in explorer.function_menu.options] == list(FUNCTIONS)
+    assert isinstance(explorer.x_slider, widgets.FloatSlider)
+    assert explorer.again_button.description == "backward() again without clearing"
+    assert explorer.reset_button.description == "reset"
+    assert isinstance(explorer.widget, widgets.VBox)
+
+
+def test_a_new_explorer_shows_the_slope_of_x_squared_at_one(explorer):
+    status = text_of(explorer.status.value)
+    assert "slope from backward(): 2.0" in status
+    assert "finite difference: 2.0000" in status
+    assert "backward() calls: 1" in status
+    image(explorer)
+
+
+def test_choosing_a_function_redraws_with_its_slope(explorer):
+    before = image(explorer)
+    explorer.function_menu.value = "cubic"
+    assert "slope from backward(): 1.0" in text_of(explorer.status.value)  # 3·1² − 2
+    assert image(explorer) != before
+
+
+def test_moving_the_slider_recomputes_the_slope(explorer):
+    before = image(explorer)
+    explorer.x_slider.value = -1.5
+    status = text_of(explorer.status.value)
+    assert "slope from backward(): -3.0" in status
+    assert "finite difference: -3.0000" in status
+    assert image(explorer) != before
+
+
+def test_backward_again_doubles_then_triples_what_grad_holds(explorer, capsys):
+    before = image(explorer)
+    explorer.again_button.click()
+    status = text_of(explorer.status.value)
+    assert "t.grad now: 4.0" in status and "backward() calls: 2" in status
+    assert "2 × the slope" in status
+    after_two = image(explorer)
+    assert after_two != before
+    explorer.again_button.click()
+    assert "t.grad now: 6.0" in text_of(explorer.status.value)
+    assert image(explorer) != after_two
+    assert capsys.readouterr() == ("", "")
+
+
+def test_reset_puts_the_controls_and_the_slope_back(explorer):
+    explorer.function_menu.value = "sin"
+    explorer.x_slider.value = 0.0
+    explorer.again_button.click()
+    explorer.reset_button.click()
+    assert explorer.function_menu.value == "square"
+    assert explorer.x_slider.value == 1.0
+    status = text_of(explorer.status.value)
+    assert "t.grad now: 2.0" in status and "backward() calls: 1" in status
+    assert explorer.state.backward_calls == 1
