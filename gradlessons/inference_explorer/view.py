@@ -1,0 +1,189 @@
+"""The ipywidgets view of the lesson 4 inference explorer.
+
+``InferenceExplorer`` draws an :class:`~gradlessons.inference_explorer.state.InferenceExplorerState`:
+three switches (``torch.no_grad()``, ``torch.inference_mode()``, ``model.eval()``), a batch-size
+slider, a "run forward pass" button and a reset button, a status line for the last run, a log, and
+a figure of saved-activation memory and forward time per run, coloured by the tracking mode.
+
+As in the lesson 3 explorer (:mod:`gradlessons.explorer.view`): only core widgets present in
+ipywidgets 7.7 and 8, a pyplot-free ``Figure`` rendered to PNG with Agg and put into an
+``Output``'s ``outputs`` trait, so it also works without a live kernel and in the tests.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+
+from gradlessons.figures import show_figure
+from gradlessons.inference_explorer.state import MAX_BATCH, MIN_BATCH, InferenceExplorerState, Run
+
+#: One colour per tracking regime, reused in the legend.
+COLORS = {"tracking": "#d62728", "no_grad": "#1f77b4", "inference_mode": "#2ca02c"}
+LEGEND = {
+    "tracking": "tracking on (graph built)",
+    "no_grad": "torch.no_grad()",
+    "inference_mode": "torch.inference_mode()",
+}
+#: Marker per model mode: dropout and batch norm behave differently in train and eval mode.
+MARKERS = {False: "o", True: "s"}
+MAX_ANNOTATED = 12
+FIGSIZE = (7.5, 4.2)
+
+
+class InferenceExplorer:
+    """Switches, slider, buttons, status, log and plot over an :class:`InferenceExplorerState`.
+
+    Attributes:
+        state: The model.
+        widget: The top-level ``VBox``.
+        no_grad, inference_mode, eval_mode: The three ``Checkbox`` switches.
+        batch_size: The ``IntSlider``.
+        run_button, reset_button: The ``Button`` s.
+        status: ``HTML`` describing the last run.
+        log: ``HTML`` log, newest run first.
+        plot_output: ``Output`` holding the figure as a PNG.
+    """
+
+    def __init__(self, state: InferenceExplorerState | None = None) -> None:
+        self.state = state if state is not None else InferenceExplorerState()
+        auto = widgets.Layout(width="auto")
+        self.no_grad = widgets.Checkbox(value=False, description="with torch.no_grad()", indent=False, layout=auto)
+        self.inference_mode = widgets.Checkbox(
+            value=False, description="with torch.inference_mode()", indent=False, layout=auto
+        )
+        self.eval_mode = widgets.Checkbox(value=False, description="model.eval()", indent=False, layout=auto)
+        self.batch_size = widgets.IntSlider(
+            value=self.state.batch_size,
+            min=MIN_BATCH,
+            max=MAX_BATCH,
+            step=8,
+            description="batch size",
+            continuous_update=False,
+            layout=widgets.Layout(width="420px"),
+        )
+        self.run_button = widgets.Button(
+            description="run forward pass", button_style="primary", tooltip="output = model(x) with these settings"
+        )
+        self.reset_button = widgets.Button(description="reset", tooltip="forget all runs and clear the switches")
+        self.status = widgets.HTML()
+        self.log = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
+
+        for box, name in (
+            (self.no_grad, "no_grad"),
+            (self.inference_mode, "inference_mode"),
+            (self.eval_mode, "eval_mode"),
+        ):
+            box.observe(lambda change, name=name: setattr(self.state, name, bool(change["new"])), names="value")
+        self.batch_size.observe(lambda change: self.state.set_batch_size(change["new"]), names="value")
+        self.run_button.on_click(lambda _button: self._on_run())
+        self.reset_button.on_click(lambda _button: self._on_reset())
+
+        row = widgets.Layout(flex_flow="row wrap")
+        self.widget = widgets.VBox(
+            [
+                widgets.HTML("<b>Lesson 4 &middot; inference without a graph</b>"),
+                widgets.HBox([self.no_grad, self.inference_mode, self.eval_mode], layout=row),
+                widgets.HBox([self.batch_size, self.run_button, self.reset_button], layout=row),
+                self.status,
+                self.plot_output,
+                self.log,
+            ]
+        )
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw the status, the log and the figure from the state."""
+        self.status.value = self._status_html()
+        self.log.value = self._log_html()
+        self._show_png(draw_runs(self.state.history))
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    # ------------------------------------------------------------------ callbacks
+
+    def _on_run(self) -> None:
+        self.state.run()
+        self.refresh()
+
+    def _on_reset(self) -> None:
+        self.state.reset()
+        # The widgets follow the state back; their observers only re-set the same values.
+        self.no_grad.value = self.inference_mode.value = self.eval_mode.value = False
+        self.batch_size.value = self.state.batch_size
+        self.refresh()
+
+    # ------------------------------------------------------------------ pieces
+
+    def _status_html(self) -> str:
+        history = self.state.history
+        if not history:
+            return "<i>No run yet: choose the switches and a batch size, then click <b>run forward pass</b>.</i>"
+        last = history[-1]
+        dropout = "active (train mode)" if last.dropout_active else "off (eval mode)"
+        parts = [
+            f"<code>{html.escape(last.label)}</code>, batch {last.batch_size}",
+            f"<code>output.requires_grad = {last.requires_grad}</code>",
+            f"<code>output.grad_fn = {html.escape(str(last.grad_fn))}</code>",
+            f"saved for backward: <b>{last.saved_bytes / 1e6:.2f} MB</b>",
+            f"forward time: <b>{last.seconds * 1e3:.2f} ms</b>",
+            f"dropout {dropout}; largest difference from the eval output: {last.max_diff_vs_eval:.3g}",
+        ]
+        return "<div style='line-height:1.6'>" + "<br>".join(parts) + "</div>"
+
+    def _log_html(self) -> str:
+        body = html.escape("\n".join(reversed(self.state.log_lines())))
+        return (
+            "<div><b>Runs</b> (newest first)</div>"
+            "<pre style='max-height:10em; overflow:auto; margin:0; padding:4px; "
+            f"font-size:11px; border:1px solid #ccc'>{body}</pre>"
+        )
+
+    def _show_png(self, fig: Figure) -> None:
+        show_figure(self.plot_output, fig, "inference explorer figure")
+
+
+def draw_runs(runs: Sequence[Run]) -> Figure:
+    """Saved-activation memory (left) and forward time (right) per run, coloured by tracking mode;
+    circles are train-mode runs, squares eval-mode runs; small numbers give the batch size."""
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax_mem, ax_time = fig.subplots(1, 2)
+    for ax, values, title, unit in (
+        (ax_mem, [r.saved_bytes / 1e6 for r in runs], "memory saved for backward", "MB"),
+        (ax_time, [r.seconds * 1e3 for r in runs], "time of the forward pass", "ms"),
+    ):
+        xs = [r.index for r in runs]
+        if runs:
+            ax.plot(xs, values, color="#bbbbbb", linewidth=1, zorder=1)
+        for run, value in zip(runs, values):
+            ax.scatter(run.index, value, color=COLORS[run.tracking], marker=MARKERS[run.eval_mode], s=42, zorder=3)
+        if len(runs) <= MAX_ANNOTATED:
+            for run, value in zip(runs, values):
+                ax.annotate(
+                    str(run.batch_size), (run.index, value), textcoords="offset points", xytext=(0, 6),
+                    ha="center", fontsize=7, color="#444444",
+                )  # fmt: skip
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("run", fontsize=9)
+        ax.set_ylabel(unit, fontsize=9)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(bottom=0, top=max(values + [0.0]) * 1.2 or 1.0)
+        ax.set_xlim(0.5, max(xs + [5]) + 0.5)
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.3)
+    handles = [Line2D([], [], color=c, marker="o", linestyle="", label=LEGEND[k]) for k, c in COLORS.items()]
+    handles += [
+        Line2D([], [], color="#555555", marker="o", linestyle="", markerfacecolor="white", label="train mode"),
+        Line2D([], [], color="#555555", marker="s", linestyle="", markerfacecolor="white", label="eval mode"),
+    ]
+    fig.legend(handles=handles, loc="outside upper center", ncol=5, fontsize=7.5, frameon=False)
+    return fig

@@ -1,0 +1,53 @@
+"""head_forward: the reference gradients come from torch.autograd and reach the head only."""
+
+import torch
+
+from autograder.diagnose import diagnose_function
+from autograder.exercises import head_forward as exercise
+from autograder.exercises._inference import build_batches
+
+
+def test_the_reference_gradient_matches_backward_through_a_frozen_backbone():
+    scenario = exercise.suite(seed=4)[0]
+    backbone, head = exercise.build_pair(scenario)
+    ((x, _),) = build_batches(scenario)
+    out = head(backbone(x).detach())
+    (out * exercise.output_weights(scenario, len(x))).sum().backward()
+    expected_out, expected_grads = exercise._reference(scenario, x)
+    assert torch.allclose(out.detach(), expected_out)
+    for p, g in zip(head.parameters(), expected_grads):
+        assert torch.allclose(p.grad, g)
+
+
+def test_a_no_grad_block_passes_and_a_plain_call_does_not():
+    def correct(backbone, head, x):
+        with torch.no_grad():
+            features = backbone(x)
+        return head(features)
+
+    def plain(backbone, head, x):
+        return head(backbone(x))
+
+    for seed in (0, 1, 31):
+        assert diagnose_function("head_forward", correct, seed=seed)[0].code == "ok"
+        assert diagnose_function("head_forward", plain, seed=seed)[0].code == "backbone_tracked"
+
+
+def test_freezing_with_requires_grad_is_named_as_such_and_not_as_tracking():
+    def freezes(backbone, head, x):
+        for p in backbone.parameters():
+            p.requires_grad_(False)
+        return head(backbone(x))
+
+    assert diagnose_function("head_forward", freezes)[0].code == "froze_params"
+
+
+def test_inference_mode_features_fed_to_the_head_get_their_own_code():
+    def inference_features(backbone, head, x):
+        with torch.inference_mode():
+            features = backbone(x)
+        return head(features)
+
+    verdict, _ = diagnose_function("head_forward", inference_features)
+    assert verdict.code == "inference_tensor"
+    assert "torch.no_grad()" in verdict.message

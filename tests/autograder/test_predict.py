@@ -1,0 +1,88 @@
+"""predict: the judge's reference, the error scenario and the inference-mode path."""
+
+import torch
+
+from autograder.diagnose import diagnose_function
+from autograder.exercises import predict as exercise
+from autograder.exercises._inference import build_batches, build_model, reference_outputs
+
+
+def correct(model, x):
+    was = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            return model(x)
+    finally:
+        model.train(was)
+
+
+def test_the_reference_is_what_autograd_free_eval_mode_gives():
+    scenario = exercise.suite(seed=3)[0]
+    model = build_model(scenario)
+    ((x, _),) = build_batches(scenario)
+    model.eval()
+    with torch.no_grad():
+        expected = model(x)
+    assert torch.equal(reference_outputs(scenario, [x])[0], expected)
+
+
+def test_the_suite_starts_in_both_modes_and_ends_with_a_raising_forward():
+    for seed in (0, 1, 11):
+        scenarios = exercise.suite(seed=seed)
+        assert {s.start for s in scenarios} == {"train", "eval"}
+        assert scenarios[-1].raises and not any(s.raises for s in scenarios[:-1])
+
+
+def test_the_models_really_drop_out_in_training_mode():
+    scenario = exercise.suite()[0]
+    model = build_model(scenario)
+    ((x, _),) = build_batches(scenario)
+    with torch.no_grad():
+        assert not torch.equal(model(x), model(x))
+
+
+def test_a_correct_predict_passes_every_seed():
+    for seed in (0, 1, 11):
+        assert diagnose_function("predict", correct, seed=seed)[0].code == "ok"
+
+
+def test_an_exception_wrapped_by_the_student_still_counts_as_propagated():
+    def wraps(model, x):
+        try:
+            return correct(model, x)
+        except ValueError as err:
+            raise RuntimeError("prediction failed") from err
+
+    assert diagnose_function("predict", wraps)[0].code == "ok"
+
+
+def test_an_unrelated_exception_is_an_error_not_a_pass():
+    def raises_its_own(model, x):
+        raise KeyError("oops")
+
+    assert diagnose_function("predict", raises_its_own)[0].code == "error"
+
+
+def test_inference_mode_counts_as_tracking_off():
+    def with_inference_mode(model, x):
+        was = model.training
+        model.eval()
+        try:
+            with torch.inference_mode():
+                return model(x)
+        finally:
+            model.train(was)
+
+    assert diagnose_function("predict", with_inference_mode)[0].code == "ok"
+
+
+def test_a_model_left_in_eval_mode_is_caught_even_when_outputs_are_right():
+    def no_restore(model, x):
+        model.eval()
+        with torch.no_grad():
+            return model(x)
+
+    verdict, _ = diagnose_function("predict", no_restore)
+    assert verdict.code == "mode_not_restored"
+    assert "model.train(was_training)" in verdict.message

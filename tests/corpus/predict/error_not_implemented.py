@@ -1,0 +1,4 @@
+# expect: passed=false code=error
+# why: The unanswered stub.
+def predict(model, x):
+    raise NotImplementedError()
