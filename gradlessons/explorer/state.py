@@ -37,9 +37,7 @@ ACTIONS: dict[str, str] = {
 }
 
 #: The actions that clear the gradient (one way or another).
-CLEAR_ACTIONS = frozenset(
-    {"zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"}
-)
+CLEAR_ACTIONS = frozenset({"zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"})
 
 START_LABEL = "start"
 DEFAULT_MAX_HISTORY = 200
@@ -184,16 +182,10 @@ class GradExplorerState:
         after = self.grad
         self.backward_count_since_clear += 1
         if before is None:
-            note = (
-                f"backward() stored {format_value(after)} in w.grad "
-                "(it was None, so there was nothing to add to)"
-            )
+            note = f"backward() stored {format_value(after)} in w.grad (it was None, so there was nothing to add to)"
         else:
             added = format_value(after - before)
-            note = (
-                f"backward() added {added} to w.grad: "
-                f"it was {format_value(before)}, now {format_value(after)}"
-            )
+            note = f"backward() added {added} to w.grad: it was {format_value(before)}, now {format_value(after)}"
             if before != 0.0:
                 note += " (accumulated)"
         return self._record(ACTIONS["backward"], is_clear=False, note=note)
@@ -241,9 +233,7 @@ class GradExplorerState:
         elif grad is None:
             note = "step() saw w.grad = None and left w unchanged (SGD skips it)"
         else:
-            note = (
-                f"step() used w.grad = {format_value(grad)}, so w stayed at {format_value(after)}"
-            )
+            note = f"step() used w.grad = {format_value(grad)}, so w stayed at {format_value(after)}"
         return self._record(ACTIONS["step"], is_clear=False, note=note)
 
     def reset(self) -> Record:
@@ -271,10 +261,7 @@ class GradExplorerState:
         return self._record(ACTIONS[name], is_clear=True, note=note)
 
     def _start_note(self) -> str:
-        return (
-            f"start: w = {format_value(self.weight)} and w.grad is None "
-            "because no backward() has run yet"
-        )
+        return f"start: w = {format_value(self.weight)} and w.grad is None because no backward() has run yet"
 
     def _record(self, action: str, *, is_clear: bool, note: str) -> Record:
         record = Record(
