@@ -3,7 +3,7 @@
 
     python3 course.py lab    set up .venv (pinned dependencies + the course packages), copy the
                              student notebooks into my-work/ (never overwriting your copies) and
-                             open JupyterLab on lesson 3
+                             open JupyterLab on lesson 1
     python3 course.py test   set up .venv if needed, then run the whole test suite
 
 Setting up is skipped when .venv already matches requirements*.txt and pyproject.toml.
@@ -24,7 +24,7 @@ VENV = os.path.join(ROOT, ".venv")
 BIN = os.path.join(VENV, "bin")
 STAMP = os.path.join(VENV, ".course-installed")
 WORK = os.path.join(ROOT, "my-work")
-FIRST_LESSON = "lesson3_zeroing_grad"
+FIRST_LESSON = "lesson1_requires_grad"
 INPUTS = ("requirements.txt", "requirements-dev.txt", "pyproject.toml")
 
 
