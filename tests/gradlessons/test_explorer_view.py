@@ -2,8 +2,6 @@
 
 import base64
 import html
-import re
-import warnings
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -12,26 +10,12 @@ import pytest
 from gradlessons.explorer import GradExplorer, GradExplorerState
 from gradlessons.explorer.state import ACTIONS
 from gradlessons.explorer.view import MAX_NAMED_TICKS
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture(autouse=True)
-def warnings_are_errors():
-    """Any warning raised while building or clicking the explorer fails the test."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 
 @pytest.fixture
 def explorer():
     return GradExplorer()
-
-
-def text_of(html_value: str) -> str:
-    """The visible text of an HTML widget value (tags dropped, entities decoded)."""
-    return html.unescape(re.sub(r"<[^>]+>", "", html_value)).replace("\xa0", " ")
 
 
 def log_lines(explorer: GradExplorer) -> list[str]:

@@ -1,33 +1,18 @@
 """Tests of the lesson 1 graph explorer's view, driven by clicks and value changes."""
 
 import base64
-import html
-import re
-import warnings
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pytest
 
 from gradlessons.graph_explorer import GraphExplorer, GraphExplorerState
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture(autouse=True)
-def warnings_are_errors():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 
 @pytest.fixture
 def explorer():
     return GraphExplorer()
-
-
-def text_of(value: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", value))
 
 
 def image(explorer) -> bytes:

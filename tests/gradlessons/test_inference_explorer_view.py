@@ -1,33 +1,18 @@
 """Tests of the lesson 4 explorer view, driven without a browser."""
 
 import base64
-import html
-import re
-import warnings
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pytest
 
 from gradlessons.inference_explorer import InferenceExplorer, InferenceExplorerState
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture(autouse=True)
-def warnings_are_errors():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 
 @pytest.fixture
 def explorer():
     return InferenceExplorer(InferenceExplorerState(in_features=16, hidden=32, repeats=1))
-
-
-def text_of(value: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", value)).replace("\xa0", " ")
 
 
 def images(output: widgets.Output) -> list[bytes]:

@@ -1,32 +1,17 @@
 """Tests of the tangent explorer's ipywidgets view, driven without a browser."""
 
 import base64
-import html
-import re
-import warnings
 
 import ipywidgets as widgets
 import pytest
 
 from gradlessons.tangent_explorer import FUNCTIONS, TangentExplorer
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture(autouse=True)
-def warnings_are_errors():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 
 @pytest.fixture
 def explorer():
     return TangentExplorer()
-
-
-def text_of(value: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", value)).replace("\xa0", " ")
 
 
 def image(explorer) -> bytes:
