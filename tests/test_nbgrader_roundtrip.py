@@ -177,9 +177,13 @@ def test_export_writes_every_student_grade(course, graded):
     nbgrader(course, "export", "--to", "grades.csv")
     with open(os.path.join(course, "grades.csv")) as f:
         rows = {(row["assignment"], row["student_id"]): row for row in csv.DictReader(f)}
+    everyone = {student for students in graded.values() for student in students}
     for assignment, students in graded.items():
         total = sum(points(_source(course, assignment)).values())
-        assert {s for a, s in rows if a == assignment} == set(students)
+        # export lists every student of the course for every assignment; no submission scores 0
+        assert {s for a, s in rows if a == assignment} == everyone
+        for absent in everyone - set(students):
+            assert float(rows[assignment, absent]["score"]) == 0.0
         assert float(rows[assignment, "alice"]["score"]) == total
         assert float(rows[assignment, "erin"]["score"]) == 0.0
     total = sum(points(_source(course, LESSON)).values())
