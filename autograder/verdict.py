@@ -50,11 +50,11 @@ class Verdict:
         return json.dumps(self.as_dict(file), ensure_ascii=False)
 
 
-def combine(verdicts: list[Verdict]) -> Verdict:
-    """The verdict over several scenarios: the first failing one, else the first (an ``ok``)."""
-    if not verdicts:
-        raise ValueError("no scenario was run")
-    for verdict in verdicts:
-        if not verdict.passed:
+def first_failure(exercise: str, scenarios: list, observations: list[dict], judge_one, ok_message: str) -> Verdict:
+    """The verdict over several scenarios judged one by one: the first scenario whose
+    ``judge_one(scenario, observation)`` returns a Verdict names the mistake; if none does, ok."""
+    for scenario, observation in zip(scenarios, observations):
+        verdict = judge_one(scenario, observation)
+        if verdict is not None:
             return verdict
-    return verdicts[0]
+    return Verdict(exercise, "ok", ok_message)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..verdict import Verdict
+from ..verdict import Verdict, first_failure
 from ._lesson2 import SCALAR_FUNCTIONS, Recorder, returned
 
 NAME = "derivative"
@@ -72,11 +72,7 @@ def explain_error(error: dict) -> Verdict | None:
 
 
 def judge(scenarios: list[Point], observations: list[dict]) -> Verdict:
-    for scenario, obs in zip(scenarios, observations):
-        verdict = _judge_one(scenario, obs)
-        if verdict is not None:
-            return verdict
-    return Verdict(NAME, "ok", MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _close(a: float, b: float) -> bool:

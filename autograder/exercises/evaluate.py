@@ -7,7 +7,7 @@ import numbers
 
 import torch
 
-from ..verdict import Verdict
+from ..verdict import Verdict, first_failure
 from ._inference import (
     KINDS,
     InferenceScenario,
@@ -76,11 +76,7 @@ def _near(a: float, b: float) -> bool:
 
 
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    for scenario, obs in zip(scenarios, observations):
-        verdict = _judge_one(scenario, obs)
-        if verdict is not None:
-            return verdict
-    return Verdict(NAME, "ok", MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..verdict import Verdict
+from ..verdict import Verdict, first_failure
 from ._lesson2 import FIELD_FUNCTIONS, Recorder, returned, same
 
 NAME = "finite_difference_grad"
@@ -100,11 +100,7 @@ def autograd_grad(function, x: torch.Tensor) -> torch.Tensor:
 
 
 def judge(scenarios: list[Field], observations: list[dict]) -> Verdict:
-    for scenario, obs in zip(scenarios, observations):
-        verdict = _judge_one(scenario, obs)
-        if verdict is not None:
-            return verdict
-    return Verdict(NAME, "ok", MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _tolerances(scenario: Field) -> tuple[float, float]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..verdict import Verdict
+from ..verdict import Verdict, first_failure
 from ._inference import IN_FEATURES, KINDS, InferenceScenario, Probe, build_batches, close, describe_tensor, seeds_for
 
 NAME = "head_forward"
@@ -75,11 +75,7 @@ def explain_error(error: dict) -> Verdict | None:
 
 
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    for scenario, obs in zip(scenarios, observations):
-        verdict = _judge_one(scenario, obs)
-        if verdict is not None:
-            return verdict
-    return Verdict(NAME, "ok", MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _reference(scenario: InferenceScenario, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:

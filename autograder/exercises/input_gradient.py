@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..verdict import Verdict
+from ..verdict import Verdict, first_failure
 from ._lesson2 import returned, same
 
 NAME = "input_gradient"
@@ -98,11 +98,7 @@ def explain_error(error: dict) -> Verdict | None:
 
 
 def judge(scenarios: list[Probe], observations: list[dict]) -> Verdict:
-    for probe, obs in zip(scenarios, observations):
-        verdict = _judge_one(probe, obs)
-        if verdict is not None:
-            return verdict
-    return Verdict(NAME, "ok", MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _grads_kept(probe: Probe, obs: dict) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..verdict import Verdict
+from ..verdict import Verdict, first_failure
 from ._inference import (
     KINDS,
     InferenceScenario,
@@ -68,11 +68,7 @@ def run(fn, scenario: InferenceScenario) -> dict:
 
 
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    for scenario, obs in zip(scenarios, observations):
-        verdict = _judge_one(scenario, obs)
-        if verdict is not None:
-            return verdict
-    return Verdict(NAME, "ok", MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
