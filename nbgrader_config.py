@@ -31,3 +31,44 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.ExecutePreprocessor.timeout = 60
 # Student notebooks in the formgrader and in feedback: show the diagnosis, keep outputs small.
 c.ExecutePreprocessor.iopub_timeout = 10
+
+# --- Autograding: sandboxed, limited, and never stopped by one submission ---------------------
+# Every notebook runs in a kernel forked from a warm server inside bubblewrap (see
+# autograder/grading/): no network, only its own copy of the submission and the Python
+# environment visible, its own user id, processes, /tmp and limits.  Each limit below stops
+# that notebook only; its cells get a clear error and grading goes on.
+c.Autograde.exporter_class = "autograder.grading.structure.SubmissionExporter"  # unreadable file: graded, noted
+c.Autograde.sanitize_preprocessors = [
+    "autograder.grading.structure.RestoreStructure",  # rebuild on the released notebook
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+    "autograder.grading.notes.RecordNotes",
+]
+c.Autograde.autograde_preprocessors = [
+    "autograder.grading.execute.SandboxedExecute",  # nbgrader's Execute, in the sandbox
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+    "autograder.grading.notes.RecordGradingNotes",  # notes on top; marks the notebook graded
+]
+# Per cell: the ExecutePreprocessor.timeout above.  Per notebook, all cells together:
+c.SandboxedExecute.notebook_timeout = 600
+# Output (text and images) one notebook may produce: stops a notebook printing gigabytes.
+c.SandboxedExecute.output_limit_bytes = 8 * 2**20
+# Memory of all of one notebook's processes together, processes and threads, largest file.
+c.SandboxKernelManager.memory_limit_mb = 2048
+c.SandboxKernelManager.max_processes = 256
+c.SandboxKernelManager.file_size_limit_mb = 64
+
+# Feedback shows the diagnosis printed by each check, never the code of hidden tests.
+c.GenerateFeedback.preprocessors = [
+    "autograder.grading.feedback.HideHiddenTests",
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

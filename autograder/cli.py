@@ -1,4 +1,5 @@
-"""``python -m autograder``: a thin command layer over ``autograder.diagnose``."""
+"""``python -m autograder``: a thin command layer over ``autograder.diagnose`` (judge files),
+``autograder.grading.grade`` (grade a class) and ``autograder.grading.report`` (report on it)."""
 
 from __future__ import annotations
 
@@ -35,11 +36,73 @@ def _parser() -> argparse.ArgumentParser:
         "--start", choices=("all", "fresh", "dirty"), default="all", help="which starting states to test (default: all)"
     )
     diagnose.add_argument("--seed", type=int, default=0, help="varies models and data (default: 0)")
+
+    grade = commands.add_parser(
+        "grade",
+        help="autograde every submission of an assignment (nbgrader's pipeline, sandboxed, in parallel)",
+        description="Grade submitted/*/ASSIGNMENT into the gradebook, as `nbgrader autograde ASSIGNMENT` "
+        "would, but in parallel and from a warm sandboxed kernel server. Submissions already graded "
+        "to the end are skipped unless --force.",
+    )
+    grade.add_argument("assignment", metavar="ASSIGNMENT")
+    grade.add_argument("--jobs", type=int, default=0, help="submissions graded at once (default: one per CPU)")
+    grade.add_argument("--force", action="store_true", help="grade again what is already graded")
+    grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")
+    grade.add_argument("--course", default=".", help="the course folder (default: the current folder)")
+
+    report = commands.add_parser(
+        "report",
+        help="write a class report (HTML page and CSV) for a graded assignment",
+        description="Write reports/ASSIGNMENT.html (self-contained, plots embedded) and reports/ASSIGNMENT.csv.",
+    )
+    report.add_argument("assignment", metavar="ASSIGNMENT")
+    report.add_argument("--course", default=".", help="the course folder (default: the current folder)")
+    report.add_argument("--output", default=None, help="folder for the two files (default: COURSE/reports)")
     return parser
+
+
+def _fail(message: str) -> int:
+    print(f"autograder: {message}", file=sys.stderr)
+    return 2
+
+
+def grade_main(args) -> int:
+    from .grading.grade import GradeError, Grader
+    from .grading.jail import SandboxError
+
+    if args.jobs < 0:
+        return _fail("--jobs must not be negative")
+    try:
+        grader = Grader(args.course, args.assignment, jobs=args.jobs, force=args.force)
+        summary = grader.run(args.student)
+    except (GradeError, SandboxError) as error:
+        return _fail(str(error))
+    for line in summary.lines():
+        print(line)
+    if summary.interrupted:
+        return 130
+    return 1 if summary.count("failed") else 0
+
+
+def report_main(args) -> int:
+    from .grading.grade import GradeError
+    from .grading.report import make_report
+
+    try:
+        html_path, csv_path = make_report(args.course, args.assignment, args.output)
+    except GradeError as error:
+        return _fail(str(error))
+    print(f"wrote {html_path}")
+    print(f"wrote {csv_path}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "grade":
+        return grade_main(args)
+    if args.command == "report":
+        return report_main(args)
     if args.exercise not in exercises.EXERCISES:
         known = ", ".join(sorted(exercises.EXERCISES))
         print(f"autograder: unknown exercise {args.exercise!r}; choose one of: {known}", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""Grading whole notebooks safely and fast, on nbgrader's own pipeline."""

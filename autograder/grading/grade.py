@@ -1,0 +1,307 @@
+"""``python -m autograder grade``: nbgrader's own autograding, for a whole class, fast.
+
+Each submission goes through nbgrader's ``Autograde`` converter, configured by the course's
+nbgrader_config.py, exactly as ``nbgrader autograde`` runs it: the same sanitizing, the same
+sandboxed execution, the same gradebook.  What changes is around it:
+
+- several submissions are graded at once (one thread each; the work is in the kernels), and
+  every kernel is forked from one warm sandboxed server instead of a cold interpreter;
+- a submission is graded only if it has no complete grade yet (or with ``force``), where
+  complete means its graded notebook carries the mark of the last autograding step, so a run
+  that was interrupted, or a submission that failed, is simply graded again next time;
+- a progress line with an estimate of the time left, and a summary at the end.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+import nbformat
+
+from .notes import is_graded
+from .report import write_ledger
+
+
+class GradeError(Exception):
+    """The command cannot run (unknown assignment, no gradebook, ...); nothing was graded."""
+
+
+@dataclass
+class Outcome:
+    student: str
+    status: str  # "graded", "skipped" or "failed"
+    seconds: float = 0.0
+    reason: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    assignment: str
+    outcomes: list[Outcome]
+    seconds: float
+    interrupted: bool = False
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    def lines(self) -> list[str]:
+        graded, skipped, failed = self.count("graded"), self.count("skipped"), self.count("failed")
+        done = graded + failed
+        rate = f", {self.seconds / done:.2f} s per submission" if done else ""
+        lines = [
+            f"{self.assignment}: {graded} graded, {skipped} already graded (skipped), {failed} failed "
+            f"in {self.seconds:.1f} s{rate}."
+        ]
+        for outcome in self.outcomes:
+            if outcome.status == "failed":
+                lines.append(f"  failed: {outcome.student}: {outcome.reason}")
+        if self.interrupted:
+            lines.append("Interrupted: run the same command again to grade the rest (nothing graded is lost).")
+        return lines
+
+
+class _ThreadLog(logging.Handler):
+    """Keeps each thread's nbgrader error messages, to say why a submission failed."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: dict[int, list[str]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.setdefault(threading.get_ident(), []).append(record.getMessage())
+
+    def take(self) -> list[str]:
+        return self.messages.pop(threading.get_ident(), [])
+
+
+def _failure_reason(messages: list[str], error: BaseException | None) -> str:
+    useful = [m for m in messages if not m.startswith(("There was an error processing", "Please see"))]
+    text = useful[-1] if useful else (f"{type(error).__name__}: {error}" if error else "unknown error")
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:300] if lines else text[:300]
+
+
+class Grader:
+    """Grades one assignment's submissions with nbgrader's Autograde converter."""
+
+    def __init__(self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None):
+        from nbgrader.apps import AutogradeApp
+
+        self.course = os.path.abspath(course)
+        if not os.path.isfile(os.path.join(self.course, "nbgrader_config.py")):
+            raise GradeError(f"{self.course} is not a course folder: it has no nbgrader_config.py.")
+        self.assignment = assignment
+        self.jobs = jobs or os.cpu_count() or 1
+        self.force = force
+        self.stream = stream if stream is not None else sys.stderr
+        here = os.getcwd()
+        os.chdir(self.course)
+        try:
+            self.app = AutogradeApp()
+            self.app.initialize([])
+        finally:
+            os.chdir(here)
+        self.app.log.setLevel(logging.ERROR)
+        self.app.log.propagate = False
+        self.thread_log = _ThreadLog()
+        self.app.log.handlers[:] = [self.thread_log]
+        self.coursedir = self.app.coursedir
+        self._check_course()
+
+    # -- what there is to grade -------------------------------------------------------------
+    def _check_course(self) -> None:
+        from nbgrader.api import Gradebook, MissingEntry
+
+        db_url = self.coursedir.db_url
+        if db_url.startswith("sqlite:///") and not os.path.isfile(db_url[len("sqlite:///") :]):
+            raise GradeError(
+                f"No gradebook at {db_url[len('sqlite:///') :]}. Create it by releasing the assignment "
+                f"first: nbgrader generate_assignment {self.assignment}"
+            )
+        with Gradebook(db_url, self.coursedir.course_id) as gb:
+            try:
+                gb.find_assignment(self.assignment)
+            except MissingEntry:
+                known = ", ".join(sorted(a.name for a in gb.assignments)) or "none"
+                raise GradeError(f"Unknown assignment {self.assignment!r}: the gradebook knows {known}.") from None
+
+    def submissions(self) -> list[str]:
+        pattern = self.coursedir.format_path(self.coursedir.submitted_directory, "*", self.assignment)
+        students = sorted(os.path.basename(os.path.dirname(path)) for path in glob.glob(pattern) if os.path.isdir(path))
+        return [s for s in students if not s.startswith(".")]
+
+    def is_complete(self, student: str) -> bool:
+        """Graded to the end, and not older than the submission."""
+        graded_dir = self.coursedir.format_path(self.coursedir.autograded_directory, student, self.assignment)
+        source_dir = self.coursedir.format_path(self.coursedir.submitted_directory, student, self.assignment)
+        names = [os.path.basename(p) for p in glob.glob(os.path.join(source_dir, "*.ipynb"))]
+        if not names:
+            return False
+        for name in names:
+            path = os.path.join(graded_dir, name)
+            try:
+                if not is_graded(nbformat.read(path, as_version=4)):
+                    return False
+            except Exception:  # noqa: BLE001 - missing or unreadable: not complete
+                return False
+        submitted = self.coursedir.get_existing_timestamp(source_dir)
+        graded = self.coursedir.get_existing_timestamp(graded_dir)
+        return not (submitted and graded and submitted > graded)
+
+    # -- grading -----------------------------------------------------------------------------
+    def grade_one(self, student: str) -> Outcome:
+        from nbgrader.coursedir import CourseDirectory
+
+        started = time.monotonic()
+        self.thread_log.take()
+        coursedir = CourseDirectory(parent=self.app)
+        coursedir.assignment_id, coursedir.student_id = self.assignment, student
+        error: BaseException | None = None
+        try:
+            _ConcurrentAutograde(coursedir=coursedir, parent=self.app, force=True).start()
+        except Exception as caught:  # noqa: BLE001 - nbgrader raises after logging why
+            error = caught
+        messages = self.thread_log.take()
+        seconds = time.monotonic() - started
+        if error is not None:
+            return Outcome(student, "failed", seconds, _failure_reason(messages, error))
+        return Outcome(student, "graded", seconds, notes=self._notes(student))
+
+    def _notes(self, student: str) -> list[str]:
+        graded_dir = self.coursedir.format_path(self.coursedir.autograded_directory, student, self.assignment)
+        notes = []
+        for path in sorted(glob.glob(os.path.join(graded_dir, "*.ipynb"))):
+            notes += nbformat.read(path, as_version=4).metadata.get("autograder", {}).get("notes", [])
+        return notes
+
+    def run(self, students: list[str] | None = None) -> Summary:
+        started = time.monotonic()
+        # nbgrader sets this around each autograding pass and deletes it afterwards; set for
+        # the whole run, concurrent passes cannot delete it from under each other.
+        os.environ["NBGRADER_EXECUTION"] = "autograde"
+        # Each converter changes into the course folder and back; starting there, "back" is
+        # the same folder for every thread.
+        here = os.getcwd()
+        os.chdir(self.course)
+        try:
+            return self._run(students, started)
+        finally:
+            os.chdir(here)
+
+    def _run(self, students: list[str] | None, started: float) -> Summary:
+        from .jail import shared_zygote
+
+        everyone = self.submissions()
+        if students:
+            unknown = sorted(set(students) - set(everyone))
+            if unknown:
+                raise GradeError(f"No submission of {self.assignment} from: {', '.join(unknown)}.")
+            everyone = [s for s in everyone if s in students]
+        if not everyone:
+            folder = self.coursedir.format_path(self.coursedir.submitted_directory, "<student>", self.assignment)
+            raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
+        todo = [s for s in everyone if self.force or not self.is_complete(s)]
+        outcomes = {s: Outcome(s, "skipped") for s in everyone if s not in todo}
+        progress = _Progress(len(todo), self.stream)
+        interrupted = False
+        if todo:
+            shared_zygote()  # start the warm server once, before the clock of the first notebook
+            pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(todo)))
+            futures = {pool.submit(self.grade_one, s): s for s in todo}
+            try:
+                for future in as_completed(futures):
+                    outcome = future.result()
+                    outcomes[outcome.student] = outcome
+                    progress.update(outcome)
+                    write_ledger(self.course, self.assignment, {outcome.student: {
+                        "status": outcome.status, "reason": outcome.reason,
+                        "seconds": round(outcome.seconds, 2), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+                    }})  # fmt: skip
+            except KeyboardInterrupt:
+                interrupted = True
+                for future in futures:
+                    future.cancel()
+                shared_zygote().close()  # stops every running kernel; their submissions stay ungraded
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+                progress.finish()
+        ordered = [outcomes[s] for s in everyone if s in outcomes]
+        return Summary(self.assignment, ordered, time.monotonic() - started, interrupted)
+
+
+def _concurrent_autograde():
+    from nbgrader.converters import Autograde
+    from nbgrader.converters.base import BaseConverter
+
+    class ConcurrentAutograde(Autograde):
+        """nbgrader's Autograde converter, minus its toggling of NBGRADER_EXECUTION (its
+        ``utils.setenv`` deletes the variable after each pass, which breaks a pass running in
+        another thread); ``Grader.run`` sets the variable once for the whole run instead."""
+
+        def convert_single_notebook(self, notebook_filename: str) -> None:
+            self._sanitizing = True
+            self._init_preprocessors()
+            BaseConverter.convert_single_notebook(self, notebook_filename)
+            notebook_filename = os.path.join(self.writer.build_directory, os.path.basename(notebook_filename))
+            self._sanitizing = False
+            self._init_preprocessors()
+            try:
+                BaseConverter.convert_single_notebook(self, notebook_filename)
+            finally:
+                self._sanitizing = True
+
+    return ConcurrentAutograde
+
+
+def _ConcurrentAutograde(**kwargs):  # noqa: N802 - builds the class on first use (nbgrader imports slowly)
+    return _concurrent_autograde()(**kwargs)
+
+
+class _Progress:
+    """One line on stderr: a bar, counts, time spent and an estimate of the time left."""
+
+    def __init__(self, total: int, stream) -> None:
+        self.total, self.stream = total, stream
+        self.done = self.failed = 0
+        self.started = time.monotonic()
+        self.live = hasattr(stream, "isatty") and stream.isatty()
+        self.draw()
+
+    def update(self, outcome: Outcome) -> None:
+        self.done += 1
+        self.failed += outcome.status == "failed"
+        self.draw(outcome)
+
+    def draw(self, outcome: Outcome | None = None) -> None:
+        if not self.total:
+            return
+        spent = time.monotonic() - self.started
+        left = spent / self.done * (self.total - self.done) if self.done else None
+        width = 30
+        filled = int(width * self.done / self.total)
+        bar = "#" * filled + "." * (width - filled)
+        eta = f"ETA {_clock(left)}" if left is not None else "ETA --:--"
+        line = f"[{bar}] {self.done}/{self.total} graded, {self.failed} failed, {_clock(spent)} spent, {eta}"
+        if self.live:
+            self.stream.write("\r" + line)
+        elif outcome is not None:
+            self.stream.write(f"{line}  ({outcome.student}: {outcome.status})\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.live and self.total:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"

@@ -1,0 +1,124 @@
+"""A jupyter_client kernel manager whose kernels are forked, sandboxed, from the warm server.
+
+nbclient (and so nbgrader's Execute preprocessor) drives kernels through a KernelManager and
+its provisioner.  ``SandboxProvisioner`` is a LocalProvisioner whose "process" is a forked job
+of the zygote instead of a new interpreter, and ``SandboxKernelManager`` always uses it,
+whatever kernel the notebook's metadata asks for.  Kernels listen on Unix sockets in their
+private folder: TCP on 127.0.0.1 does not cross the sandbox's empty network namespace.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import uuid
+
+from jupyter_client.kernelspec import KernelSpec
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
+from traitlets import Integer
+
+from .jail import JobProcess, KernelLimits, shared_zygote
+
+MAX_COPY_BYTES = 64 * 2**20  # files handed in beside a notebook that are copied into its folder
+
+
+def _copy_submission(source: str, target: str) -> None:
+    """Copy the files beside the notebook (never following links) into the kernel's folder."""
+    copied = 0
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        destination = os.path.join(target, os.path.relpath(folder, source))
+        os.makedirs(destination, exist_ok=True)
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            copied += os.path.getsize(path)
+            if copied > MAX_COPY_BYTES:
+                return
+            shutil.copyfile(path, os.path.join(destination, name))
+
+
+class SandboxProvisioner(LocalProvisioner):
+    """Launches the kernel as a job of the warm sandboxed server."""
+
+    async def launch_kernel(self, cmd: list[str], **kwargs):
+        km = self.parent
+        work_dir = os.path.join(km.job_dir, "work")
+        os.makedirs(work_dir, exist_ok=True)
+        cwd = kwargs.get("cwd")
+        if cwd and os.path.isdir(cwd):
+            _copy_submission(cwd, work_dir)
+        zygote = shared_zygote()
+        job = zygote.spawn(km.job_dir, work_dir, km.connection_file, km.limits())
+        self.process = JobProcess(zygote, job)
+        self.pid, self.pgid = job, None
+        self.cwd = work_dir
+        return self.connection_info
+
+    async def cleanup(self, restart: bool = False) -> None:
+        await super().cleanup(restart)
+        km = self.parent
+        if not restart and km is not None and km.job_dir:
+            shutil.rmtree(km.job_dir, ignore_errors=True)
+
+
+class SandboxKernelManager(AsyncKernelManager):
+    """Every kernel is a sandboxed Python kernel, whatever the notebook's kernelspec says."""
+
+    memory_limit_mb = Integer(
+        KernelLimits.memory_bytes // 2**20,
+        help="Memory (MiB) that all of one notebook's processes may use together.",
+    ).tag(config=True)
+    max_processes = Integer(KernelLimits.max_processes, help="Processes and threads one notebook may run at once.").tag(
+        config=True
+    )
+    file_size_limit_mb = Integer(
+        KernelLimits.file_size_bytes // 2**20, help="Size (MiB) that any file a notebook writes may reach."
+    ).tag(config=True)
+
+    job_dir = ""
+
+    def limits(self) -> KernelLimits:
+        return KernelLimits(
+            memory_bytes=self.memory_limit_mb * 2**20,
+            max_processes=self.max_processes,
+            file_size_bytes=self.file_size_limit_mb * 2**20,
+        )
+
+    @property
+    def kernel_spec(self) -> KernelSpec:
+        return KernelSpec(
+            argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            display_name="Python 3 (autograder sandbox)",
+            language="python",
+            interrupt_mode="signal",
+            metadata={},
+        )
+
+    async def _async_pre_start_kernel(self, **kw):
+        self.kernel_name = "python3"
+        if not self.job_dir:
+            zygote = shared_zygote()
+            self.job_dir = zygote.new_job_dir()
+            self.transport = "ipc"
+            self.ip = os.path.join(self.job_dir, "k")
+            self.connection_file = os.path.join(self.job_dir, "kernel.json")
+        self.kernel_id = self.kernel_id or str(uuid.uuid4())
+        if self.provisioner is None:
+            self.provisioner = SandboxProvisioner(kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self)
+        return await super()._async_pre_start_kernel(**kw)
+
+    pre_start_kernel = _async_pre_start_kernel
+
+    def stop_reason(self) -> str:
+        process = getattr(self.provisioner, "process", None)
+        return process.describe_end() if isinstance(process, JobProcess) else "the kernel stopped"
+
+    def kill_for(self, reason: str) -> None:
+        """Stop the kernel at once (and every process it started) for the given reason."""
+        process = getattr(self.provisioner, "process", None)
+        if isinstance(process, JobProcess):
+            process.kill(reason)

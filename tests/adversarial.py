@@ -1,0 +1,225 @@
+"""Hostile and broken lesson 3 submissions, one per case the grader must survive.
+
+Each case is a function of (release notebook, correct answers, paths) that writes a
+submission folder and returns what grading must record: the expected score and a phrase the
+grading notes (or the graded cells) must contain.  Nasty code goes into the answer cell of
+``train_accumulated``, after a correct definition, so the quiz and ``train_step`` tests that
+come before it are still graded normally.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass
+
+from tests.course_copy import answered, grade_id, write
+
+LESSON = "lesson3_zeroing_grad"
+NASTY_CELL = "train_accumulated"
+
+
+@dataclass
+class Case:
+    student: str
+    expect_score: str  # "full", "before" (points of tests before NASTY_CELL) or "zero"
+    expect_text: str  # a regular expression found in the grading notes or the graded outputs
+    build: object  # (release, answers, ctx) -> None
+
+
+@dataclass
+class Context:
+    course: str  # absolute path of the course, which the student code must not reach
+    canary: str  # a file outside the course that must survive
+
+    def path(self, student: str) -> str:
+        return os.path.join(self.course, "submitted", student, LESSON, f"{LESSON}.ipynb")
+
+
+def _with_nasty(code: str):
+    def build(release, answers, ctx, student):
+        nasty = {
+            **answers,
+            NASTY_CELL: answers[NASTY_CELL] + "\n\n" + code.format(course=ctx.course, canary=ctx.canary),
+        }
+        write(ctx.path(student), answered(release, nasty))
+
+    return build
+
+
+def _edited(change):
+    def build(release, answers, ctx, student):
+        nb = answered(release, answers)
+        change(nb)
+        write(ctx.path(student), nb)
+
+    return build
+
+
+def _index(nb, gid):
+    return next(i for i, c in enumerate(nb["cells"]) if grade_id(c) == gid)
+
+
+def _delete_tests(nb):
+    nb["cells"] = [c for c in nb["cells"] if not (grade_id(c) or "").startswith("test_train_step")]
+
+
+def _edit_tests(nb):
+    nb["cells"][_index(nb, "test_train_step")]["source"] = "pass  # trust me"
+    nb["cells"][_index(nb, "test_manual_sgd_step")]["source"] = "print('all good')"
+
+
+def _duplicate_tests(nb):
+    i = _index(nb, "test_train_step")
+    nb["cells"].insert(i + 1, copy.deepcopy(nb["cells"][i]))
+    j = _index(nb, "test_quiz_q1")
+    nb["cells"].insert(j, copy.deepcopy(nb["cells"][j]))
+
+
+def _reorder_tests(nb):
+    i = _index(nb, "test_train_step")
+    cell = nb["cells"].pop(i)
+    nb["cells"].insert(_index(nb, "train_step"), cell)  # the test now comes before the answer
+
+
+def _strip_metadata(nb):
+    for cell in nb["cells"]:
+        cell.get("metadata", {}).pop("nbgrader", None)
+
+
+def _change_metadata(nb):
+    i = _index(nb, "test_train_step")
+    nb["cells"][i]["metadata"]["nbgrader"]["points"] = 100
+    j = _index(nb, "test_manual_sgd_step")
+    nb["cells"][j]["metadata"]["nbgrader"]["grade"] = False
+    nb["cells"][j]["metadata"]["nbgrader"]["locked"] = False
+
+
+def _other_kernel(nb):
+    nb["metadata"]["kernelspec"] = {"name": "bash", "display_name": "Bash", "language": "bash"}
+
+
+def _invalid_json(release, answers, ctx, student):
+    path = ctx.path(student)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = json.dumps(answered(release, answers))
+    with open(path, "w") as f:
+        f.write(text[: len(text) // 2])  # cut in half, as an interrupted upload would
+
+
+def _files_beside(release, answers, ctx, student):
+    write(ctx.path(student), answered(release, answers))
+    folder = os.path.dirname(ctx.path(student))
+    hijack = f"import os, shutil\nshutil.rmtree({ctx.course!r}, ignore_errors=True)\nprint('HIJACKED')\n"
+    for name in ("torch.py", "sitecustomize.py", "numpy.py", "autograder.py"):
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(hijack + "raise SystemExit('HIJACKED')\n")
+
+
+WARNS = """
+import sys, warnings
+_correct_train_step = train_step
+def train_step(model, optimizer, loss_fn, x, y):
+    warnings.warn("this is only a warning", UserWarning)
+    print("a note on stderr", file=sys.stderr)
+    return _correct_train_step(model, optimizer, loss_fn, x, y)
+warnings.warn("a warning at the top level")
+print("top-level stderr", file=sys.stderr)
+"""
+
+DELETE = """
+import os, shutil
+for target in ['../../../gradebook.db', {course!r} + '/gradebook.db', {canary!r}]:
+    try:
+        os.remove(target)
+    except Exception as error:
+        print('could not delete:', type(error).__name__)
+for folder in [{course!r}, '../..', '/work', '/root', '/home']:
+    shutil.rmtree(folder, ignore_errors=True)
+try:
+    open({course!r} + '/notebooks/evil.txt', 'w')
+except Exception as error:
+    print('could not write:', type(error).__name__)
+"""
+
+READ = """
+import glob
+for target in [{course!r} + '/gradebook.db', '../../../gradebook.db',
+               {course!r} + '/notebooks/lesson3_zeroing_grad/lesson3_zeroing_grad.ipynb']:
+    try:
+        print(open(target, errors='replace').read()[:5000])
+    except Exception as error:
+        print('could not read:', type(error).__name__)
+found = [p for top in ('/work', '/var', '/root', '/home', '/tmp', '/srv', '/opt', '/mnt')
+         for p in glob.glob(top + '/**/gradebook.db', recursive=True)]
+print('found:', found[:3])
+"""
+
+CASES = [
+    Case("loop_forever", "before", "this cell ran longer than its limit", _with_nasty("while True:\n    pass")),
+    Case(
+        "swallow_interrupt",
+        "before",
+        "this cell ran longer than its limit",
+        _with_nasty(
+            "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n    except KeyboardInterrupt:\n        pass"
+        ),
+    ),
+    Case(
+        "memory_one_process",
+        "full",
+        "MemoryError",
+        _with_nasty(
+            "hoard = []\ntry:\n    while True:\n        hoard.append(b'x' * 2**28)\n"
+            "except MemoryError:\n    hoard = None\n    raise"
+        ),
+    ),
+    Case(
+        "memory_many_processes",
+        "before",
+        "memory",
+        _with_nasty(
+            "import os, time\nfor _ in range(6):\n    if os.fork() == 0:\n        block = b'x' * (700 * 2**20)\n"
+            "        time.sleep(60)\n        os._exit(0)\ntime.sleep(60)"
+        ),
+    ),
+    Case(
+        "fork_bomb",
+        "before",
+        "this cell ran longer than its limit",
+        _with_nasty("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
+    ),
+    Case("os_exit", "before", "exited with code 3", _with_nasty("import os\nos._exit(3)")),
+    Case("segfault", "before", "segmentation fault", _with_nasty("import ctypes\nctypes.string_at(0)")),
+    Case("delete_files", "full", "could not delete: (FileNotFoundError|PermissionError)", _with_nasty(DELETE)),
+    Case("read_secrets", "full", "could not read", _with_nasty(READ)),
+    Case(
+        "print_gigabyte",
+        "before",
+        "printed more than",
+        _with_nasty("import sys\nfor _ in range(1024):\n    sys.stdout.write('x' * 2**20)"),
+    ),
+    Case("tests_deleted", "full", "was missing; the original was put back", _edited(_delete_tests)),
+    Case("tests_edited", "full", "had been edited; the original was put back", _edited(_edit_tests)),
+    Case("tests_duplicated", "full", "A duplicate of cell", _edited(_duplicate_tests)),
+    Case("tests_reordered", "full", "graded in the handed-out order", _edited(_reorder_tests)),
+    Case("metadata_stripped", "full", "had lost its grading metadata", _edited(_strip_metadata)),
+    Case("metadata_changed", "full", "", _edited(_change_metadata)),
+    Case("other_kernelspec", "full", "", _edited(_other_kernel)),
+    Case("invalid_json", "zero", "not a readable notebook", _invalid_json),
+    Case("files_beside", "full", "", _files_beside),
+    Case("warnings_on_stderr", "full", "", _with_nasty(WARNS)),
+]
+
+
+def build_all(release: dict, answers: dict, ctx: Context) -> None:
+    for case in CASES:
+        case.build(release, answers, ctx, case.student)
+
+
+def points_before(release: dict, source_points: dict[str, float], cell: str = NASTY_CELL) -> float:
+    """Points of the test cells that come before ``cell`` in the released notebook."""
+    ids = [grade_id(c) for c in release["cells"]]
+    before = set(ids[: ids.index(cell)])
+    return sum(p for g, p in source_points.items() if g in before)

@@ -1,0 +1,114 @@
+"""RestoreStructure: a submission is graded on the notebook that was handed out."""
+
+import copy
+
+from nbformat.v4 import new_code_cell, new_markdown_cell
+
+from autograder.grading.structure import restore_cells
+
+
+def graded(gid, source, points=1, solution=False, cell=new_code_cell):
+    c = cell(source)
+    c.metadata["nbgrader"] = {"grade_id": gid, "grade": not solution or points > 0, "solution": solution,
+                              "locked": not solution, "points": points}  # fmt: skip
+    return c
+
+
+def released():
+    return [
+        new_markdown_cell("# Lesson"),
+        new_code_cell("import torch"),
+        new_markdown_cell("Write f."),
+        graded("f", "# YOUR CODE HERE\nraise NotImplementedError()", points=0, solution=True),
+        graded("test_f", "check(f)"),
+        new_markdown_cell("Write g."),
+        graded("g", "# YOUR CODE HERE\nraise NotImplementedError()", points=0, solution=True),
+        graded("test_g", "check(g)"),
+    ]
+
+
+def answered(cells, **answers):
+    cells = copy.deepcopy(cells)
+    for cell in cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in answers:
+            cell.source = answers[gid]
+    return cells
+
+
+def sources(cells):
+    return [c.source for c in cells]
+
+
+def test_an_untouched_submission_comes_back_as_it_was():
+    submitted = answered(released(), f="def f(): return 1", g="def g(): return 2")
+    cells, notes = restore_cells(released(), submitted)
+    assert sources(cells) == sources(submitted) and notes == []
+
+
+def test_edited_and_deleted_tests_are_put_back_and_noted():
+    submitted = answered(released(), f="def f(): return 1")
+    submitted[4].source = "pass"
+    del submitted[7]
+    cells, notes = restore_cells(released(), submitted)
+    assert cells[4].source == "check(f)" and cells[7].source == "check(g)"
+    assert any("'test_f' had been edited" in n for n in notes)
+    assert any("'test_g' was missing" in n for n in notes)
+
+
+def test_a_duplicated_test_runs_once_and_a_duplicated_answer_stays_as_code():
+    submitted = answered(released(), f="def f(): return 1")
+    submitted.insert(5, copy.deepcopy(submitted[4]))
+    submitted.insert(4, copy.deepcopy(submitted[3]))
+    cells, notes = restore_cells(released(), submitted)
+    assert sources(cells).count("check(f)") == 1
+    assert sources(cells).count("def f(): return 1") == 2
+    assert [c for c in cells if c.source == "def f(): return 1"][1].metadata.get("nbgrader") is None
+    assert sum("A duplicate of cell" in n for n in notes) == 2
+
+
+def test_a_test_moved_above_its_answer_is_graded_in_the_handed_out_order():
+    submitted = answered(released(), f="def f(): return 1")
+    test = submitted.pop(4)
+    submitted.insert(3, test)
+    cells, notes = restore_cells(released(), submitted)
+    assert sources(cells)[3:5] == ["def f(): return 1", "check(f)"]
+    assert any("handed-out order" in n for n in notes)
+
+
+def test_answers_that_lost_their_metadata_are_found_by_position():
+    submitted = answered(released(), f="def f(): return 1", g="def g(): return 2")
+    for cell in submitted:
+        cell.metadata.pop("nbgrader", None)
+        cell.pop("id", None)
+    cells, notes = restore_cells(released(), submitted)
+    assert cells[3].source == "def f(): return 1" and cells[6].source == "def g(): return 2"
+    assert cells[3].metadata["nbgrader"]["grade_id"] == "f"
+    assert any("'f' had lost its grading metadata" in n for n in notes)
+
+
+def test_cells_a_student_added_stay_after_the_cell_they_followed():
+    submitted = answered(released(), f="def f(): return helper()")
+    submitted.insert(3, new_code_cell("def helper(): return 1"))
+    submitted.insert(0, new_code_cell("print('first')"))
+    cells, notes = restore_cells(released(), submitted)
+    assert sources(cells)[0] == "print('first')"
+    assert sources(cells).index("def helper(): return 1") < sources(cells).index("def f(): return helper()")
+    assert notes == []
+
+
+def test_a_cell_claiming_an_unknown_grade_id_loses_the_claim():
+    submitted = answered(released(), f="def f(): return 1")
+    submitted.append(graded("test_bonus", "print('free points')", points=50))
+    cells, notes = restore_cells(released(), submitted)
+    assert cells[-1].source == "print('free points')" and "nbgrader" not in cells[-1].metadata
+    assert any("'test_bonus' is not part of the assignment" in n for n in notes)
+
+
+def test_a_missing_answer_is_graded_as_unanswered():
+    submitted = [
+        c for c in answered(released(), f="def f(): return 1") if c.metadata.get("nbgrader", {}).get("grade_id") != "g"
+    ]
+    cells, notes = restore_cells(released(), submitted)
+    assert cells[6].source.startswith("# YOUR CODE HERE")
+    assert any("answer cell 'g' was missing" in n for n in notes)

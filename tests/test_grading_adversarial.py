@@ -1,0 +1,149 @@
+"""Every hostile or broken submission gets a grade and a recorded reason, through both plain
+`nbgrader autograde` and `python -m autograder grade`, and nothing else is touched."""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from tests.adversarial import CASES, LESSON, Context, build_all, points_before
+from tests.conftest import requires_bwrap
+from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
+
+pytestmark = requires_bwrap
+
+# Short limits, so that the cases that hang cost seconds, not minutes.
+LIMITS = """
+c.ExecutePreprocessor.timeout = 10
+c.SandboxedExecute.notebook_timeout = 120
+"""
+PATHS = ("nbgrader", "grade")
+
+
+def _tree_digest(folder: str) -> dict[str, str]:
+    found = {}
+    for base, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(base, name)
+            with open(path, "rb") as f:
+                found[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
+    return found
+
+
+def _guarded(course: str) -> dict:
+    return {part: _tree_digest(os.path.join(course, part)) for part in ("notebooks", "release", "submitted")}
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory):
+    """One class of hostile submissions, graded once by each path (in two copies of the course)."""
+    first = make_course(str(tmp_path_factory.mktemp("hostile-nbgrader")))
+    with open(os.path.join(first, "nbgrader_config.py"), "a") as f:
+        f.write(LIMITS)
+    nbgrader(first, "generate_assignment", LESSON)
+    source = read(os.path.join(first, "notebooks", LESSON, f"{LESSON}.ipynb"))
+    release = read(os.path.join(first, "release", LESSON, f"{LESSON}.ipynb"))
+    good = solutions(source)
+    second = str(tmp_path_factory.mktemp("hostile-grade"))
+    shutil.rmtree(second)
+    shutil.copytree(first, second)
+    courses = {}
+    for path, course in zip(PATHS, (first, second)):
+        canary = os.path.join(str(tmp_path_factory.mktemp("canary")), "canary.txt")
+        with open(canary, "w") as f:
+            f.write("still here")
+        build_all(release, good, Context(course, canary))
+        write(os.path.join(course, "submitted", "alice", LESSON, f"{LESSON}.ipynb"), answered(release, good))
+        before = _guarded(course)
+        if path == "nbgrader":
+            run = subprocess.run(["nbgrader", "autograde", LESSON], cwd=course, capture_output=True, text=True,
+                                 timeout=1800)  # fmt: skip
+        else:
+            run = subprocess.run([sys.executable, "-m", "autograder", "grade", LESSON, "--jobs", "2"], cwd=course,
+                                 capture_output=True, text=True, timeout=1800)  # fmt: skip
+        courses[path] = {"course": course, "run": run, "before": before, "after": _guarded(course),
+                         "canary": canary, "source": source, "release": release}  # fmt: skip
+    return courses
+
+
+def _score(course: str, student: str) -> float:
+    with Gradebook(f"sqlite:///{os.path.join(course, 'gradebook.db')}") as gb:
+        return gb.find_submission(LESSON, student).score
+
+
+def _graded_text(course: str, student: str) -> str:
+    nb = nbformat.read(os.path.join(course, "autograded", student, LESSON, f"{LESSON}.ipynb"), as_version=4)
+    parts = list(nb.metadata.get("autograder", {}).get("notes", []))
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            parts += [
+                output.get("text", ""),
+                output.get("evalue", ""),
+                str(output.get("data", {}).get("text/plain", "")),
+            ]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_whole_class_is_graded_and_the_run_ends_cleanly(classes, path):
+    run = classes[path]["run"]
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    course = classes[path]["course"]
+    for case in CASES:
+        assert os.path.isfile(os.path.join(course, "autograded", case.student, LESSON, f"{LESSON}.ipynb")), case.student
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("case", CASES, ids=[c.student for c in CASES])
+def test_each_case_gets_its_grade_and_its_reason(classes, path, case):
+    course, source, release = classes[path]["course"], classes[path]["source"], classes[path]["release"]
+    full = points(source)
+    expected = {"full": sum(full.values()), "zero": 0.0, "before": points_before(release, full)}[case.expect_score]
+    assert _score(course, case.student) == expected
+    if case.expect_text:
+        assert re.search(case.expect_text, _graded_text(course, case.student)), case.expect_text
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_student_code_touches_nothing_outside_its_own_copy(classes, path):
+    info = classes[path]
+    assert info["after"] == info["before"]
+    with open(info["canary"]) as f:
+        assert f.read() == "still here"
+    for case in CASES:
+        _score(info["course"], case.student)  # every grade is still in the gradebook
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_code_beside_the_notebook_and_secrets_stay_out_of_reach(classes, path):
+    course = classes[path]["course"]
+    assert "HIJACKED" not in _graded_text(course, "files_beside")
+    stolen = _graded_text(course, "read_secrets")
+    assert "SQLite format" not in stolen and "BEGIN HIDDEN TESTS" not in stolen
+    assert "found: []" in stolen
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_flood_of_output_is_cut_short(classes, path):
+    graded = os.path.join(classes[path]["course"], "autograded", "print_gigabyte", LESSON, f"{LESSON}.ipynb")
+    assert os.path.getsize(graded) < 24 * 2**20
+
+
+def test_both_paths_give_every_student_the_same_score(classes):
+    students = [c.student for c in CASES] + ["alice"]
+    scores = {path: {s: _score(classes[path]["course"], s) for s in students} for path in PATHS}
+    assert scores["nbgrader"] == scores["grade"]
+
+
+def test_a_rerun_of_grade_skips_what_is_graded(classes):
+    course = classes["grade"]["course"]
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", LESSON, "--student", "alice"], cwd=course,
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "0 graded, 1 already graded (skipped)" in run.stdout

@@ -1,0 +1,120 @@
+"""`python -m autograder grade` and `report`: a small class end to end, and bad arguments."""
+
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import requires_bwrap
+from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
+
+LESSON = "lesson3_zeroing_grad"
+NEVER_CLEARS = """def train_step(model, optimizer, loss_fn, x, y):
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
+
+
+def autograder(course: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=course, capture_output=True, text=True,
+                          timeout=timeout)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory):
+    course = make_course(str(tmp_path_factory.mktemp("small-class")))
+    nbgrader(course, "generate_assignment", LESSON)
+    source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
+    release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
+    good = solutions(source)
+    folder = os.path.join(course, "submitted", "{}", LESSON)
+    write(os.path.join(folder.format("alice"), f"{LESSON}.ipynb"), answered(release, good))
+    write(
+        os.path.join(folder.format("bob"), f"{LESSON}.ipynb"), answered(release, {**good, "train_step": NEVER_CLEARS})
+    )
+    write(os.path.join(folder.format("erin"), f"{LESSON}.ipynb"), release)
+    # frank renamed his notebook: nbgrader cannot match it to the assignment
+    write(os.path.join(folder.format("frank"), "Untitled.ipynb"), answered(release, good))
+    run = autograder(course, "grade", LESSON, "--jobs", "2")
+    report = autograder(course, "report", LESSON)
+    return {"course": course, "grade": run, "report": report}
+
+
+@requires_bwrap
+def test_grade_grades_the_class_and_names_the_submission_it_could_not_grade(small_class):
+    run = small_class["grade"]
+    assert run.returncode == 1  # one submission failed
+    assert "3 graded, 0 already graded (skipped), 1 failed" in run.stdout
+    assert re.search(r"failed: frank: .*Untitled", run.stdout), run.stdout
+    assert "ETA" in run.stderr  # the progress line
+
+
+@requires_bwrap
+def test_the_report_is_one_self_contained_page_and_a_csv(small_class):
+    course = small_class["course"]
+    assert small_class["report"].returncode == 0, small_class["report"].stderr
+    html = open(os.path.join(course, "reports", f"{LESSON}.html"), encoding="utf-8").read()
+    assert html.count("data:image/png;base64,") >= 2 + 3  # scores, pass rates, one chart per exercise
+    assert not re.search(r"""(src|href)=["']https?://""", html)  # nothing fetched from elsewhere
+    for text in ("never_clears", "train_step", "Pass rate", "frank", "Untitled"):
+        assert text in html, text
+    with open(os.path.join(course, "reports", f"{LESSON}.csv"), newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert set(rows) == {"alice", "bob", "erin", "frank"}
+    assert rows["alice"]["train_step"] == "ok" and rows["alice"]["status"] == "graded"
+    assert float(rows["alice"]["score"]) == float(rows["alice"]["max_score"])
+    assert rows["bob"]["train_step"] == "never_clears" and rows["bob"]["train_accumulated"] == "ok"
+    assert rows["erin"]["manual_sgd_step"] == "NotYet" or rows["erin"]["manual_sgd_step"] != "ok"
+    assert rows["frank"]["status"] == "failed" and "Untitled" in rows["frank"]["reason"]
+
+
+@pytest.fixture(scope="module")
+def empty_course(tmp_path_factory):
+    course = make_course(str(tmp_path_factory.mktemp("empty-class")))
+    nbgrader(course, "generate_assignment", LESSON)
+    return course
+
+
+@pytest.mark.parametrize("command", ["grade", "report"])
+def test_an_unknown_assignment_is_refused_with_the_known_ones(empty_course, command):
+    run = autograder(empty_course, command, "lesson9_nothing")
+    assert run.returncode == 2
+    assert "Unknown assignment 'lesson9_nothing'" in run.stderr and LESSON in run.stderr
+
+
+@pytest.mark.parametrize("command", ["grade", "report"])
+def test_no_submissions_is_said_plainly(empty_course, command):
+    run = autograder(empty_course, command, LESSON)
+    assert run.returncode == 2
+    assert f"No submissions of {LESSON}" in run.stderr
+
+
+@pytest.mark.parametrize("command", ["grade", "report"])
+def test_a_missing_gradebook_says_how_to_make_one(tmp_path, empty_course, command):
+    course = str(tmp_path / "no-gradebook")
+    shutil.copytree(empty_course, course)
+    os.remove(os.path.join(course, "gradebook.db"))
+    run = autograder(course, command, LESSON)
+    assert run.returncode == 2
+    assert "No gradebook" in run.stderr and "nbgrader generate_assignment" in run.stderr
+    assert not os.path.exists(os.path.join(course, "gradebook.db"))  # and none was made up
+
+
+def test_a_folder_that_is_not_a_course_is_refused(tmp_path):
+    run = autograder(str(tmp_path), "grade", LESSON)
+    assert run.returncode == 2 and "has no nbgrader_config.py" in run.stderr
+
+
+def test_bad_options_are_refused(empty_course):
+    run = autograder(empty_course, "grade", LESSON, "--jobs", "-1")
+    assert run.returncode == 2 and "--jobs" in run.stderr
+    run = autograder(empty_course, "grade", LESSON, "--student", "nobody")
+    assert run.returncode == 2 and "nobody" in run.stderr
+    run = autograder(empty_course, "grade")
+    assert run.returncode == 2
