@@ -63,7 +63,7 @@ c.SandboxedExecute.notebook_timeout = 600
 c.SandboxedExecute.output_limit_bytes = 8 * 2**20
 # Memory of all of one notebook's processes together, processes and threads, largest file.
 c.SandboxKernelManager.memory_limit_mb = 2048
-c.SandboxKernelManager.max_processes = 256
+c.SandboxKernelManager.max_processes = 128
 c.SandboxKernelManager.file_size_limit_mb = 64
 
 # Feedback shows the diagnosis printed by each check, never the code of hidden tests.

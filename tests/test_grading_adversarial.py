@@ -84,6 +84,7 @@ def _graded_text(course: str, student: str) -> str:
         for output in cell.get("outputs", []):
             parts += [
                 output.get("text", ""),
+                output.get("ename", ""),
                 output.get("evalue", ""),
                 str(output.get("data", {}).get("text/plain", "")),
             ]
@@ -126,7 +127,7 @@ def test_code_beside_the_notebook_and_secrets_stay_out_of_reach(classes, path):
     assert "HIJACKED" not in _graded_text(course, "files_beside")
     stolen = _graded_text(course, "read_secrets")
     assert "SQLite format" not in stolen and "BEGIN HIDDEN TESTS" not in stolen
-    assert "found: []" in stolen
+    assert "found:" in stolen and course not in stolen
 
 
 @pytest.mark.parametrize("path", PATHS)

@@ -4,6 +4,7 @@ autograde simulated submissions, generate_feedback and export."""
 import csv
 import glob
 import os
+import re
 
 import pytest
 from nbgrader.api import Gradebook
@@ -171,6 +172,21 @@ def test_feedback_shows_the_diagnosis(course, graded):
     [html] = glob.glob(os.path.join(course, "feedback", "carol", LESSON, "*.html"))
     text = open(html, encoding="utf-8").read()
     assert "never_clears" in text and "loss_not_scaled" in text and "no_clear" in text
+
+
+def test_feedback_hides_the_code_of_hidden_tests(course, graded):
+    import html as html_module
+
+    visible = {line.strip() for c in _release(course, LESSON)["cells"] for line in "".join(c["source"]).splitlines()}
+    hidden = _hidden_lines(_source(course, LESSON)) - visible
+    assert hidden, "lesson 3 has hidden tests"
+    nbgrader(course, "generate_feedback", LESSON, "--force")
+    for student in ("alice", "bob", "carol"):
+        [page] = glob.glob(os.path.join(course, "feedback", student, LESSON, "*.html"))
+        text = html_module.unescape(re.sub(r"<[^>]+>", "", open(page, encoding="utf-8").read()))
+        assert "hidden tests ran here" in text
+        for line in hidden:
+            assert line not in text, (student, line)
 
 
 def test_export_writes_every_student_grade(course, graded):

@@ -10,6 +10,11 @@ with the next notebook.
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
+import tempfile
+import threading
 import time
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -18,7 +23,8 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
 from .kernel import SandboxKernelManager
-from .notes import add_note
+from .notes import NOTE_CELL_TAG, add_note
+from .structure import released_notebook
 
 STOPPED = "KernelStopped"
 NOT_RUN = "NotRun"
@@ -52,10 +58,21 @@ class SandboxedExecute(Execute):
         "correct answer that warns keeps its points.  Tests fail by raising, not by writing to stderr.",
     ).tag(config=True)
 
+    warm_start = Bool(
+        True,
+        help="Start each kernel after the cells every submission shares (the handed-out cells "
+        "before the first graded cell), forked from a server that ran them once; their outputs "
+        "come from one reference run. Off: every kernel runs every cell.",
+    ).tag(config=True)
+
     def __init__(self, *args, **kwargs):
         # nbgrader's Execute passes AsyncKernelManager explicitly; ours goes first.
         kwargs.setdefault("kernel_manager_class", SandboxKernelManager)
         super().__init__(*args, **kwargs)
+        # A timeout stops the kernel, never just interrupts it: an interrupt can be swallowed,
+        # and the cells after a swallowed one would each wait out their own timeout.
+        self.interrupt_on_timeout = False
+        self.error_on_timeout = {}
 
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = ""
@@ -63,14 +80,51 @@ class SandboxedExecute(Execute):
         self._cell_timeout = self.timeout
         self._deadline = time.monotonic() + self.notebook_timeout
         self._resources = resources if resources is not None else {}
+        self._shared, self._shared_outputs, self._template = range(0), [], None
+        if self.warm_start and issubclass(self.kernel_manager_class, SandboxKernelManager):
+            self._plan_warm_start(nb, self._resources)
         try:
             return super().preprocess(nb, resources, km)
         finally:
             self.timeout = self._cell_timeout
 
+    # -- the cells every submission shares ------------------------------------------------
+    def _plan_warm_start(self, nb, resources) -> None:
+        released = released_notebook(self.config, resources)
+        if released is None:
+            return
+        shared = []
+        for cell in released.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade") or meta.get("solution") or meta.get("task"):
+                break
+            shared.append(cell)
+        start = 1 if nb.cells and NOTE_CELL_TAG in nb.cells[0].metadata.get("tags", []) else 0
+        mine = nb.cells[start : start + len(shared)]
+        if not any(c.cell_type == "code" for c in shared) or len(mine) < len(shared):
+            return
+        if any((a.cell_type, a.source) != (b.cell_type, b.source) for a, b in zip(mine, shared)):
+            return  # the student added or changed a cell among them: run everything
+        outputs = reference_outputs(shared, self._cell_timeout)
+        if outputs is None:
+            return
+        self._shared = range(start, start + len(shared))
+        self._shared_outputs = outputs
+        self._template = [c.source for c in shared if c.cell_type == "code"]
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        if self._template and isinstance(km, SandboxKernelManager):
+            km.template = self._template
+        return km
+
     # -- one cell --------------------------------------------------------------------------
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or not cell.source.strip():
+            return cell, resources
+        if index in self._shared and not self._stopped and self.km.started_from_template():
+            # The kernel already holds this cell's results; its outputs are the reference run's.
+            cell.outputs, cell.execution_count = copy.deepcopy(self._shared_outputs[index - self._shared.start])
             return cell, resources
         if self._stopped:
             cell.outputs = [error_output(NOT_RUN, f"This cell did not run: {self._stopped}")]
@@ -129,6 +183,38 @@ class SandboxedExecute(Execute):
                     self.km.kill_for(self._too_much_output())
                 return None  # dropped: the cell already holds more than its share
         return super().process_message(msg, cell, cell_index)
+
+
+_reference: dict[str, list | None] = {}
+_reference_lock = threading.Lock()
+
+
+def reference_outputs(cells: list, timeout: int) -> list | None:
+    """Each shared cell's (outputs, execution count), from running them once in a plain
+    sandboxed kernel; None if any of them fails or writes to stderr (then nothing is shared)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    key = hashlib.sha256(json.dumps([(c.cell_type, c.source) for c in cells]).encode()).hexdigest()
+    with _reference_lock:
+        if key not in _reference:
+            nb = nbformat.v4.new_notebook(cells=[copy.deepcopy(c) for c in cells])
+            for cell in nb.cells:
+                if cell.cell_type == "code":
+                    cell.outputs, cell.execution_count = [], None
+            with tempfile.TemporaryDirectory() as folder:
+                try:
+                    NotebookClient(nb, kernel_manager_class=SandboxKernelManager, timeout=timeout,
+                                   allow_errors=True, resources={"metadata": {"path": folder}}).execute()  # fmt: skip
+                except Exception:  # noqa: BLE001 - no warm start, then; grading goes on
+                    _reference[key] = None
+                    return None
+            clean = all(
+                o.get("output_type") != "error" and o.get("name") != "stderr"
+                for c in nb.cells if c.cell_type == "code" for o in c.outputs
+            )  # fmt: skip
+            _reference[key] = [(c.get("outputs", []), c.get("execution_count")) for c in nb.cells] if clean else None
+        return _reference[key]
 
 
 def _stderr_as_stdout(cell) -> None:

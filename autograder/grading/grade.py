@@ -72,27 +72,34 @@ class _ThreadLog(logging.Handler):
     """Keeps each thread's nbgrader error messages, to say why a submission failed."""
 
     def __init__(self) -> None:
-        super().__init__(logging.ERROR)
+        super().__init__(logging.WARNING)
         self.messages: dict[int, list[str]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.setdefault(threading.get_ident(), []).append(record.getMessage())
+        self.messages.setdefault(threading.get_ident(), []).append((record.levelno, record.getMessage()))
 
     def take(self) -> list[str]:
         return self.messages.pop(threading.get_ident(), [])
 
 
-def _failure_reason(messages: list[str], error: BaseException | None) -> str:
-    useful = [m for m in messages if not m.startswith(("There was an error processing", "Please see"))]
-    text = useful[-1] if useful else (f"{type(error).__name__}: {error}" if error else "unknown error")
+def _failure_reason(messages: list[tuple[int, str]], error: BaseException | None) -> str:
+    errors = [m for level, m in messages if level >= logging.ERROR
+              and not m.startswith(("There was an error processing", "Please see"))]  # fmt: skip
+    text = errors[-1] if errors else (f"{type(error).__name__}: {error}" if error else "unknown error")
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][:300] if lines else text[:300]
+    reason = lines[-1][:300] if lines else text[:300]
+    # nbgrader only warns about the cause of its most common failure: a renamed notebook.
+    skipped = [m.split(": ", 1)[-1] for level, m in messages if m.startswith("Skipping unknown notebook")]
+    if skipped:
+        names = ", ".join(os.path.basename(path) for path in skipped)
+        reason = f"{reason} (the submission's notebook {names} is not one of the assignment's notebooks)"
+    return reason
 
 
 class Grader:
     """Grades one assignment's submissions with nbgrader's Autograde converter."""
 
-    def __init__(self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None):
+    def __init__(self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None, warm=True):
         from nbgrader.apps import AutogradeApp
 
         self.course = os.path.abspath(course)
@@ -102,6 +109,8 @@ class Grader:
         self.jobs = jobs or os.cpu_count() or 1
         self.force = force
         self.stream = stream if stream is not None else sys.stderr
+        if warm:
+            threading.Thread(target=_warm_up, daemon=True).start()  # imports torch while nbgrader loads
         here = os.getcwd()
         os.chdir(self.course)
         try:
@@ -235,6 +244,15 @@ class Grader:
                 progress.finish()
         ordered = [outcomes[s] for s in everyone if s in outcomes]
         return Summary(self.assignment, ordered, time.monotonic() - started, interrupted)
+
+
+def _warm_up() -> None:
+    from .jail import SandboxError, shared_zygote
+
+    try:
+        shared_zygote()
+    except SandboxError:
+        pass  # reported by the first kernel that needs it
 
 
 def _concurrent_autograde():

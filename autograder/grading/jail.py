@@ -10,6 +10,7 @@ folders) simply does not exist inside.  There is no network.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import itertools
 import json
 import os
@@ -33,7 +34,7 @@ class KernelLimits:
     """What one notebook may use.  The defaults are defined here and nowhere else."""
 
     memory_bytes: int = 2 * 2**30  # all of the notebook's processes together
-    max_processes: int = 256  # processes and threads (torch and ipykernel use ~20 threads)
+    max_processes: int = 128  # processes and threads (a kernel and a check child use ~25)
     file_size_bytes: int = 64 * 2**20  # any one file the notebook writes
 
 
@@ -121,11 +122,16 @@ def bwrap_command(scratch: str, command: list[str], as_root: bool) -> list[str]:
 class Zygote:
     """A running warm kernel server, shared by every kernel this process starts."""
 
-    def __init__(self) -> None:
+    def __init__(self, template: list[str] | None = None) -> None:
         self.as_root = os.geteuid() == 0
         self.scratch = tempfile.mkdtemp(prefix="autograder-", dir=scratch_parent())
         os.chmod(self.scratch, 0o711)
         command = [sys.executable, "-I", "-m", "autograder.grading.zygote"]
+        if template is not None:
+            spec = os.path.join(self.scratch, "template.json")
+            with open(spec, "w", encoding="utf-8") as f:
+                json.dump({"cells": template, "work_dir": os.path.join(self.scratch, "template-work")}, f)
+            command += ["--template", spec]
         self.log = open(os.path.join(self.scratch, "zygote.log"), "wb")  # noqa: SIM115
         self.process = subprocess.Popen(
             bwrap_command(self.scratch, command, self.as_root),
@@ -137,6 +143,9 @@ class Zygote:
         self.ids = itertools.count(1)
         self.uids = itertools.cycle(range(FIRST_UID, FIRST_UID + UIDS))
         ready = self.process.stdout.readline()
+        if ready and not json.loads(ready).get("ready"):
+            self.close()
+            raise SandboxError(f"the warm template did not start: {json.loads(ready).get('error')}")
         if not ready:
             self.process.wait()
             self.log.flush()
@@ -205,6 +214,28 @@ def shared_zygote() -> Zygote:
             _shared = Zygote()
             atexit.register(_shared.close)
         return _shared
+
+
+_templates: dict[str, Zygote | None] = {}
+_template_locks: dict[str, threading.Lock] = {}
+
+
+def template_zygote(cells: list[str]) -> Zygote | None:
+    """A server that has already run these shared cells (started on first use), or None if
+    they cannot run there; then kernels start from the plain server and run every cell."""
+    key = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
+    with _shared_lock:
+        lock = _template_locks.setdefault(key, threading.Lock())
+    with lock:
+        zygote = _templates.get(key, False)
+        if zygote is False or (zygote is not None and not zygote.alive()):
+            try:
+                zygote = Zygote(template=cells)
+                atexit.register(zygote.close)
+            except SandboxError:
+                zygote = None
+            _templates[key] = zygote
+        return zygote
 
 
 class JobProcess:

@@ -19,7 +19,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Integer
 
-from .jail import JobProcess, KernelLimits, shared_zygote
+from .jail import JobProcess, KernelLimits, shared_zygote, template_zygote
 
 MAX_COPY_BYTES = 64 * 2**20  # files handed in beside a notebook that are copied into its folder
 
@@ -51,7 +51,7 @@ class SandboxProvisioner(LocalProvisioner):
         cwd = kwargs.get("cwd")
         if cwd and os.path.isdir(cwd):
             _copy_submission(cwd, work_dir)
-        zygote = shared_zygote()
+        zygote = km.zygote
         job = zygote.spawn(km.job_dir, work_dir, km.connection_file, km.limits())
         self.process = JobProcess(zygote, job)
         self.pid, self.pgid = job, None
@@ -80,6 +80,8 @@ class SandboxKernelManager(AsyncKernelManager):
     ).tag(config=True)
 
     job_dir = ""
+    zygote = None
+    template: list[str] | None = None  # shared cells this kernel should start after (see execute.py)
 
     def limits(self) -> KernelLimits:
         return KernelLimits(
@@ -101,8 +103,8 @@ class SandboxKernelManager(AsyncKernelManager):
     async def _async_pre_start_kernel(self, **kw):
         self.kernel_name = "python3"
         if not self.job_dir:
-            zygote = shared_zygote()
-            self.job_dir = zygote.new_job_dir()
+            self.zygote = (template_zygote(self.template) if self.template else None) or shared_zygote()
+            self.job_dir = self.zygote.new_job_dir()
             self.transport = "ipc"
             self.ip = os.path.join(self.job_dir, "k")
             self.connection_file = os.path.join(self.job_dir, "kernel.json")
@@ -112,6 +114,9 @@ class SandboxKernelManager(AsyncKernelManager):
         return await super()._async_pre_start_kernel(**kw)
 
     pre_start_kernel = _async_pre_start_kernel
+
+    def started_from_template(self) -> bool:
+        return bool(self.template) and self.zygote is not shared_zygote()
 
     def stop_reason(self) -> str:
         process = getattr(self.provisioner, "process", None)

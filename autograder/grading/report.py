@@ -122,7 +122,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
 
     from .grade import GradeError, Grader
 
-    grader = Grader(course, assignment, stream=io.StringIO())
+    grader = Grader(course, assignment, stream=io.StringIO(), warm=False)
     coursedir = grader.coursedir
     ledger = read_ledger(grader.course, assignment)
     students = sorted(set(grader.submissions()) | set(ledger))
@@ -235,6 +235,9 @@ def write_html(report: ClassReport, path: str) -> None:
         f'<figure><img alt="{esc(e)} outcomes" src="data:image/png;base64,{codes_plot(report, e)}"></figure>'
         for e in report.exercises
     )
+    pass_rates = ", ".join(
+        f"{esc(e)}: {100 * report.pass_rate(e):.0f}%" for e in report.exercises if report.pass_rate(e) is not None
+    )
     scores = [r.score for r in graded if r.score is not None]
     mean = f"{sum(scores) / len(scores):.2f}" if scores else "–"
     page = f"""<!DOCTYPE html>
@@ -249,6 +252,8 @@ figure {{ display: inline-block; margin: .5em; }} img {{ max-width: 100%; }}
 <p>{len(graded)} graded, {len(failed)} not graded; mean score {mean}.</p>
 <h2>Scores</h2>
 <figure><img alt="score distribution" src="data:image/png;base64,{score_plot(report)}"></figure>
+<h2>Pass rate per exercise</h2>
+<p>{pass_rates}</p>
 <figure><img alt="pass rate per exercise" src="data:image/png;base64,{pass_rate_plot(report)}"></figure>
 <h2>Mistakes per exercise</h2>
 <p>Each bar counts the students whose first failing test of that exercise ended with that diagnosis.</p>

@@ -1,0 +1,19 @@
+"""The benchmark scripts run, and the grading benchmark checks what it claims (equal scores)."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import ROOT, requires_bwrap
+
+
+@requires_bwrap
+def test_the_grading_benchmark_grades_a_small_class_the_same_way_twice():
+    script = os.path.join(ROOT, "benchmarks", "grade_throughput.py")
+    done = subprocess.run([sys.executable, script, "--n", "2", "--skip-sandboxed", "--json"], capture_output=True,
+                          text=True, timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["same_scores"] is True and figures["n"] == 2
+    assert set(figures["seconds"]) == {"stock", "grade"} and figures["speedup_vs_stock"]["grade"] > 0
