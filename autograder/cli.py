@@ -4,11 +4,17 @@
 from __future__ import annotations
 
 import argparse
+import os
+import pkgutil
 import sys
 
-from . import exercises
-from .diagnose import diagnose_files
 from .sandbox import Limits, weaker_isolation_notice
+
+
+def _exercise_names() -> list[str]:
+    """The exercises' module names, without importing them (and torch): `grade` needs neither."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exercises")
+    return sorted(info.name for info in pkgutil.iter_modules([folder]) if not info.name.startswith("_"))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -20,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
         help="judge student files that define an exercise's function",
         description="Print one JSON line per FILE: file, exercise, passed, code, message.",
     )
-    diagnose.add_argument("exercise", metavar="EXERCISE", help=f"one of: {', '.join(sorted(exercises.EXERCISES))}")
+    diagnose.add_argument("exercise", metavar="EXERCISE", help=f"one of: {', '.join(_exercise_names())}")
     diagnose.add_argument("files", metavar="FILE", nargs="+", help="Python source files")
     diagnose.add_argument("--jobs", type=int, default=0, help="files judged at once (default: one per CPU)")
     diagnose.add_argument(
@@ -103,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         return grade_main(args)
     if args.command == "report":
         return report_main(args)
+    from . import exercises
+    from .diagnose import diagnose_files
+
     if args.exercise not in exercises.EXERCISES:
         known = ", ".join(sorted(exercises.EXERCISES))
         print(f"autograder: unknown exercise {args.exercise!r}; choose one of: {known}", file=sys.stderr)

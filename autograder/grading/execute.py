@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import tempfile
 import threading
 import time
 
@@ -22,6 +21,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
+from .jail import template_zygote
 from .kernel import SandboxKernelManager
 from .notes import NOTE_CELL_TAG, add_note
 from .structure import released_notebook
@@ -81,11 +81,18 @@ class SandboxedExecute(Execute):
         self._deadline = time.monotonic() + self.notebook_timeout
         self._resources = resources if resources is not None else {}
         self._shared, self._shared_outputs, self._template = range(0), [], None
+        self._reference_for = None
         if self.warm_start and issubclass(self.kernel_manager_class, SandboxKernelManager):
             self._plan_warm_start(nb, self._resources)
         try:
-            return super().preprocess(nb, resources, km)
+            result = super().preprocess(nb, resources, km)
+            if self._reference_for:
+                self._keep_reference(nb)
+            return result
         finally:
+            if self._reference_for:
+                with _reference_lock:
+                    _making.discard(self._reference_for[0])
             self.timeout = self._cell_timeout
 
     # -- the cells every submission shares ------------------------------------------------
@@ -93,24 +100,40 @@ class SandboxedExecute(Execute):
         released = released_notebook(self.config, resources)
         if released is None:
             return
-        shared = []
-        for cell in released.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if meta.get("grade") or meta.get("solution") or meta.get("task"):
-                break
-            shared.append(cell)
+        shared = shared_cells(released)
         start = 1 if nb.cells and NOTE_CELL_TAG in nb.cells[0].metadata.get("tags", []) else 0
         mine = nb.cells[start : start + len(shared)]
         if not any(c.cell_type == "code" for c in shared) or len(mine) < len(shared):
             return
         if any((a.cell_type, a.source) != (b.cell_type, b.source) for a, b in zip(mine, shared)):
             return  # the student added or changed a cell among them: run everything
-        outputs = reference_outputs(shared, self._cell_timeout)
-        if outputs is None:
-            return
+        template = [c.source for c in shared if c.cell_type == "code"]
+        key = _key(shared)
+        with _reference_lock:
+            outputs = _reference.get(key, False)
+            if outputs is False and key not in _making:
+                _making.add(key)  # this notebook runs every cell; its shared outputs become the reference
+                self._reference_for = (key, range(start, start + len(shared)))
+        if not outputs or template_zygote(template, wait=False) is None:
+            return  # not ready yet (nobody waits for it), or not possible
         self._shared = range(start, start + len(shared))
         self._shared_outputs = outputs
-        self._template = [c.source for c in shared if c.cell_type == "code"]
+        self._template = template
+
+    def _keep_reference(self, nb) -> None:
+        """After a full run, keep the shared cells' outputs for the notebooks that follow."""
+        key, cells = self._reference_for
+        with _reference_lock:
+            _making.discard(key)
+            clean = not self._stopped and all(
+                o.get("output_type") != "error" and o.get("name") != "stderr"
+                for i in cells if nb.cells[i].cell_type == "code" for o in nb.cells[i].outputs
+            )  # fmt: skip
+            if clean:
+                _reference[key] = [(copy.deepcopy(nb.cells[i].get("outputs", [])), nb.cells[i].get("execution_count"))
+                                   for i in cells]  # fmt: skip
+            else:
+                WARM_START_OFF[key] = "a shared cell ended with an error or wrote to stderr"
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
@@ -185,36 +208,34 @@ class SandboxedExecute(Execute):
         return super().process_message(msg, cell, cell_index)
 
 
-_reference: dict[str, list | None] = {}
+def shared_cells(released) -> list:
+    """The handed-out cells before the first graded or answer cell: the same in every submission."""
+    shared = []
+    for cell in released.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") or meta.get("solution") or meta.get("task"):
+            break
+        shared.append(cell)
+    return shared
+
+
+def warm_up(released) -> None:
+    """Start the server for a released notebook's shared cells ahead of the first submission."""
+    shared = shared_cells(released)
+    if any(c.cell_type == "code" for c in shared):
+        template_zygote([c.source for c in shared if c.cell_type == "code"])
+
+
+def _key(cells: list) -> str:
+    return hashlib.sha256(json.dumps([(c.cell_type, c.source) for c in cells]).encode()).hexdigest()
+
+
+# The shared cells' outputs, from the first submission that ran them all: {key: [(outputs,
+# execution count), ...]}; a key being made is in _making.
+_reference: dict[str, list] = {}
+_making: set[str] = set()
 _reference_lock = threading.Lock()
-
-
-def reference_outputs(cells: list, timeout: int) -> list | None:
-    """Each shared cell's (outputs, execution count), from running them once in a plain
-    sandboxed kernel; None if any of them fails or writes to stderr (then nothing is shared)."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    key = hashlib.sha256(json.dumps([(c.cell_type, c.source) for c in cells]).encode()).hexdigest()
-    with _reference_lock:
-        if key not in _reference:
-            nb = nbformat.v4.new_notebook(cells=[copy.deepcopy(c) for c in cells])
-            for cell in nb.cells:
-                if cell.cell_type == "code":
-                    cell.outputs, cell.execution_count = [], None
-            with tempfile.TemporaryDirectory() as folder:
-                try:
-                    NotebookClient(nb, kernel_manager_class=SandboxKernelManager, timeout=timeout,
-                                   allow_errors=True, resources={"metadata": {"path": folder}}).execute()  # fmt: skip
-                except Exception:  # noqa: BLE001 - no warm start, then; grading goes on
-                    _reference[key] = None
-                    return None
-            clean = all(
-                o.get("output_type") != "error" and o.get("name") != "stderr"
-                for c in nb.cells if c.cell_type == "code" for o in c.outputs
-            )  # fmt: skip
-            _reference[key] = [(c.get("outputs", []), c.get("execution_count")) for c in nb.cells] if clean else None
-        return _reference[key]
+WARM_START_OFF: dict[str, str] = {}  # why the warm start is off for some shared cells
 
 
 def _stderr_as_stdout(cell) -> None:

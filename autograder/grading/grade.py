@@ -184,6 +184,17 @@ class Grader:
             return Outcome(student, "failed", seconds, _failure_reason(messages, error))
         return Outcome(student, "graded", seconds, notes=self._notes(student))
 
+    def _warm_up_shared_cells(self) -> None:
+        """Run each released notebook's shared cells (see execute.py) while grading starts."""
+        from .execute import SandboxedExecute, warm_up
+
+        if not SandboxedExecute(config=self.app.config).warm_start:
+            return
+        folder = self.coursedir.format_path(self.coursedir.release_directory, ".", self.assignment)
+        for path in sorted(glob.glob(os.path.join(folder, "*.ipynb"))):
+            released = nbformat.read(path, as_version=4)
+            threading.Thread(target=warm_up, args=(released,), daemon=True).start()
+
     def _notes(self, student: str) -> list[str]:
         graded_dir = self.coursedir.format_path(self.coursedir.autograded_directory, student, self.assignment)
         notes = []
@@ -222,6 +233,7 @@ class Grader:
         progress = _Progress(len(todo), self.stream)
         interrupted = False
         if todo:
+            self._warm_up_shared_cells()
             shared_zygote()  # start the warm server once, before the clock of the first notebook
             pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(todo)))
             futures = {pool.submit(self.grade_one, s): s for s in todo}

@@ -10,6 +10,7 @@ folders) simply does not exist inside.  There is no network.
 from __future__ import annotations
 
 import atexit
+import glob
 import hashlib
 import itertools
 import json
@@ -109,7 +110,9 @@ def bwrap_command(scratch: str, command: list[str], as_root: bool) -> list[str]:
         args += ["--unshare-user"]
     args += [
         "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-        "--die-with-parent", "--new-session", "--cap-add", "ALL",
+        # Not --die-with-parent: it ties the sandbox to the *thread* that started it. The server
+        # ends instead when its stdin closes, which happens however the grader ends.
+        "--new-session", "--cap-add", "ALL",
         "--clearenv", "--setenv", "PATH", f"{os.path.dirname(sys.executable)}:/usr/bin:/bin",
         "--setenv", "LANG", "C.UTF-8", "--setenv", "HOME", scratch,
         "--setenv", "XDG_CACHE_HOME", os.path.join(scratch, "cache"),
@@ -119,13 +122,29 @@ def bwrap_command(scratch: str, command: list[str], as_root: bool) -> list[str]:
     return args
 
 
+def _remove_stale_scratch(parent: str) -> None:
+    """Remove the folders of servers whose grader was killed before it could clean up."""
+    for folder in glob.glob(os.path.join(parent, "autograder-*")):
+        try:
+            with open(os.path.join(folder, "owner.pid")) as f:
+                owner = int(f.read())
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (OSError, ValueError):
+            continue  # not ours to judge (no record, or another user's)
+
+
 class Zygote:
     """A running warm kernel server, shared by every kernel this process starts."""
 
     def __init__(self, template: list[str] | None = None) -> None:
         self.as_root = os.geteuid() == 0
+        _remove_stale_scratch(scratch_parent())
         self.scratch = tempfile.mkdtemp(prefix="autograder-", dir=scratch_parent())
         os.chmod(self.scratch, 0o711)
+        with open(os.path.join(self.scratch, "owner.pid"), "w") as f:
+            f.write(str(os.getpid()))
         command = [sys.executable, "-I", "-m", "autograder.grading.zygote"]
         if template is not None:
             spec = os.path.join(self.scratch, "template.json")
@@ -192,9 +211,9 @@ class Zygote:
 
     def close(self) -> None:
         if self.alive():
-            self.process.stdin.close()
+            self.process.stdin.close()  # the server stops its kernels and exits
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
@@ -220,15 +239,20 @@ _templates: dict[str, Zygote | None] = {}
 _template_locks: dict[str, threading.Lock] = {}
 
 
-def template_zygote(cells: list[str]) -> Zygote | None:
+def template_zygote(cells: list[str], wait: bool = True) -> Zygote | None:
     """A server that has already run these shared cells (started on first use), or None if
-    they cannot run there; then kernels start from the plain server and run every cell."""
+    they cannot run there, or (with ``wait=False``) if it is still starting."""
     key = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
     with _shared_lock:
         lock = _template_locks.setdefault(key, threading.Lock())
-    with lock:
+    if not lock.acquire(blocking=wait):
+        return None  # another thread is starting it
+    try:
         zygote = _templates.get(key, False)
         if zygote is False or (zygote is not None and not zygote.alive()):
+            if not wait:
+                threading.Thread(target=template_zygote, args=(cells,), daemon=True).start()
+                return None
             try:
                 zygote = Zygote(template=cells)
                 atexit.register(zygote.close)
@@ -236,6 +260,8 @@ def template_zygote(cells: list[str]) -> Zygote | None:
                 zygote = None
             _templates[key] = zygote
         return zygote
+    finally:
+        lock.release()
 
 
 class JobProcess:

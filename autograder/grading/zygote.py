@@ -123,9 +123,14 @@ def run_template(spec_path: str) -> None:
         spec = json.load(f)
     os.makedirs(spec["work_dir"], exist_ok=True)
     os.chdir(spec["work_dir"])
+
+    class TemplateShell(InteractiveShell):
+        def enable_gui(self, gui=None):
+            pass  # `%matplotlib inline` asks for no event loop; a kernel's shell does the same
+
     config = Config()
     config.HistoryManager.enabled = False  # no history thread: this process forks
-    shell = InteractiveShell.instance(config=config)
+    shell = TemplateShell.instance(config=config)
     quiet = open(os.devnull, "w")  # noqa: SIM115 - the outputs come from the reference run
     real = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = quiet
@@ -232,7 +237,8 @@ def _become_kernel(request: dict) -> None:
         from IPython.core.interactiveshell import InteractiveShell
 
         namespace = TEMPLATE["shell"].user_ns
-        InteractiveShell.clear_instance()  # the kernel's shell takes over the shared cells' namespace
+        type(TEMPLATE["shell"]).clear_instance()  # the kernel's shell takes over the shared namespace
+        InteractiveShell.clear_instance()
         app = IPKernelApp.instance(user_ns=namespace)
     else:
         app = IPKernelApp.instance()
@@ -254,6 +260,7 @@ def _become_kernel(request: dict) -> None:
 
 def _keep(request: dict, report: int) -> None:
     """The keeper: new namespaces, fork the kernel, pass on signals, exit with its status."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # dies with the server (and so the kernel)
     try:
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWUTS), "unshare")
         kernel = os.fork()
@@ -391,6 +398,16 @@ class Server:
                     except ProcessLookupError:
                         pass
 
+    def stop_all(self) -> None:
+        for job in self.jobs.values():
+            if job.returncode is None:
+                for pid in (job.keeper, job.kernel_pid):
+                    try:
+                        if pid > 0:
+                            os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+
     def serve(self, requests) -> None:
         buffer = b""
         handlers = {"spawn": self.spawn, "poll": self.poll, "signal": self.signal, "forget": self.forget,
@@ -403,7 +420,8 @@ class Server:
                 continue
             chunk = os.read(requests.fileno(), 65536)
             if not chunk:
-                return  # the grader went away: so do we, and the kernels with us
+                self.stop_all()  # the grader went away: so do we, and the kernels with us
+                return
             buffer += chunk
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
@@ -434,6 +452,7 @@ def main() -> None:
     server = Server(out)
     server.reply({"id": 0, "ready": True, "seconds": round(time.monotonic() - started, 2)})
     server.serve(sys.stdin.buffer)
+    os._exit(0)  # nothing to tidy: tearing down torch and friends would only take time
 
 
 if __name__ == "__main__":
