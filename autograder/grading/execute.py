@@ -137,8 +137,10 @@ class SandboxedExecute(Execute):
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
-        if self._template and isinstance(km, SandboxKernelManager):
-            km.template = self._template
+        if isinstance(km, SandboxKernelManager):
+            km.output_limit_bytes = self.output_limit_bytes
+            if self._template:
+                km.template = self._template
         return km
 
     # -- one cell --------------------------------------------------------------------------
@@ -176,7 +178,7 @@ class SandboxedExecute(Execute):
         return cell, resources
 
     def _too_much_output(self) -> str:
-        return f"the notebook printed more than {self.output_limit_bytes // 2**20} MiB of output"
+        return f"the notebook printed more than {self.output_limit_bytes / 2**20:g} MiB of output"
 
     def _stop(self, cell, why: str) -> None:
         """Stop the kernel and everything in it; record why in this cell and in the notes."""

@@ -118,7 +118,7 @@ class Grader:
             self.app.initialize([])
         finally:
             os.chdir(here)
-        self.app.log.setLevel(logging.ERROR)
+        self.app.log.setLevel(logging.WARNING)  # kept per thread, shown only for a failure
         self.app.log.propagate = False
         self.thread_log = _ThreadLog()
         self.app.log.handlers[:] = [self.thread_log]

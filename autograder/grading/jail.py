@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass
 import autograder
 import gradlessons
 
+from .zygote import OUTPUT_LIMIT_EXIT
+
 FIRST_UID = 61000  # jobs run as FIRST_UID, FIRST_UID + 1, ... (one user id per running notebook)
 UIDS = 1000
 
@@ -37,6 +39,7 @@ class KernelLimits:
     memory_bytes: int = 2 * 2**30  # all of the notebook's processes together
     max_processes: int = 128  # processes and threads (a kernel and a check child use ~25)
     file_size_bytes: int = 64 * 2**20  # any one file the notebook writes
+    output_bytes: int = 8 * 2**20  # text the kernel prints (stdout and stderr together)
 
 
 def scratch_parent() -> str:
@@ -275,6 +278,7 @@ class JobProcess:
         self.returncode: int | None = None
         self.reason = ""
         self.stop_reason = ""  # why the grader itself stopped the kernel, if it did
+        self.output_limit = KernelLimits.output_bytes
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -322,6 +326,8 @@ class JobProcess:
             return self.reason
         if code is None:
             return "the kernel is still running"
+        if code == OUTPUT_LIMIT_EXIT:
+            return f"the notebook printed more than {self.output_limit / 2**20:g} MiB of output"
         if code < 0:
             name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
             what = {"SIGSEGV": "a segmentation fault", "SIGKILL": "being killed", "SIGABRT": "an abort",

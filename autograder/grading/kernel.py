@@ -54,6 +54,7 @@ class SandboxProvisioner(LocalProvisioner):
         zygote = km.zygote
         job = zygote.spawn(km.job_dir, work_dir, km.connection_file, km.limits())
         self.process = JobProcess(zygote, job)
+        self.process.output_limit = km.output_limit_bytes
         self.pid, self.pgid = job, None
         self.cwd = work_dir
         return self.connection_info
@@ -80,6 +81,7 @@ class SandboxKernelManager(AsyncKernelManager):
     ).tag(config=True)
 
     job_dir = ""
+    output_limit_bytes = KernelLimits.output_bytes  # set by SandboxedExecute from its own setting
     zygote = None
     template: list[str] | None = None  # shared cells this kernel should start after (see execute.py)
 
@@ -88,6 +90,7 @@ class SandboxKernelManager(AsyncKernelManager):
             memory_bytes=self.memory_limit_mb * 2**20,
             max_processes=self.max_processes,
             file_size_bytes=self.file_size_limit_mb * 2**20,
+            output_bytes=self.output_limit_bytes,
         )
 
     @property

@@ -45,6 +45,7 @@ MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
 PAGE = os.sysconf("SC_PAGE_SIZE")
 WATCH_INTERVAL = 0.1  # seconds between memory checks
+OUTPUT_LIMIT_EXIT = 86  # a kernel's exit status when it printed more than its output limit
 PSS_PROCESSES = 16  # above this many processes in one notebook, resident size is the measure
 NICE = 5  # kernels yield the CPU to the grader, so a busy notebook cannot stall the others' bookkeeping
 
@@ -247,6 +248,7 @@ def _become_kernel(request: dict) -> None:
     # A torch.py or sitecustomize.py handed in beside the notebook must not shadow real modules:
     # the working folder goes to the end of the search path instead of the front.
     sys.path[:] = [p for p in sys.path if p not in ("", work_dir)] + [work_dir]
+    _limit_output(int(request["limits"]["output_bytes"]))
     if TEMPLATE:
         app.shell.execution_count = TEMPLATE["cells"] + 1  # numbering goes on after the shared cells
     if TEMPLATE and "matplotlib_inline.backend_inline" in sys.modules:
@@ -256,6 +258,24 @@ def _become_kernel(request: dict) -> None:
         configure_inline_support(app.shell, "module://matplotlib_inline.backend_inline")
     app.start()
     os._exit(0)
+
+
+def _limit_output(limit: int) -> None:
+    """End the kernel once it has printed more than ``limit`` bytes.  The grader also counts
+    what arrives, but a print loop fills the kernel's buffer (and its memory) faster than the
+    buffer is sent, so the kernel must stop itself, where the bytes are written."""
+    from ipykernel.iostream import OutStream
+
+    write = OutStream.write
+    written = [0]
+
+    def limited(self, string):
+        written[0] += len(string) if isinstance(string, str) else 0
+        if written[0] > limit:
+            os._exit(OUTPUT_LIMIT_EXIT)
+        return write(self, string)
+
+    OutStream.write = limited
 
 
 def _keep(request: dict, report: int) -> None:
