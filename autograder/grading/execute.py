@@ -62,7 +62,7 @@ class SandboxedExecute(Execute):
         True,
         help="Start each kernel after the cells every submission shares (the handed-out cells "
         "before the first graded cell), forked from a server that ran them once; their outputs "
-        "come from one reference run. Off: every kernel runs every cell.",
+        "come from the first submission that ran them all. Off: every kernel runs every cell.",
     ).tag(config=True)
 
     def __init__(self, *args, **kwargs):
@@ -148,7 +148,7 @@ class SandboxedExecute(Execute):
         if cell.cell_type != "code" or not cell.source.strip():
             return cell, resources
         if index in self._shared and not self._stopped and self.km.started_from_template():
-            # The kernel already holds this cell's results; its outputs are the reference run's.
+            # The kernel already holds this cell's results; the outputs are those of the first full run.
             cell.outputs, cell.execution_count = copy.deepcopy(self._shared_outputs[index - self._shared.start])
             return cell, resources
         if self._stopped:

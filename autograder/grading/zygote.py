@@ -132,7 +132,7 @@ def run_template(spec_path: str) -> None:
     config = Config()
     config.HistoryManager.enabled = False  # no history thread: this process forks
     shell = TemplateShell.instance(config=config)
-    quiet = open(os.devnull, "w")  # noqa: SIM115 - the outputs come from the reference run
+    quiet = open(os.devnull, "w")  # noqa: SIM115 - the outputs come from the first full run
     real = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = quiet
     try:
