@@ -108,6 +108,9 @@ def bwrap_command(scratch: str, command: list[str], as_root: bool) -> list[str]:
     for path in readable_paths():
         args += ["--ro-bind", path, path]
     args += ["--bind", scratch, scratch]
+    # /tmp is read-only: a place shared by all kernels would let them pass files around. (A
+    # private tmpfs per kernel would hide an environment or scratch folder that lives under it.)
+    args += ["--remount-ro", "/tmp"]
     if not as_root:
         # Without root, a user namespace provides the capabilities the keeper needs to unshare.
         args += ["--unshare-user"]
@@ -119,7 +122,8 @@ def bwrap_command(scratch: str, command: list[str], as_root: bool) -> list[str]:
         "--clearenv", "--setenv", "PATH", f"{os.path.dirname(sys.executable)}:/usr/bin:/bin",
         "--setenv", "LANG", "C.UTF-8", "--setenv", "HOME", scratch,
         "--setenv", "XDG_CACHE_HOME", os.path.join(scratch, "cache"),
-        "--setenv", "MPLCONFIGDIR", os.path.join(scratch, "matplotlib"), "--chdir", scratch,
+        "--setenv", "MPLCONFIGDIR", os.path.join(scratch, "matplotlib"),
+        "--setenv", "TMPDIR", os.path.join(scratch, "tmp"), "--chdir", scratch,
         *command,
     ]  # fmt: skip
     return args
@@ -148,6 +152,7 @@ class Zygote:
         os.chmod(self.scratch, 0o711)
         with open(os.path.join(self.scratch, "owner.pid"), "w") as f:
             f.write(str(os.getpid()))
+        os.makedirs(os.path.join(self.scratch, "tmp"))
         command = [sys.executable, "-I", "-m", "autograder.grading.zygote"]
         if template is not None:
             spec = os.path.join(self.scratch, "template.json")

@@ -14,7 +14,8 @@ requests from the grader (one JSON object per line on stdin, one reply per line 
 Each job is two processes.  The *keeper* is forked from this server; it unshares a mount,
 network, IPC and PID namespace and forks the *kernel*, which is PID 1 of the new PID namespace,
 so when the kernel ends every process the student started ends with it.  Before it runs any
-student code the kernel mounts its own /proc, /tmp and /dev/shm, takes the job's own user id
+student code the kernel mounts its own /proc and /dev/shm (its temporary folder is in its own
+private folder; /tmp is read-only), takes the job's own user id
 (all capabilities are dropped with it), sets its resource limits and closes every file
 descriptor it inherited.  This server watches each job's total memory and kills a job that
 goes over its limit, because a per-process address-space limit alone cannot stop many
@@ -177,8 +178,6 @@ def _become_kernel(request: dict) -> None:
     job_dir, work_dir, uid = request["job_dir"], request["work_dir"], int(request["uid"])
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
-    if not job_dir.startswith("/tmp/"):
-        _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
     if os.path.isdir("/dev/shm"):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m")
     if TEMPLATE:
@@ -190,7 +189,7 @@ def _become_kernel(request: dict) -> None:
             for name in [folder, *(os.path.join(folder, f) for f in files)]:
                 os.chown(name, uid, uid)
         os.chmod(job_dir, 0o700)
-    for name in ("ipython", "matplotlib"):
+    for name in ("ipython", "matplotlib", "tmp"):
         os.makedirs(os.path.join(job_dir, name), exist_ok=True)
         if uid != os.getuid():
             os.chown(os.path.join(job_dir, name), uid, uid)
@@ -223,7 +222,7 @@ def _become_kernel(request: dict) -> None:
     os.environ.update(request["env"])
     os.environ.update(
         HOME=work_dir,
-        TMPDIR="/tmp",
+        TMPDIR=os.path.join(job_dir, "tmp"),  # private; the sandbox's /tmp is read-only
         IPYTHONDIR=os.path.join(job_dir, "ipython"),
         MPLCONFIGDIR=os.path.join(job_dir, "matplotlib"),
         MPLBACKEND="module://matplotlib_inline.backend_inline",
