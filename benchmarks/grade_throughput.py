@@ -40,40 +40,11 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata"]
 """
 
-NEVER_CLEARS = """def train_step(model, optimizer, loss_fn, x, y):
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""
-CLEARS_AFTER_STEP = """def train_step(model, optimizer, loss_fn, x, y):
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    optimizer.zero_grad()
-    return loss.item()
-"""
-LOSS_NOT_SCALED = """def train_accumulated(model, optimizer, loss_fn, micro_batches, accum_steps):
-    losses = []
-    optimizer.zero_grad()
-    for i, (x, y) in enumerate(micro_batches, start=1):
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        losses.append(loss.item())
-        if i % accum_steps == 0:
-            optimizer.step()
-            optimizer.zero_grad()
-    return losses
-"""
-NO_CLEAR = """def manual_sgd_step(params, lr):
-    with torch.no_grad():
-        for p in params:
-            p -= lr * p.grad
-"""
-
 
 def variants(good: dict[str, str]) -> list[dict[str, str]]:
     """A class mix: mostly correct work, the usual mistakes, some blank notebooks."""
+    from tests.course_copy import CLEARS_AFTER_STEP, LOSS_NOT_SCALED, NEVER_CLEARS, NO_CLEAR
+
     return [
         good,
         {**good, "train_step": NEVER_CLEARS},

@@ -64,3 +64,37 @@ def points(source_nb: dict) -> dict[str, float]:
         for c in source_nb["cells"]
         if c.get("metadata", {}).get("nbgrader", {}).get("grade")
     }
+
+
+# Lesson 3 answers with the classic mistakes (shared by the tests and benchmarks/).
+NEVER_CLEARS = """def train_step(model, optimizer, loss_fn, x, y):
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
+CLEARS_AFTER_STEP = """def train_step(model, optimizer, loss_fn, x, y):
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    return loss.item()
+"""
+LOSS_NOT_SCALED = """def train_accumulated(model, optimizer, loss_fn, micro_batches, accum_steps):
+    losses = []
+    optimizer.zero_grad()
+    for i, (x, y) in enumerate(micro_batches):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        losses.append(loss.item())
+        if (i + 1) % accum_steps == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+    return losses
+"""
+NO_CLEAR = """def manual_sgd_step(params, lr):
+    with torch.no_grad():
+        for p in params:
+            if p.grad is not None:
+                p -= lr * p.grad
+"""

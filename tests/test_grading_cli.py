@@ -10,15 +10,9 @@ import sys
 import pytest
 
 from tests.conftest import requires_bwrap
-from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
+from tests.course_copy import NEVER_CLEARS, answered, make_course, nbgrader, read, solutions, write
 
 LESSON = "lesson3_zeroing_grad"
-NEVER_CLEARS = """def train_step(model, optimizer, loss_fn, x, y):
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""
 
 
 def autograder(course: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:

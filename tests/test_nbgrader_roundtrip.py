@@ -10,42 +10,23 @@ import pytest
 from nbgrader.api import Gradebook
 
 from tests.conftest import ASSIGNMENTS
-from tests.course_copy import answered, grade_id, nbgrader, points, read, solutions, write
+from tests.course_copy import (
+    CLEARS_AFTER_STEP,
+    LOSS_NOT_SCALED,
+    NEVER_CLEARS,
+    NO_CLEAR,
+    answered,
+    grade_id,
+    nbgrader,
+    points,
+    read,
+    solutions,
+    write,
+)
 
 pytestmark = pytest.mark.slow
 LESSON = "lesson3_zeroing_grad"
 
-NEVER_CLEARS = """def train_step(model, optimizer, loss_fn, x, y):
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""
-CLEARS_AFTER_STEP = """def train_step(model, optimizer, loss_fn, x, y):
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    optimizer.zero_grad()
-    return loss.item()
-"""
-LOSS_NOT_SCALED = """def train_accumulated(model, optimizer, loss_fn, micro_batches, accum_steps):
-    losses = []
-    optimizer.zero_grad()
-    for i, (x, y) in enumerate(micro_batches):
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        losses.append(loss.item())
-        if (i + 1) % accum_steps == 0:
-            optimizer.step()
-            optimizer.zero_grad()
-    return losses
-"""
-NO_CLEAR = """def manual_sgd_step(params, lr):
-    with torch.no_grad():
-        for p in params:
-            if p.grad is not None:
-                p -= lr * p.grad
-"""
 NOISY = """import sys, warnings
 print("defining my step")
 warnings.warn("a harmless warning while defining it")

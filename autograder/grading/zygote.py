@@ -156,6 +156,15 @@ class Job:
         self.returncode: int | None = None
         self.reason = ""
 
+    def kill(self) -> None:
+        """SIGKILL the keeper and the kernel (PID 1 of the job: its whole namespace goes with it)."""
+        for pid in (self.keeper, self.kernel_pid):
+            try:
+                if pid > 0:
+                    os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
 
 def _pidns(pid: int) -> str | None:
     try:
@@ -410,22 +419,12 @@ class Server:
                 job.reason = (
                     f"memory: the notebook's {len(pids)} processes used more than {limit // 2**20} MiB together"
                 )
-                for pid in (job.keeper, job.kernel_pid):
-                    try:
-                        if pid > 0:
-                            os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                job.kill()
 
     def stop_all(self) -> None:
         for job in self.jobs.values():
             if job.returncode is None:
-                for pid in (job.keeper, job.kernel_pid):
-                    try:
-                        if pid > 0:
-                            os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+                job.kill()
 
     def serve(self, requests) -> None:
         buffer = b""
