@@ -5,6 +5,9 @@
                              student notebooks into my-work/ (never overwriting your copies) and
                              open JupyterLab on lesson 1
     python3 course.py test   set up .venv if needed, then run the whole test suite
+    python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml:
+                             rewrite every lesson's badges and Colab install cell, regenerate the
+                             student notebooks with nbgrader, and the README's badges
 
 Setting up is skipped when .venv already matches requirements*.txt and pyproject.toml.
 Extra arguments after `test` go to pytest (e.g. `python3 course.py test -k corpus`).
@@ -13,11 +16,15 @@ Extra arguments after `test` go to pytest (e.g. `python3 course.py test -k corpu
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import venv
+from urllib.parse import quote
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 VENV = os.path.join(ROOT, ".venv")
@@ -26,6 +33,11 @@ STAMP = os.path.join(VENV, ".course-installed")
 WORK = os.path.join(ROOT, "my-work")
 FIRST_LESSON = "lesson1_requires_grad"
 INPUTS = ("requirements.txt", "requirements-dev.txt", "pyproject.toml")
+SETTINGS_TABLE = "autograd-course"  # [tool.autograd-course] in pyproject.toml: the one place for the repository URL
+README_START = "<!-- badges: made by `python3 course.py sync` from [tool.autograd-course] in pyproject.toml -->"
+README_END = "<!-- /badges -->"
+COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 
 
 def _fingerprint() -> str:
@@ -74,8 +86,152 @@ def test(extra: list[str]) -> int:
     return subprocess.call([os.path.join(BIN, "python"), "-m", "pytest", *extra], cwd=ROOT)
 
 
+# ---- one source of truth for where the course lives: badges and the Colab install cell ----
+
+
+def settings() -> dict:
+    """`repository` and `branch` from [tool.autograd-course] in pyproject.toml."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: authors use 3.11, like the course
+        sys.exit("course.py: `sync` needs Python 3.11 or newer (tomllib).")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        table = tomllib.load(f).get("tool", {}).get(SETTINGS_TABLE, {})
+    repository, branch = table.get("repository"), table.get("branch")
+    if not isinstance(repository, str) or not repository or not isinstance(branch, str) or not branch:
+        sys.exit(f"course.py: pyproject.toml needs [tool.{SETTINGS_TABLE}] with `repository` and `branch`.")
+    return {"repository": repository.rstrip("/").removesuffix(".git"), "branch": branch}
+
+
+def assignments() -> list[str]:
+    source = os.path.join(ROOT, "notebooks")
+    return sorted(a for a in os.listdir(source) if os.path.isfile(os.path.join(source, a, f"{a}.ipynb")))
+
+
+def install_spec(repository: str, branch: str) -> str:
+    """What pip installs in Colab: the course's packages straight from the repository."""
+    return f"git+{repository}@{branch}"
+
+
+def _github(repository: str) -> tuple[str, str] | None:
+    match = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+)", repository)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def colab_url(repository: str, branch: str, path: str) -> str | None:
+    """Colab opens notebooks from GitHub only."""
+    github = _github(repository)
+    return f"https://colab.research.google.com/github/{github[0]}/{github[1]}/blob/{branch}/{path}" if github else None
+
+
+def binder_url(repository: str, branch: str, path: str) -> str | None:
+    """A Binder launch that lands in JupyterLab on `path`."""
+    landing = "?urlpath=" + quote(f"lab/tree/{path}", safe="")
+    github = _github(repository)
+    if github:
+        return f"https://mybinder.org/v2/gh/{github[0]}/{github[1]}/{quote(branch, safe='')}{landing}"
+    if repository.startswith("https://"):
+        return f"https://mybinder.org/v2/git/{quote(repository, safe='')}/{quote(branch, safe='')}{landing}"
+    return None  # a local copy: nothing public to launch
+
+
+def release_path(assignment: str) -> str:
+    return f"release/{assignment}/{assignment}.ipynb"
+
+
+def badges_markdown(repository: str, branch: str, assignment: str) -> str:
+    path = release_path(assignment)
+    badges = []
+    if url := colab_url(repository, branch, path):
+        badges.append(f"[![Open In Colab]({COLAB_BADGE})]({url})")
+    if url := binder_url(repository, branch, path):
+        badges.append(f"[![Launch Binder]({BINDER_BADGE})]({url})")
+    if not badges:
+        return f"*This copy of the course comes from `{repository}`, which has no public page to open it from.*"
+    return " ".join(badges)
+
+
+def install_cell_source(repository: str, branch: str) -> str:
+    return (
+        "# Colab, or any Python without this course: install the course's helper packages first.\n"
+        "# Everywhere else (JupyterLab from the course, Binder, the graders) this cell does nothing.\n"
+        "import importlib\n"
+        "import importlib.util\n"
+        "\n"
+        'if importlib.util.find_spec("gradlessons") is None or importlib.util.find_spec("autograder") is None:\n'
+        f'    %pip install --quiet "{install_spec(repository, branch)}"\n'
+        "    importlib.invalidate_caches()"
+    )
+
+
+def _locked_cell(kind: str, cell_id: str, source: str) -> dict:
+    meta = {"grade": False, "grade_id": cell_id, "locked": True, "schema_version": 3, "solution": False, "task": False}
+    cell = {"cell_type": kind, "id": cell_id, "metadata": {"nbgrader": meta}, "source": source}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def synced_notebook(nb: dict, repository: str, branch: str, assignment: str) -> dict:
+    """The source notebook with its badge cell first and its install cell right after the title."""
+    cells = [c for c in nb["cells"] if c.get("id") not in ("badges", "install")]
+    badges = _locked_cell("markdown", "badges", badges_markdown(repository, branch, assignment))
+    install = _locked_cell("code", "install", install_cell_source(repository, branch))
+    for cell in (badges, install):
+        cell["source"] = _lines(cell["source"])
+    return {**nb, "cells": [badges, cells[0], install, *cells[1:]]}
+
+
+def readme_block(repository: str, branch: str) -> str:
+    rows = ["| lesson | open it |", "| --- | --- |"]
+    for assignment in assignments():
+        rows.append(f"| `{assignment}` | {badges_markdown(repository, branch, assignment)} |")
+    return "\n".join([README_START, *rows, README_END])
+
+
+def _dump(nb: dict) -> str:
+    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def sync(extra: list[str]) -> int:
+    """Write the repository setting into every lesson, the student notebooks and the README."""
+    where = settings()
+    repository, branch = where["repository"], where["branch"]
+    readme = os.path.join(ROOT, "README.md")
+    text = open(readme, encoding="utf-8").read()
+    block = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
+    if not block.search(text):  # checked before anything is written
+        sys.exit(f"course.py: README.md has no badge block (a line `{README_START}` ... `{README_END}`).")
+    for assignment in assignments():
+        path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
+        with open(path, encoding="utf-8") as f:
+            nb = json.load(f)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(_dump(synced_notebook(nb, repository, branch, assignment)))
+    with open(readme, "w", encoding="utf-8") as f:
+        f.write(block.sub(lambda _: readme_block(repository, branch), text, count=1))
+    # The student notebooks come from the sources, through nbgrader as always.
+    if importlib.util.find_spec("nbgrader") is not None:
+        nbgrader = [sys.executable, "-m", "nbgrader"]
+    else:
+        setup()
+        nbgrader = [os.path.join(BIN, "python"), "-m", "nbgrader"]
+    for assignment in assignments():
+        done = subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=ROOT,
+                              capture_output=True, text=True)  # fmt: skip
+        if done.returncode != 0:
+            print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
+            return done.returncode
+    print(f"course.py: {len(assignments())} lessons and README.md now point at {repository} ({branch}).")
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    commands = {"lab": lab, "test": test}
+    commands = {"lab": lab, "test": test, "sync": sync}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -1,0 +1,127 @@
+"""`python3 course.py sync`: one repository setting behind every badge and every Colab install cell."""
+
+import importlib.util
+import json
+import os
+import shutil
+
+import pytest
+
+from tests.conftest import ASSIGNMENTS, ROOT
+
+GITHUB = "https://github.com/someone/grad-course"
+
+
+def load_course(root: str = ROOT):
+    spec = importlib.util.spec_from_file_location("course_script", os.path.join(root, "course.py"))
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    return course
+
+
+course = load_course()
+
+
+def source_notebook(assignment: str, folder: str = "notebooks") -> dict:
+    with open(os.path.join(ROOT, folder, assignment, f"{assignment}.ipynb"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def text(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_lesson_carries_the_badges_and_install_cell_the_setting_gives(assignment):
+    where = course.settings()
+    nb = source_notebook(assignment)
+    assert course.synced_notebook(nb, where["repository"], where["branch"], assignment) == nb, (
+        f"notebooks/{assignment} is out of step with [tool.autograd-course]: run `python3 course.py sync`"
+    )
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_student_notebook_starts_with_the_badges_then_the_title_then_the_install_cell(assignment):
+    cells = source_notebook(assignment, "release")["cells"]
+    assert [cells[0]["id"], cells[2]["id"]] == ["badges", "install"]
+    assert text(cells[1]).startswith("# Lesson")
+    where = course.settings()
+    assert course.install_spec(where["repository"], where["branch"]) in text(cells[2])
+    assert f"release/{assignment}/{assignment}.ipynb" in text(cells[0])
+
+
+def test_the_readme_badges_are_those_the_setting_gives():
+    where = course.settings()
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    assert course.readme_block(where["repository"], where["branch"]) in readme, "run `python3 course.py sync`"
+
+
+def test_github_repositories_get_a_colab_badge_and_a_binder_badge_landing_on_the_lesson():
+    markdown = course.badges_markdown(GITHUB, "main", "lesson3_zeroing_grad")
+    colab = "https://colab.research.google.com/github/someone/grad-course/blob/main/release/lesson3_zeroing_grad/lesson3_zeroing_grad.ipynb"
+    binder = (
+        "https://mybinder.org/v2/gh/someone/grad-course/main"
+        "?urlpath=lab%2Ftree%2Frelease%2Flesson3_zeroing_grad%2Flesson3_zeroing_grad.ipynb"
+    )
+    assert f"[![Open In Colab]({course.COLAB_BADGE})]({colab})" in markdown
+    assert f"[![Launch Binder]({course.BINDER_BADGE})]({binder})" in markdown
+
+
+def test_a_repository_elsewhere_gets_binder_only_and_a_local_copy_gets_no_badge():
+    elsewhere = course.badges_markdown("https://gitlab.com/someone/grad-course", "dev", "lesson1_requires_grad")
+    assert "Colab" not in elsewhere
+    assert "https://mybinder.org/v2/git/https%3A%2F%2Fgitlab.com%2Fsomeone%2Fgrad-course/dev?urlpath=" in elsewhere
+    local = course.badges_markdown("file:///srv/course", "main", "lesson1_requires_grad")
+    assert "mybinder" not in local and "colab.research" not in local and "file:///srv/course" in local
+
+
+def test_the_install_cell_installs_from_the_setting_only_when_the_packages_are_missing():
+    source = course.install_cell_source("file:///srv/course", "main")
+    assert '%pip install --quiet "git+file:///srv/course@main"' in source
+    assert 'find_spec("gradlessons") is None or importlib.util.find_spec("autograder") is None' in source
+
+
+@pytest.fixture
+def course_copy(tmp_path):
+    for name in ("course.py", "pyproject.toml", "README.md"):
+        shutil.copy(os.path.join(ROOT, name), tmp_path / name)
+    shutil.copytree(os.path.join(ROOT, "notebooks"), tmp_path / "notebooks")
+    shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), tmp_path)
+    return tmp_path
+
+
+def set_repository(copy, value: str) -> None:
+    pyproject = (copy / "pyproject.toml").read_text()
+    (copy / "pyproject.toml").write_text(pyproject.replace(course.settings()["repository"], value))
+
+
+@pytest.mark.slow
+def test_sync_points_every_lesson_its_student_notebook_and_the_readme_at_a_new_repository(course_copy):
+    set_repository(course_copy, GITHUB + ".git")
+    assert load_course(str(course_copy)).sync([]) == 0
+    readme = (course_copy / "README.md").read_text()
+    assert readme.count("https://colab.research.google.com/github/someone/grad-course/blob/main/release/") == 4
+    for assignment in ASSIGNMENTS:
+        for folder in ("notebooks", "release"):
+            with open(course_copy / folder / assignment / f"{assignment}.ipynb", encoding="utf-8") as f:
+                cells = json.load(f)["cells"]
+            assert f'"git+{GITHUB}@main"' in text(cells[2])  # ".git" is dropped once, in the setting's reader
+            assert sum(c.get("id") == "install" for c in cells) == 1  # a second sync does not add another
+
+
+def test_sync_refuses_a_pyproject_without_the_setting_and_changes_nothing(course_copy):
+    pyproject = (course_copy / "pyproject.toml").read_text()
+    (course_copy / "pyproject.toml").write_text(pyproject.replace("[tool.autograd-course]", "[tool.other]"))
+    before = (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes()
+    with pytest.raises(SystemExit, match=r"\[tool.autograd-course\] with `repository` and `branch`"):
+        load_course(str(course_copy)).sync([])
+    assert (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes() == before
+
+
+def test_sync_refuses_a_readme_without_the_badge_block_and_changes_nothing(course_copy):
+    readme = (course_copy / "README.md").read_text()
+    (course_copy / "README.md").write_text(readme.replace(course.README_END, ""))
+    before = (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes()
+    with pytest.raises(SystemExit, match="README.md has no badge block"):
+        load_course(str(course_copy)).sync([])
+    assert (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes() == before
