@@ -3,6 +3,7 @@ a source notebook and fails the unanswered student version, and the formgrader l
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -57,5 +58,7 @@ def test_formgrader_lists_the_four_assignments(lab):
     expect(names).to_have_count(len(ASSIGNMENTS), timeout=LOAD_MS)
     assert sorted(names.all_inner_texts()) == sorted(ASSIGNMENTS)
     expect(formgrader.get_by_role("heading", name="Manage Assignments")).to_be_visible()
+    # nbgrader's course root is the copy the server serves: its gradebook is there, not in the repository.
+    assert os.path.isfile(os.path.join(lab.server.root, "gradebook.db"))
     screenshot(lab.page, "nbgrader_formgrader")
     lab.assert_no_javascript_errors()
