@@ -125,6 +125,9 @@ def lab(browser: Browser, lab_server: LabServer, request):
                 print(f"no failure screenshot: {exc}")
         late_errors = list(session.errors)
         context.close()
-        lab_server.shutdown_kernels()
+        try:
+            lab_server.shutdown_kernels()
+        except OSError as exc:
+            pytest.fail(f"JupyterLab no longer answers ({exc}). Server log:\n{lab_server.log()}", pytrace=False)
     if late_errors and not (report is not None and report.failed):
         pytest.fail("JavaScript errors in the page:\n" + "\n".join(late_errors), pytrace=False)

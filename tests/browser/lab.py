@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
@@ -53,8 +52,8 @@ STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]
 def copy_course(target: str) -> str:
     """Copy the files `git ls-files` lists (as they are in the working tree) into ``target``.
 
-    nbgrader's course root is the folder of ``nbgrader_config.py``, so the gradebook and anything
-    the server writes (checkpoints, the formgrader's database) land in the copy, never in the repository.
+    nbgrader's course root is the folder of ``nbgrader_config.py``, so the gradebook and anything else
+    the server writes (checkpoints, a student's notebook) land in the copy, never in the repository.
     """
     listed = subprocess.run(
         ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
