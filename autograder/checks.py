@@ -22,6 +22,7 @@ class NotYet(AssertionError):
 
 
 def _report(verdict: Verdict, printed: str = "") -> None:
+    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     if printed.strip():
         lines = printed.strip().splitlines()
         shown = "\n".join("    " + line for line in lines[:15])
@@ -35,6 +36,7 @@ def _report(verdict: Verdict, printed: str = "") -> None:
 
 
 def _check(exercise: str, fn, start: str, seed: int, timeout: float) -> None:
+    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     if not callable(fn):
         _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
     verdict, printed = diagnose_function(exercise, fn, start=start, seed=seed, limits=Limits(timeout=timeout))
@@ -43,22 +45,26 @@ def _check(exercise: str, fn, start: str, seed: int, timeout: float) -> None:
 
 def check(exercise: str, fn, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
     """Check any exercise's function by name, e.g. ``check("graph_ops", graph_ops)``."""
+    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check(exercise, fn, start, seed, timeout)
 
 
 def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
     """Check ``train_step`` from a fresh start (``start="fresh"``) or with stale gradients
     left in the parameters before the first call (``start="dirty"``)."""
+    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check("train_step", train_step, start, seed, timeout)
 
 
 def check_train_accumulated(train_accumulated, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
     """Check ``train_accumulated`` (see ``check_train_step`` for ``start``)."""
+    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check("train_accumulated", train_accumulated, start, seed, timeout)
 
 
 def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float = 20.0) -> None:
     """Check ``manual_sgd_step`` on tensors of several shapes and dtypes."""
+    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check("manual_sgd_step", manual_sgd_step, "fresh", seed, timeout)
 
 
@@ -77,6 +83,7 @@ def load_quiz(assignment: str) -> dict:
 def check_quiz(assignment: str, question: str, answer) -> None:
     """Check one multiple-choice answer (a letter such as "b").  The key stores only hashes,
     so reading the package does not hand out the answers at a glance."""
+    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     quiz = load_quiz(assignment)
     if question not in quiz:
         raise KeyError(f"{assignment} has no question {question!r}; it has {', '.join(quiz)}")

@@ -101,7 +101,8 @@ class GradExplorer:
         self.state = state if state is not None else GradExplorerState()
         self.buttons: dict[str, widgets.Button] = {name: self._make_button(name) for name in ACTIONS}
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
-        self.log = widgets.HTML(layout=widgets.Layout(width="100%"))
+        # not width 100%: with the widget margins it overflowed the output area
+        self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
         self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
 
         row = widgets.Layout(flex_flow="row wrap")
@@ -178,7 +179,7 @@ class GradExplorer:
         body = html.escape("\n".join(lines))
         return (
             "<div><b>Log</b> (newest first)</div>"
-            "<pre style='max-height:12em; overflow:auto; margin:0; padding:4px; "
+            "<pre style='max-height:12em; overflow:auto; white-space:pre; margin:0; padding:4px; "
             f"font-size:12px; border:1px solid #ccc'>{body}</pre>"
         )
 

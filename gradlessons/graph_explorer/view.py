@@ -77,7 +77,8 @@ class GraphExplorer:
         self.buttons["reset"].on_click(lambda _b: self._on_reset())
         self.code_hint = widgets.HTML()
         self.status = widgets.HTML()
-        self.table = widgets.HTML(layout=widgets.Layout(width="100%"))
+        # not width 100%: with the widget margins it overflowed the output area
+        self.table = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
         self.plot_output = widgets.Output(layout=widgets.Layout(min_height="320px"))
         row = widgets.Layout(flex_flow="row wrap", align_items="center")
         self.widget = widgets.VBox(
@@ -168,7 +169,7 @@ class GraphExplorer:
         body = html.escape(self.state.table())
         return (
             "<div><b>Tensors</b></div><pre style='margin:0; padding:4px; font-size:12px; "
-            f"border:1px solid #ccc; overflow:auto'>{body}</pre>"
+            f"border:1px solid #ccc; overflow:auto; white-space:pre'>{body}</pre>"
         )
 
     def _show_figure(self, fig: Figure) -> None:

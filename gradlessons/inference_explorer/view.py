@@ -52,7 +52,7 @@ class InferenceExplorer:
 
     def __init__(self, state: InferenceExplorerState | None = None) -> None:
         self.state = state if state is not None else InferenceExplorerState()
-        auto = widgets.Layout(width="auto")
+        auto = widgets.Layout(width="auto", margin="0px 16px 0px 0px")  # room between a box and the next label
         self.no_grad = widgets.Checkbox(value=False, description="with torch.no_grad()", indent=False, layout=auto)
         self.inference_mode = widgets.Checkbox(
             value=False, description="with torch.inference_mode()", indent=False, layout=auto
@@ -72,7 +72,8 @@ class InferenceExplorer:
         )
         self.reset_button = widgets.Button(description="reset", tooltip="forget all runs and clear the switches")
         self.status = widgets.HTML()
-        self.log = widgets.HTML(layout=widgets.Layout(width="100%"))
+        # not width 100%: with the widget margins it overflowed the output area
+        self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
         self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
 
         for box, name in (
@@ -144,7 +145,7 @@ class InferenceExplorer:
         body = html.escape("\n".join(reversed(self.state.log_lines())))
         return (
             "<div><b>Runs</b> (newest first)</div>"
-            "<pre style='max-height:10em; overflow:auto; margin:0; padding:4px; "
+            "<pre style='max-height:10em; overflow:auto; white-space:pre; margin:0; padding:4px; "
             f"font-size:11px; border:1px solid #ccc'>{body}</pre>"
         )
 
