@@ -57,6 +57,7 @@ class TangentExplorer:
             description="x",
             continuous_update=False,
             readout_format=".2f",
+            layout=widgets.Layout(width="420px"),  # the default is too short to move x finely
         )
         self.again_button = widgets.Button(
             description="backward() again without clearing",
