@@ -1,6 +1,7 @@
 """Fixtures for the browser tests: one JupyterLab server on a copy of the course and one Chromium for
-the whole session, a fresh browser context (and fresh kernels) for every test, and every JavaScript
-error of the page collected so that a test fails on it."""
+all the browser tests (package scope: playwright's event loop must be gone before the rest of the suite
+runs, or their asyncio.run() finds it still running), a fresh browser context (and fresh kernels) for
+every test, and every JavaScript error of the page collected so that a test fails on it."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
     if not os.path.exists(CHROMIUM):
         pytest.fail(
@@ -77,7 +78,7 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab_server(tmp_path_factory):
     """JupyterLab from this environment, serving a copy of the course (the files `git ls-files` lists)."""
     root = copy_course(str(tmp_path_factory.mktemp("course")))

@@ -7,7 +7,6 @@ gets exactly tests/colab/requirements.txt.  Without network access to Colab itse
 covered here is Colab's own front end (its widget manager draws ipywidgets 7 in the browser).
 """
 
-import asyncio
 import json
 import os
 import shutil
@@ -17,9 +16,6 @@ import venv
 
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 
 from tests.conftest import ASSIGNMENTS, ROOT
 from tests.course_copy import answered, read, solutions
@@ -87,19 +83,24 @@ def clean_env() -> dict:
     return env
 
 
-def execute_in(python: str, nb: dict, folder: str):
-    """Run the notebook with a kernel of that Python, the way Colab runs it: cell after cell."""
-    kernels = os.path.join(folder, "..", "kernels")
-    os.makedirs(os.path.join(kernels, "colab"), exist_ok=True)
+def execute_in(python: str, nb: dict, folder: str, name: str):
+    """Run the notebook with a kernel of that Python, the way Colab runs it: cell after cell.
+
+    nbclient runs in a process of its own (`jupyter execute`), so none of its sockets or event
+    loops outlive this test inside the test process."""
+    kernels = os.path.join(folder, "..", "jupyter", "kernels", "colab")
+    os.makedirs(kernels, exist_ok=True)
     spec = {"argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "Colab-like",
             "language": "python", "env": clean_env()}  # fmt: skip
-    with open(os.path.join(kernels, "colab", "kernel.json"), "w") as f:
+    with open(os.path.join(kernels, "kernel.json"), "w") as f:
         json.dump(spec, f)
-    manager = KernelManager(kernel_name="colab", kernel_spec_manager=KernelSpecManager(kernel_dirs=[kernels]))
-    notebook = nbformat.reads(json.dumps(nb), as_version=4)
-    client = NotebookClient(notebook, km=manager, timeout=600, resources={"metadata": {"path": folder}})
-    asyncio.run(client.async_execute())
-    return notebook
+    path = os.path.join(folder, name)
+    nbformat.write(nbformat.reads(json.dumps(nb), as_version=4), path)
+    env = dict(clean_env(), JUPYTER_PATH=os.path.join(folder, "..", "jupyter"))
+    execute = "import sys; from nbclient.cli import main; sys.exit(main())"
+    command = [sys.executable, "-c", execute, "--inplace", "--allow-errors", "--timeout=600", "--kernel_name=colab"]
+    run([*command, path], folder, env=env)  # errors stay in the outputs, where the test looks for them
+    return nbformat.read(path, as_version=4)
 
 
 def outputs(cell, kind: str) -> list[str]:
@@ -122,7 +123,7 @@ def test_the_student_notebook_installs_the_course_and_runs_alone_in_a_colab_like
     release = read(os.path.join(repository, "release", assignment, f"{assignment}.ipynb"))
     folder = tmp_path / "content"  # Colab's working folder: the notebook is not even there
     folder.mkdir()
-    notebook = execute_in(colab_python, answered(release, solutions(source)), str(folder))
+    notebook = execute_in(colab_python, answered(release, solutions(source)), str(folder), f"{assignment}.ipynb")
 
     installed = course_location(colab_python)
     assert installed and installed.startswith(os.path.dirname(os.path.dirname(colab_python))), installed
