@@ -16,6 +16,22 @@ def make_course(target: str) -> str:
     return target
 
 
+def copy_working_tree(target: str, untracked: bool = False) -> str:
+    """Copy the files git knows (as they are in the working tree, edits included) into ``target``.
+
+    untracked: also new files git does not ignore yet (what the next commit would hold)."""
+    command = ["git", "ls-files", "-z", "--cached"] + (["--others", "--exclude-standard"] if untracked else [])
+    listed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout.split("\0")
+    for name in filter(None, listed):
+        source = os.path.join(ROOT, name)
+        if not os.path.isfile(source):  # deleted in the working tree, not yet committed
+            continue
+        destination = os.path.join(target, name)
+        os.makedirs(os.path.dirname(destination), exist_ok=True)
+        shutil.copy2(source, destination)
+    return target
+
+
 def nbgrader(course: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     done = subprocess.run(["nbgrader", *args], cwd=course, capture_output=True, text=True, timeout=timeout)
     if done.returncode != 0:

@@ -14,6 +14,7 @@ import yaml
 from traitlets.config.loader import PyFileConfigLoader
 
 from tests.conftest import ROOT
+from tests.course_copy import copy_working_tree
 
 FIRST_LESSON = "release/lesson1_requires_grad/lesson1_requires_grad.ipynb"
 
@@ -35,11 +36,7 @@ def test_post_build_is_an_executable_script():
 @pytest.mark.slow
 def test_post_build_installs_the_course_packages_and_lands_on_lesson_one(tmp_path):
     repo = tmp_path / "repo"  # what repo2docker builds from: the committed files
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    for name in filter(None, listed.split("\0")):
-        if os.path.isfile(os.path.join(ROOT, name)):
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(os.path.join(ROOT, name), repo / name)
+    copy_working_tree(str(repo))
     env_dir = tmp_path / "env"  # stands in for the conda environment
     venv.EnvBuilder(with_pip=True).create(env_dir)
     home = tmp_path / "home"

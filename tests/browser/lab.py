@@ -10,7 +10,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.conftest import ROOT
+from tests.course_copy import copy_working_tree
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -55,17 +55,7 @@ def copy_course(target: str) -> str:
     nbgrader's course root is the folder of ``nbgrader_config.py``, so the gradebook and anything else
     the server writes (checkpoints, a student's notebook) land in the copy, never in the repository.
     """
-    listed = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.split("\0")
-    for name in filter(None, listed):
-        source = os.path.join(ROOT, name)
-        if not os.path.isfile(source):  # deleted in the working tree, not yet committed
-            continue
-        destination = os.path.join(target, name)
-        os.makedirs(os.path.dirname(destination), exist_ok=True)
-        shutil.copy2(source, destination)
-    return target
+    return copy_working_tree(target)
 
 
 def read_notebook(path: str) -> dict:

@@ -9,7 +9,6 @@ covered here is Colab's own front end (its widget manager draws ipywidgets 7 in 
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -18,7 +17,7 @@ import nbformat
 import pytest
 
 from tests.conftest import ASSIGNMENTS, ROOT
-from tests.course_copy import answered, read, solutions
+from tests.course_copy import answered, copy_working_tree, read, solutions
 
 pytestmark = pytest.mark.slow
 REQUIREMENTS = os.path.join(os.path.dirname(__file__), "requirements.txt")
@@ -35,11 +34,7 @@ def run(command: list[str], cwd: str, timeout: int = 900, env: dict | None = Non
 def repository(tmp_path_factory) -> str:
     """A git repository holding this working tree, with the course's setting pointed at itself."""
     repo = str(tmp_path_factory.mktemp("colab") / "course-repository")
-    listed = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], ROOT).split("\0")
-    for name in filter(None, listed):
-        if os.path.isfile(os.path.join(ROOT, name)):
-            os.makedirs(os.path.dirname(os.path.join(repo, name)), exist_ok=True)
-            shutil.copy2(os.path.join(ROOT, name), os.path.join(repo, name))
+    copy_working_tree(repo, untracked=True)
     pyproject = os.path.join(repo, "pyproject.toml")
     text = open(pyproject, encoding="utf-8").read()
     line = next(x for x in text.splitlines() if x.startswith("repository = "))
