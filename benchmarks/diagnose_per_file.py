@@ -18,13 +18,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORRECT = """def train_step(model, optimizer, loss_fn, x, y):
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""
+sys.path.insert(0, ROOT)
+from tests.course_copy import CORRECT_TRAIN_STEP  # noqa: E402 - the course's root, put on the path just above
 
 
 def timed(command: list[str], cwd: str) -> float:
@@ -41,7 +36,7 @@ def main() -> None:
         for i in range(n):
             path = os.path.join(work, f"student{i}.py")
             with open(path, "w") as f:
-                f.write(CORRECT)
+                f.write(CORRECT_TRAIN_STEP)
             files.append(path)
         wrong = sorted(
             p

@@ -82,7 +82,14 @@ def points(source_nb: dict) -> dict[str, float]:
     }
 
 
-# Lesson 3 answers with the classic mistakes (shared by the tests and benchmarks/).
+# Lesson 3 answers: the correct train_step and the classic mistakes (shared by the tests and benchmarks/).
+CORRECT_TRAIN_STEP = """def train_step(model, optimizer, loss_fn, x, y):
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
 NEVER_CLEARS = """def train_step(model, optimizer, loss_fn, x, y):
     loss = loss_fn(model(x), y)
     loss.backward()

@@ -20,9 +20,9 @@ from tests.browser.lab import (
     WIDGET_MS,
     LabServer,
     Notebook,
-    copy_course,
     screenshot,
 )
+from tests.course_copy import copy_working_tree
 
 # Console errors that are not the course's and cannot be avoided, each with its reason. Keep it short:
 # anything else logged as an error fails the test.
@@ -81,7 +81,9 @@ def browser():
 @pytest.fixture(scope="package")
 def lab_server(tmp_path_factory):
     """JupyterLab from this environment, serving a copy of the course (the files `git ls-files` lists)."""
-    root = copy_course(str(tmp_path_factory.mktemp("course")))
+    # nbgrader's course root is the folder of nbgrader_config.py: the gradebook and everything else the
+    # server writes (checkpoints, a student's notebook) land in the copy, never in the repository.
+    root = copy_working_tree(str(tmp_path_factory.mktemp("course")))
     server = LabServer(root=root, home=str(tmp_path_factory.mktemp("jupyter-home")))
     try:
         server.start()

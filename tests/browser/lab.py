@@ -23,7 +23,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.conftest import ROOT
-from tests.course_copy import copy_working_tree
+from tests.course_copy import grade_id, read
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -46,29 +46,11 @@ DIALOG_MS = 300_000  # nbgrader's validation runs the whole notebook on the serv
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
-# --------------------------------------------------------------------------- the course copy
-
-
-def copy_course(target: str) -> str:
-    """Copy the files `git ls-files` lists (as they are in the working tree) into ``target``.
-
-    nbgrader's course root is the folder of ``nbgrader_config.py``, so the gradebook and anything else
-    the server writes (checkpoints, a student's notebook) land in the copy, never in the repository.
-    """
-    return copy_working_tree(target)
-
-
-def read_notebook(path: str) -> dict:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+# --------------------------------------------------------------------------- notebook JSON
 
 
 def source_of(cell: dict) -> str:
     return "".join(cell["source"])
-
-
-def grade_id(cell: dict) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
 # --------------------------------------------------------------------------- the server
@@ -266,7 +248,7 @@ class Notebook:
         self.page = page
         self.server = server
         self.path = path
-        self.json = read_notebook(os.path.join(server.root, path))
+        self.json = read(os.path.join(server.root, path))
 
     # ------------------------------------------------------------------ opening
 

@@ -11,18 +11,11 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.lab import STDERR, screenshot
-from tests.course_copy import CLEARS_AFTER_STEP, NEVER_CLEARS
+from tests.course_copy import CLEARS_AFTER_STEP, CORRECT_TRAIN_STEP, NEVER_CLEARS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ASSIGNMENT = "lesson3_zeroing_grad"
-CORRECT = """def train_step(model, optimizer, loss_fn, x, y):
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""
 
 
 @pytest.fixture
@@ -66,7 +59,7 @@ def test_student_sees_the_train_step_mistake_named_then_the_fix_pass(lab, studen
     expect(notebook.cell(dirty).locator(".jp-Cell-outputArea")).to_contain_text("❌ train_step [clears_after_step]:")
 
     # The fix: zero_grad, forward, loss, backward, step; both checks pass, nothing on stderr.
-    notebook.set_source(answer, CORRECT)
+    notebook.set_source(answer, CORRECT_TRAIN_STEP)
     notebook.run_cell(answer)
     notebook.run_cell(try_it)
     expect(notebook.cell(try_it).locator(".jp-Cell-outputArea")).to_contain_text("step 4: loss")
