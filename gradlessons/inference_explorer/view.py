@@ -5,7 +5,7 @@ three switches (``torch.no_grad()``, ``torch.inference_mode()``, ``model.eval()`
 slider, a "run forward pass" button and a reset button, a status line for the last run, a log, and
 a figure of saved-activation memory and forward time per run, coloured by the tracking mode.
 
-As in the lesson 3 explorer (:mod:`gradlessons.explorer.view`): only core widgets present in
+As in the lesson 3 explorer (:mod:`gradlessons.gradient_explorer.view`): only core widgets present in
 ipywidgets 7.7 and 8, a pyplot-free ``Figure`` rendered to PNG with Agg and put into an
 ``Output``'s ``outputs`` trait, so it also works without a live kernel and in the tests.
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import torch
 
-from gradlessons.explorer.state import format_value
+from gradlessons.formatting import format_value
 
 
 @dataclass(frozen=True)

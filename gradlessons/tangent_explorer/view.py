@@ -5,7 +5,7 @@ a dropdown of functions, a slider for x, a button that calls ``backward()`` once
 clearing ``.grad``, a reset button, a status line and the figure (the curve, the true tangent,
 and, after repeated backward() calls, the tangent drawn with the slope ``.grad`` now holds).
 
-Like the lesson 3 explorer (see ``gradlessons/explorer/view.py``), it uses only core widgets
+Like the lesson 3 explorer (see ``gradlessons/gradient_explorer/view.py``), it uses only core widgets
 present in ipywidgets 7.7 and 8, draws a ``matplotlib.figure.Figure`` without pyplot, and puts
 the PNG into an ``Output`` widget's ``outputs`` so it works without a live kernel.
 """
@@ -17,8 +17,8 @@ import html
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from gradlessons.explorer.state import format_value
 from gradlessons.figures import show_figure
+from gradlessons.formatting import format_value
 from gradlessons.tangent_explorer.state import FUNCTIONS, X_RANGE, TangentExplorerState
 
 FIGSIZE = (6.4, 4.0)

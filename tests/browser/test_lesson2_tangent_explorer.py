@@ -9,7 +9,7 @@ import math
 import pytest
 from playwright.sync_api import expect
 
-from gradlessons.explorer.state import format_value
+from gradlessons.formatting import format_value
 from tests.browser.explorers import button, dropdown, html_part, open_explorer
 from tests.browser.lab import drag_slider, expect_new_image, img_src, kernel_log_count, screenshot
 

@@ -7,9 +7,9 @@ import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pytest
 
-from gradlessons.explorer import GradExplorer, GradExplorerState
-from gradlessons.explorer.state import ACTIONS
-from gradlessons.explorer.view import MAX_NAMED_TICKS
+from gradlessons.gradient_explorer import GradExplorer, GradExplorerState
+from gradlessons.gradient_explorer.state import ACTIONS
+from gradlessons.gradient_explorer.view import MAX_NAMED_TICKS
 from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 

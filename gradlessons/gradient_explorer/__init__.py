@@ -7,14 +7,14 @@ The view is imported lazily (PEP 562 ``__getattr__``) so that the state can be
 used, and tested, on a machine without ipywidgets or matplotlib.
 """
 
-from gradlessons.explorer.state import ACTIONS, GradExplorerState, Record
+from gradlessons.gradient_explorer.state import ACTIONS, GradExplorerState, Record
 
 __all__ = ["ACTIONS", "GradExplorer", "GradExplorerState", "Record"]
 
 
 def __getattr__(name):
     if name == "GradExplorer":
-        from gradlessons.explorer.view import GradExplorer
+        from gradlessons.gradient_explorer.view import GradExplorer
 
         return GradExplorer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import torch
 
+from gradlessons.formatting import format_value
+
 #: Every action of the explorer, in button order: method name -> the code it runs.
 ACTIONS: dict[str, str] = {
     "backward": "loss.backward()",
@@ -41,21 +43,6 @@ CLEAR_ACTIONS = frozenset({"zero_grad", "zero_grad_set_to_none", "zero_grad_fill
 
 START_LABEL = "start"
 DEFAULT_MAX_HISTORY = 200
-
-
-def format_value(value: float | None) -> str:
-    """Format a gradient or weight for people: ``None``, ``-8.0``, ``0.8``.
-
-    Six significant digits hide float noise such as ``0.8000000000000002``, an
-    integral value keeps a ``.0`` so it still reads as a float, and ``-0.0`` is
-    shown as ``0.0`` because the sign of zero is not part of this lesson.
-    """
-    if value is None:
-        return "None"
-    text = f"{value + 0.0:.6g}"
-    if text.lstrip("-").isdigit():
-        text += ".0"
-    return text
 
 
 @dataclass(frozen=True)

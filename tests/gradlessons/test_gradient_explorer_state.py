@@ -9,7 +9,8 @@ import pytest
 import torch
 
 import gradlessons
-from gradlessons.explorer.state import ACTIONS, GradExplorerState, Record, format_value
+from gradlessons.formatting import format_value
+from gradlessons.gradient_explorer.state import ACTIONS, GradExplorerState, Record
 
 
 def autograd_gradient(weight: float, state: GradExplorerState) -> float:
@@ -270,7 +271,7 @@ def test_none_and_zero_are_formatted_differently():
 def test_the_state_module_imports_no_widget_or_plotting_library():
     code = (
         "import sys\n"
-        "from gradlessons.explorer import GradExplorerState\n"
+        "from gradlessons.gradient_explorer import GradExplorerState\n"
         "GradExplorerState().backward()\n"
         "print(sorted(m for m in ('ipywidgets', 'matplotlib') if m in sys.modules))\n"
     )

@@ -1,6 +1,6 @@
 """The ipywidgets view of the lesson 3 gradient explorer.
 
-``GradExplorer`` draws a :class:`~gradlessons.explorer.state.GradExplorerState`:
+``GradExplorer`` draws a :class:`~gradlessons.gradient_explorer.state.GradExplorerState`:
 one button per action, a status line, an action log and a two-panel figure.
 All the PyTorch work happens in the state; this module only displays it.
 
@@ -28,8 +28,9 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
-from gradlessons.explorer.state import ACTIONS, GradExplorerState, Record, format_value
 from gradlessons.figures import show_figure
+from gradlessons.formatting import format_value
+from gradlessons.gradient_explorer.state import ACTIONS, GradExplorerState, Record
 
 #: Button text when the full code is too long for a compact button; the tooltip
 #: always holds the full code.
