@@ -5,9 +5,11 @@
                              student notebooks into my-work/ (never overwriting your copies) and
                              open JupyterLab on lesson 1
     python3 course.py test   set up .venv if needed, then run the whole test suite
-    python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml:
-                             rewrite every lesson's badges and Colab install cell, regenerate the
-                             student notebooks with nbgrader, and the README's badges
+    python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml,
+                             or a lesson: rewrite every lesson's badges and Colab install cell,
+                             regenerate the student notebooks with nbgrader, and the README's badges
+                             and lesson-length table
+    python3 course.py stats  (course authors) print each lesson's core path and whole length
 
 Setting up is skipped when .venv already matches requirements*.txt and pyproject.toml.
 Extra arguments after `test` go to pytest (e.g. `python3 course.py test -k corpus`).
@@ -36,6 +38,8 @@ INPUTS = ("requirements.txt", "requirements-dev.txt", "pyproject.toml")
 SETTINGS_TABLE = "autograd-course"  # [tool.autograd-course] in pyproject.toml: the one place for the repository URL
 README_START = "<!-- badges: made by `python3 course.py sync` from [tool.autograd-course] in pyproject.toml -->"
 README_END = "<!-- /badges -->"
+LENGTH_START = "<!-- lesson-length: made by `python3 course.py sync` from the source notebooks -->"
+LENGTH_END = "<!-- /lesson-length -->"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 
@@ -193,6 +197,74 @@ def readme_block(repository: str, branch: str) -> str:
     return "\n".join([README_START, *rows, README_END])
 
 
+# ---- how long a lesson takes: the core path (before "## Exercises") and the whole notebook ----
+
+# A beginner reads technical prose at about 150 words a minute; each code cell is read, run and
+# looked at (about 20 s); an explorer's guided sequence takes about 3 minutes of clicking.
+WORDS_PER_MINUTE = 150
+SECONDS_PER_CODE_CELL = 20
+EXPLORER_MINUTES = 3
+HANDED_OUT = ("badges", "install")  # cells made by `sync`, not part of the lesson's text
+
+
+def _sections(nb: dict) -> dict[str, list[dict]]:
+    """The lesson's cells split into its core path (everything before the `## Exercises` heading),
+    the exercises, and the optional `## Going deeper ...` sections (after the exercises)."""
+    parts: dict[str, list[dict]] = {"core": [], "exercises": [], "deeper": []}
+    part = "core"
+    for cell in nb["cells"]:
+        if cell.get("id") in HANDED_OUT:
+            continue
+        heading = "".join(cell["source"]).lstrip() if cell["cell_type"] == "markdown" else ""
+        if heading.startswith("## "):
+            title = heading[3:].split("\n", 1)[0].strip().lower()
+            if re.match(r"(\d+\.\s*)?exercises\b", title):
+                part = "exercises"
+            elif re.match(r"(\d+\.\s*)?going deeper\b", title):
+                part = "deeper"
+        parts[part].append(cell)
+    return parts
+
+
+def _length(cells: list[dict]) -> dict:
+    # A word has a letter or digit in it: markdown's `#`, `-` and `·` are not read.
+    words = sum(len(re.findall(r"\S*\w\S*", "".join(c["source"]))) for c in cells if c["cell_type"] == "markdown")
+    code = [c for c in cells if c["cell_type"] == "code"]
+    explorers = sum(1 for c in code if re.search(r"\b\w+Explorer\(\)", "".join(c["source"])))
+    minutes = words / WORDS_PER_MINUTE + len(code) * SECONDS_PER_CODE_CELL / 60 + explorers * EXPLORER_MINUTES
+    return {"cells": len(cells), "words": words, "minutes": round(minutes)}
+
+
+def lesson_stats(assignment: str) -> dict:
+    """Cells, words and estimated minutes of the core path and of the whole lesson."""
+    with open(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"), encoding="utf-8") as f:
+        parts = _sections(json.load(f))
+    return {"core": _length(parts["core"]), "all": _length(parts["core"] + parts["exercises"] + parts["deeper"])}
+
+
+def length_block() -> str:
+    rows = [
+        "| lesson | core path: cells | words | minutes | whole lesson: cells | words | minutes |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for assignment in assignments():
+        core, whole = lesson_stats(assignment)["core"], lesson_stats(assignment)["all"]
+        rows.append(
+            f"| `{assignment}` | {core['cells']} | {core['words']} | {core['minutes']} "
+            f"| {whole['cells']} | {whole['words']} | {whole['minutes']} |"
+        )
+    return "\n".join([LENGTH_START, *rows, LENGTH_END])
+
+
+def stats(extra: list[str]) -> int:
+    print(length_block().split("\n", 1)[1].rsplit("\n", 1)[0])
+    print(
+        f"(minutes: words / {WORDS_PER_MINUTE} + {SECONDS_PER_CODE_CELL} s per code cell "
+        f"+ {EXPLORER_MINUTES} min per explorer)"
+    )
+    return 0
+
+
 def _dump(nb: dict) -> str:
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -204,8 +276,13 @@ def sync(extra: list[str]) -> int:
     readme = os.path.join(ROOT, "README.md")
     text = open(readme, encoding="utf-8").read()
     block = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
-    if not block.search(text):  # checked before anything is written
-        sys.exit(f"course.py: README.md has no badge block (a line `{README_START}` ... `{README_END}`).")
+    lengths = re.compile(re.escape(LENGTH_START) + r".*?" + re.escape(LENGTH_END), re.S)
+    for name, found, start, end in (
+        ("badge", block, README_START, README_END),
+        ("lesson-length", lengths, LENGTH_START, LENGTH_END),
+    ):
+        if not found.search(text):  # checked before anything is written
+            sys.exit(f"course.py: README.md has no {name} block (a line `{start}` ... `{end}`).")
     for assignment in assignments():
         path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
         with open(path, encoding="utf-8") as f:
@@ -213,7 +290,8 @@ def sync(extra: list[str]) -> int:
         with open(path, "w", encoding="utf-8") as f:
             f.write(_dump(synced_notebook(nb, repository, branch, assignment)))
     with open(readme, "w", encoding="utf-8") as f:
-        f.write(block.sub(lambda _: readme_block(repository, branch), text, count=1))
+        text = block.sub(lambda _: readme_block(repository, branch), text, count=1)
+        f.write(lengths.sub(lambda _: length_block(), text, count=1))
     # The student notebooks come from the sources, through nbgrader as always.
     if importlib.util.find_spec("nbgrader") is not None:
         nbgrader = [sys.executable, "-m", "nbgrader"]
@@ -231,7 +309,7 @@ def sync(extra: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    commands = {"lab": lab, "test": test, "sync": sync}
+    commands = {"lab": lab, "test": test, "sync": sync, "stats": stats}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -125,3 +125,36 @@ def test_sync_refuses_a_readme_without_the_badge_block_and_changes_nothing(cours
     with pytest.raises(SystemExit, match="README.md has no badge block"):
         load_course(str(course_copy)).sync([])
     assert (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes() == before
+
+
+def test_the_readme_lesson_lengths_are_those_the_notebooks_give():
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    assert course.length_block() in readme, "run `python3 course.py sync`"
+
+
+def test_a_lesson_splits_into_core_path_exercises_and_going_deeper_by_its_headings():
+    def md(text):
+        return {"cell_type": "markdown", "source": [text], "metadata": {}}
+
+    def code(text):
+        return {"cell_type": "code", "source": [text], "metadata": {}, "outputs": []}
+
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "id": "badges", "source": ["[badge]"], "metadata": {}},
+            md("# Lesson 9 · Title words"),
+            md("## 1. Core part\nfour more words here"),
+            code("x = 1"),
+            code("GradExplorer()"),
+            md("## 2. Exercises"),
+            code("def f(): pass"),
+            md("## Going deeper (optional): more"),
+            code("y = 2"),
+        ]
+    }
+    parts = course._sections(nb)
+    assert [len(parts[k]) for k in ("core", "exercises", "deeper")] == [4, 2, 2]
+    core = course._length(parts["core"])
+    assert (core["cells"], core["words"]) == (4, 11)
+    # 11 words at 150 a minute, two code cells at 20 s, one explorer at 3 minutes.
+    assert core["minutes"] == round(11 / 150 + 40 / 60 + 3)
