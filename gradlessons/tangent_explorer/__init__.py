@@ -1,12 +1,13 @@
 """Interactive explorer for lesson 2: the tangent line whose slope comes from ``backward()``.
 
-``TangentExplorerState`` is the model (plain Python and PyTorch); ``TangentExplorer`` is a thin
-ipywidgets view over it, imported lazily so the state works without ipywidgets or matplotlib.
+``TangentExplorerState`` is the model (plain Python and PyTorch, with the guided tour ``Guide``);
+``TangentExplorer`` is a thin ipywidgets view over it, imported lazily so the state works without
+ipywidgets or matplotlib.
 """
 
-from gradlessons.tangent_explorer.state import FUNCTIONS, TangentExplorerState
+from gradlessons.tangent_explorer.state import FUNCTIONS, GUIDE_STEPS, Guide, GuideStep, TangentExplorerState
 
-__all__ = ["FUNCTIONS", "TangentExplorer", "TangentExplorerState"]
+__all__ = ["FUNCTIONS", "GUIDE_STEPS", "Guide", "GuideStep", "TangentExplorer", "TangentExplorerState"]
 
 
 def __getattr__(name):

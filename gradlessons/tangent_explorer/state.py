@@ -7,6 +7,11 @@ from PyTorch. ``backward_again()`` builds the graph once more on the *same* leaf
 ``backward()`` without clearing ``t.grad``, so the stored slope becomes 2, 3, 4... times the
 derivative, which is what lesson 3 is about.
 
+``Guide`` is the explorer's short guided tour: a few steps, each a prompt (what to do), a check over
+the state (has the student done it?) and a message built from the real numbers (what to look at).
+The state checks the current step after every action, so the tour moves on by itself; the free
+controls work the same whether the tour is running, skipped or finished.
+
 No widget or plotting code lives here, so the state can be driven and tested from plain Python.
 """
 
@@ -41,6 +46,144 @@ X_RANGE = (-2.5, 2.5)
 DEFAULT_FUNCTION = "square"
 DEFAULT_X = 1.0
 FD_EPS = 1e-3
+AT_ZERO = 1e-9  # a point this close to 0 is taken as 0.0 (a slider's float steps need not hit 0.0 exactly)
+
+
+@dataclass(frozen=True)
+class GuideStep:
+    """One step of the guided tour.
+
+    Attributes:
+        prompt: What to do, for people.
+        done: True once the state shows that the student did it.
+        look: What to look at once it is done, built from the state's real numbers.
+    """
+
+    prompt: str
+    done: Callable[[TangentExplorerState], bool]
+    look: Callable[[TangentExplorerState], str]
+
+
+class Guide:
+    """A guided tour through :class:`GuideStep` s, one at a time.
+
+    Attributes:
+        steps: The steps, in order.
+        index: The current step (``len(steps)`` once finished or skipped).
+        last_done: ``(step number, what to look at)`` of the step done last, or ``None`` (at the
+            start, after a skipped step, or after a restart).
+        skipped: True when the student ended the tour early.
+    """
+
+    def __init__(self, steps: list[GuideStep]) -> None:
+        if not steps:
+            raise ValueError("a guide needs at least one step")
+        self.steps = list(steps)
+        self.index = 0
+        self.last_done: tuple[int, str] | None = None
+        self.skipped = False
+
+    @property
+    def current(self) -> GuideStep | None:
+        return None if self.finished else self.steps[self.index]
+
+    @property
+    def finished(self) -> bool:
+        return self.index >= len(self.steps)
+
+    def check(self, state: TangentExplorerState) -> bool:
+        """Move on when the current step is done in ``state``; True if it moved."""
+        step = self.current
+        if step is None or not step.done(state):
+            return False
+        self.last_done = (self.index + 1, step.look(state))
+        self.index += 1
+        return True
+
+    def skip_step(self) -> None:
+        """Go to the next step without doing this one."""
+        if not self.finished:
+            self.index += 1
+            self.last_done = None
+
+    def skip(self) -> None:
+        """End the tour now (the controls keep working)."""
+        self.index, self.last_done, self.skipped = len(self.steps), None, True
+
+    def restart(self) -> None:
+        self.index, self.last_done, self.skipped = 0, None, False
+
+    def prompt(self) -> str:
+        """The current instruction, or what to do once the tour is over."""
+        if self.skipped:
+            return "Guide skipped. Every control still works; restart the guide any time."
+        if self.finished:
+            return "Guide finished. Keep exploring: every control still works; restart the guide any time."
+        return f"Step {self.index + 1} of {len(self.steps)}: {self.current.prompt}"
+
+    def done_message(self) -> str | None:
+        """What to look at in the step just done, or None."""
+        if self.last_done is None:
+            return None
+        number, look = self.last_done
+        return f"Step {number} done. {look}"
+
+
+def _flat_parabola(state: TangentExplorerState) -> str:
+    return (
+        f"At x = 0, backward() gives slope {format_value(state.true_slope)}: the bottom of the parabola, "
+        "where 2x = 0. Each position of the slider built a fresh t and ran one real backward()."
+    )
+
+
+def _flat_cubic(state: TangentExplorerState) -> str:
+    return (
+        f"At x = {state.x:.2f}, backward() gives slope {format_value(round(state.true_slope, 4))}: near one of "
+        "the two flat points x = ±0.82, where 3x² − 2 = 0. The explorer has no formula for the slope: "
+        "backward() found it."
+    )
+
+
+def _kink(state: TangentExplorerState) -> str:
+    return (
+        "Left of 0 the slope is 0.2, right of it 1.2. Exactly at the kink, backward() gives "
+        f"{format_value(state.true_slope)} (PyTorch takes ReLU's slope at 0 to be 0), while the finite "
+        f"difference straddles the kink and averages the two sides: {state.finite_difference_slope():.4f}."
+    )
+
+
+def _accumulated(state: TangentExplorerState) -> str:
+    return (
+        f"t.grad now holds {format_value(state.held_slope)} = {state.backward_calls} × the slope "
+        f"{format_value(state.true_slope)}: each backward() adds to .grad, so the red dashed tangent is "
+        "wrong. Lesson 3 is about clearing .grad."
+    )
+
+
+#: The tour of the tangent explorer: a flat tangent, a flat point found by autograd alone, a kink,
+#: and gradients that pile up.
+GUIDE_STEPS: list[GuideStep] = [
+    GuideStep(
+        "With f(x) = x², move the x slider (or type a number into its box) until the green tangent is flat (slope 0).",
+        lambda s: s.function == "square" and s.x == 0.0,
+        _flat_parabola,
+    ),
+    GuideStep(
+        "Choose x³ − 2x in the menu, then move x until its tangent is nearly flat (slope between −0.2 and 0.2).",
+        lambda s: s.function == "cubic" and abs(s.true_slope) < 0.2,
+        _flat_cubic,
+    ),
+    GuideStep(
+        "Choose the ReLU-ish function and move x across 0 (watch the slope jump), then stop exactly at x = 0.",
+        lambda s: s.function == "relu_ish" and s.x == 0.0,
+        _kink,
+    ),
+    GuideStep(
+        "Click “backward() again without clearing” three times, and watch t.grad and the red tangent.",
+        lambda s: s.backward_calls >= 4,
+        _accumulated,
+    ),
+]
 
 
 class TangentExplorerState:
@@ -52,6 +195,7 @@ class TangentExplorerState:
         t: The leaf tensor at ``x`` whose ``.grad`` is read.
         grad_history: ``t.grad`` after each ``backward()`` on this leaf since it was created
             (the first entry is the true derivative; later ones come from ``backward_again``).
+        guide: The guided tour; checked after every action, so it moves on by itself.
     """
 
     def __init__(self, function: str = DEFAULT_FUNCTION, x: float = DEFAULT_X) -> None:
@@ -59,7 +203,9 @@ class TangentExplorerState:
         self.x = DEFAULT_X
         self.t = torch.tensor(0.0)
         self.grad_history: list[float] = []
-        self.set_point(function, x)
+        self._build(function, x)
+        # Made after the first point, so that a state created at a step's goal does not count as done.
+        self.guide = Guide(GUIDE_STEPS)
 
     # ---------------------------------------------------------------- actions
 
@@ -72,24 +218,42 @@ class TangentExplorerState:
         self.set_point(self.function, x)
 
     def set_point(self, function: str, x: float) -> None:
+        self._build(function, x)
+        self.guide.check(self)
+
+    def backward_again(self) -> None:
+        """Build f(t) again and call backward() without clearing t.grad: the gradients add up."""
+        self._backward()
+        self.guide.check(self)
+
+    def reset(self) -> None:
+        """Back to the default function and point, with a fresh leaf (the guide stays where it is)."""
+        self.set_point(DEFAULT_FUNCTION, DEFAULT_X)
+
+    def skip_step(self) -> None:
+        """Skip the guide's current step."""
+        self.guide.skip_step()
+        self.guide.check(self)  # the next step may already be done
+
+    def skip_guide(self) -> None:
+        self.guide.skip()
+
+    def restart_guide(self) -> None:
+        """Start the tour again from the default function and point."""
+        self._build(DEFAULT_FUNCTION, DEFAULT_X)
+        self.guide.restart()
+
+    def _build(self, function: str, x: float) -> None:
         if function not in FUNCTIONS:
             raise ValueError(f"unknown function {function!r}; choose from {', '.join(FUNCTIONS)}")
         low, high = X_RANGE
         if not low <= float(x) <= high:
             raise ValueError(f"x must lie in [{low}, {high}], got {x}")
-        self.function, self.x = function, float(x)
+        self.function, self.x = function, 0.0 if abs(float(x)) < AT_ZERO else float(x)
         # A brand-new leaf: its .grad is None until the backward() below.
         self.t = torch.tensor(self.x, dtype=torch.float64, requires_grad=True)
         self.grad_history = []
         self._backward()
-
-    def backward_again(self) -> None:
-        """Build f(t) again and call backward() without clearing t.grad: the gradients add up."""
-        self._backward()
-
-    def reset(self) -> None:
-        """Back to the default function and point, with a fresh leaf."""
-        self.set_point(DEFAULT_FUNCTION, DEFAULT_X)
 
     def _backward(self) -> None:
         y = self.f(self.t)

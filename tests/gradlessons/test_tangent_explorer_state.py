@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from gradlessons.tangent_explorer.state import FUNCTIONS, X_RANGE, TangentExplorerState
+from gradlessons.tangent_explorer.state import FUNCTIONS, GUIDE_STEPS, X_RANGE, Guide, TangentExplorerState
 
 
 def autograd_slope(function: str, x: float) -> float:
@@ -106,3 +106,130 @@ def test_the_state_imports_neither_ipywidgets_nor_matplotlib():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+# ---------------------------------------------------------------- the guided tour
+
+
+def do_the_tour(state: TangentExplorerState) -> list[str]:
+    """Follow every step of the guide as a student would; returns each step's message."""
+    messages = []
+    state.set_x(0.0)  # step 1: the flat tangent of x²
+    messages.append(state.guide.done_message())
+    state.set_function("cubic")
+    state.set_x(0.8)  # step 2: near a flat point of x³ − 2x
+    messages.append(state.guide.done_message())
+    state.set_function("relu_ish")
+    state.set_x(-1.0)
+    state.set_x(0.0)  # step 3: the kink
+    messages.append(state.guide.done_message())
+    for _ in range(3):
+        state.backward_again()  # step 4: gradients pile up
+    messages.append(state.guide.done_message())
+    return messages
+
+
+def test_a_new_state_starts_the_guide_at_step_one():
+    guide = TangentExplorerState().guide
+    assert (guide.index, guide.finished, guide.done_message()) == (0, False, None)
+    assert guide.prompt().startswith(f"Step 1 of {len(GUIDE_STEPS)}: With f(x) = x², move the x slider")
+
+
+def test_following_the_guide_moves_it_on_with_messages_made_from_the_real_numbers():
+    state = TangentExplorerState()
+    messages = do_the_tour(state)
+    assert messages[0].startswith("Step 1 done. At x = 0, backward() gives slope 0.0")
+    assert messages[1].startswith("Step 2 done. At x = 0.80, backward() gives slope -0.08")
+    assert messages[2].startswith("Step 3 done.")
+    assert "backward() gives 0.2" in messages[2] and "averages the two sides: 0.7000" in messages[2]
+    assert messages[3].startswith("Step 4 done. t.grad now holds 0.8 = 4 × the slope 0.2")
+    assert state.guide.finished and not state.guide.skipped
+    assert state.guide.prompt().startswith("Guide finished.")
+
+
+def test_each_step_waits_for_its_own_goal():
+    state = TangentExplorerState()
+    state.set_function("cubic")
+    state.set_x(0.8)  # step 2's goal, reached during step 1: does not count
+    state.backward_again()
+    assert state.guide.index == 0
+    state.set_function("square")
+    state.set_x(0.05)  # slope 0.1: not flat
+    assert state.guide.index == 0
+    state.set_x(0.0)
+    assert state.guide.index == 1
+    state.set_x(1.5)
+    state.set_function("cubic")  # slope 4.75 at 1.5: not flat yet
+    assert state.guide.index == 1
+    state.set_x(-0.85)  # slope 0.1675
+    assert state.guide.index == 2
+
+
+def test_the_kink_step_uses_pytorchs_slope_at_zero_and_the_averaging_finite_difference():
+    state = TangentExplorerState("relu_ish", 0.3)
+    state.guide.index = 2
+    state.set_x(1e-17)  # the slider's float steps may not land on 0.0 exactly
+    assert state.x == 0.0 and state.guide.index == 3
+    assert state.true_slope == pytest.approx(0.2)
+    assert state.finite_difference_slope() == pytest.approx(0.7)
+
+
+def test_a_state_created_at_a_goal_has_not_done_the_step_yet():
+    state = TangentExplorerState("square", 0.0)
+    assert state.guide.index == 0
+    state.set_x(0.5)
+    state.set_x(0.0)
+    assert state.guide.index == 1
+
+
+def test_skipping_a_step_moves_on_without_a_message_and_the_controls_keep_working():
+    state = TangentExplorerState()
+    state.skip_step()
+    assert state.guide.index == 1 and state.guide.done_message() is None
+    assert state.guide.prompt().startswith("Step 2 of 4: Choose x³ − 2x")
+    state.set_function("cubic")
+    state.set_x(-0.8)
+    assert state.guide.index == 2 and state.guide.done_message().startswith("Step 2 done.")
+
+
+def test_skipping_the_guide_ends_it_and_restarting_goes_back_to_the_start():
+    state = TangentExplorerState("sin", 0.5)
+    state.backward_again()
+    state.skip_guide()
+    assert state.guide.finished and state.guide.skipped
+    assert state.guide.prompt().startswith("Guide skipped.")
+    state.set_function("square")
+    state.set_x(0.0)  # nothing to check any more
+    state.backward_again()
+    assert state.held_slope == 0.0 and state.guide.done_message() is None
+    state.restart_guide()
+    assert (state.function, state.x, state.grad_history) == ("square", 1.0, [2.0])
+    assert (state.guide.index, state.guide.skipped, state.guide.done_message()) == (0, False, None)
+    do_the_tour(state)
+    assert state.guide.finished
+
+
+def test_reset_keeps_the_guide_where_it_is():
+    state = TangentExplorerState()
+    state.set_x(0.0)
+    state.reset()
+    assert state.guide.index == 1 and state.guide.done_message().startswith("Step 1 done.")
+
+
+def test_every_guide_step_can_be_done_with_the_explorers_controls():
+    for index, step in enumerate(GUIDE_STEPS):
+        assert step.prompt[0].isupper() and step.prompt.endswith(".")
+        reached = []
+        for function in FUNCTIONS:
+            for k in range(-50, 51):
+                state = TangentExplorerState(function, k * 0.05)
+                for calls in range(4):
+                    if step.done(state):
+                        reached.append((function, k, calls))
+                    state.backward_again()
+        assert reached, f"step {index + 1} can never be done"
+
+
+def test_a_guide_needs_steps():
+    with pytest.raises(ValueError):
+        Guide([])
