@@ -17,13 +17,12 @@ import torch
 from . import exercises, tamper
 from .runner import collect, decode, describe_exception, encode
 from .sandbox import Limits, Outcome, run_forked, run_source
-from .scenarios import Scenario
 from .verdict import Verdict
 
 OUTPUT_SHOWN = 2000  # characters of a student's own prints shown back in a notebook
 
 
-def verdict_from_record(exercise: str, scenarios: list[Scenario], result: dict) -> Verdict:
+def verdict_from_record(exercise: str, scenarios: list, result: dict) -> Verdict:
     if result.get("tampered"):
         return Verdict(
             exercise,
@@ -32,9 +31,19 @@ def verdict_from_record(exercise: str, scenarios: list[Scenario], result: dict) 
             "on; solve the exercise without modifying torch, the optimizer or the grader.",
         )
     error = result.get("error")
+    done = result.get("observations", [])
     if error:
-        return _error_verdict(exercise, error)
-    return exercises.get(exercise).judge(scenarios, result["observations"])
+        verdict = _error_verdict(exercise, error)
+        if done:
+            # The scenarios before the one that raised may already show a mistake: name it first.
+            earlier = exercises.get(exercise).judge(scenarios[: len(done)], done)
+            if earlier.code == verdict.code:
+                return earlier
+            if not earlier.passed:
+                also = f"{verdict.message[0].lower()}{verdict.message[1:]}"
+                return Verdict(exercise, earlier.code, f"{earlier.message} Also, in another case: {also}")
+        return verdict
+    return exercises.get(exercise).judge(scenarios, done)
 
 
 def _error_verdict(exercise: str, error: dict) -> Verdict:
@@ -60,7 +69,7 @@ def _error_verdict(exercise: str, error: dict) -> Verdict:
     return Verdict(exercise, "error", text)
 
 
-def verdict_from_outcome(exercise: str, scenarios: list[Scenario], outcome: Outcome, limits: Limits) -> Verdict:
+def verdict_from_outcome(exercise: str, scenarios: list, outcome: Outcome, limits: Limits) -> Verdict:
     if outcome.failure == "timeout":
         return Verdict(
             exercise,
@@ -140,7 +149,7 @@ def diagnose_function(
     return verdict_from_record(exercise, scenarios, merged), "".join(printed)[:OUTPUT_SHOWN]
 
 
-def _forked_work(exercise: str, fn, scenario: Scenario) -> bytes:
+def _forked_work(exercise: str, fn, scenario) -> bytes:
     """In the forked child: capture output, run one scenario, return the encoded record."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)

@@ -16,7 +16,6 @@ import traceback
 import torch
 
 from . import exercises
-from .scenarios import Scenario
 from .tamper import start_watch
 
 
@@ -36,7 +35,7 @@ def describe_exception(exc: BaseException, source: str | None = None) -> dict:
     return {"type": type(exc).__name__, "message": message[:400], "where": where}
 
 
-def collect(exercise: str, load, scenarios: list[Scenario], source: str | None = None) -> dict:
+def collect(exercise: str, load, scenarios: list, source: str | None = None) -> dict:
     """Run every scenario; ``load()`` returns the student's function (afresh when it can)."""
     module = exercises.get(exercise)
     changes = start_watch()
@@ -46,6 +45,12 @@ def collect(exercise: str, load, scenarios: list[Scenario], source: str | None =
             obs = module.run(load(), scenario)
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
             result["error"] = describe_exception(exc, source)
+        else:
+            raised = obs.pop("exception", None) if isinstance(obs, dict) else None
+            if isinstance(raised, BaseException):
+                # The exercise caught the student's exception to keep the record so far, which
+                # tells the judge what led to it.
+                result["error"] = {**describe_exception(raised, source), "observation": obs}
         result["tampered"] = changes()
         if not result["tampered"] and result["error"] is None and not obs.get("hooks_intact", True):
             result["tampered"] = ["the grader's hooks on the optimizer or the model"]

@@ -50,11 +50,27 @@ class Verdict:
         return json.dumps(self.as_dict(file), ensure_ascii=False)
 
 
-def first_failure(exercise: str, scenarios: list, observations: list[dict], judge_one, ok_message: str) -> Verdict:
-    """The verdict over several scenarios judged one by one: the first scenario whose
-    ``judge_one(scenario, observation)`` returns a Verdict names the mistake; if none does, ok."""
+def first_failure(
+    exercise: str, scenarios: list, observations: list[dict], judge_one, ok_message: str, order: tuple[str, ...] = ()
+) -> Verdict:
+    """The verdict over several scenarios judged one by one by ``judge_one(scenario, observation)``,
+    which returns a Verdict for a mistake or None.
+
+    Without ``order``, the first scenario's mistake names the verdict.  With ``order`` (the
+    exercise's codes, most important first), every scenario is judged, and the most important
+    mistake names the verdict while the message also names the others: one function can make
+    several mistakes, each showing in another scenario (a mode not restored only when the model
+    started in eval mode, a tensor returned in every scenario)."""
+    found: dict[str, Verdict] = {}
     for scenario, observation in zip(scenarios, observations):
         verdict = judge_one(scenario, observation)
         if verdict is not None:
-            return verdict
-    return Verdict(exercise, "ok", ok_message)
+            if not order:
+                return verdict
+            found.setdefault(verdict.code, verdict)
+    if not found:
+        return Verdict(exercise, "ok", ok_message)
+    rank = {code: i for i, code in enumerate(order)}
+    first, *others = sorted(found.values(), key=lambda v: rank.get(v.code, len(rank)))
+    also = [f"Also: {v.message[0].lower()}{v.message[1:]}" for v in others]
+    return Verdict(exercise, first.code, " ".join([first.message, *also]))

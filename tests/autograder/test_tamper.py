@@ -27,12 +27,12 @@ def test_a_snapshot_sees_a_global_optimizer_hook():
 
 
 def test_a_snapshot_sees_a_replaced_grader_function(monkeypatch):
-    import autograder.hypotheses
+    import autograder.exercises._lesson3.hypotheses
 
     changes = tamper.start_watch()
-    monkeypatch.setattr(autograder.hypotheses, "close", lambda a, b: True)
-    assert "autograder.hypotheses.close" in changes()
-    assert "autograder.hypotheses.close" in tamper.provenance_problems()
+    monkeypatch.setattr(autograder.exercises._lesson3.hypotheses, "close", lambda a, b: True)
+    assert "autograder.exercises._lesson3.hypotheses.close" in changes()
+    assert "autograder.exercises._lesson3.hypotheses.close" in tamper.provenance_problems()
 
 
 def test_creating_optimizers_and_models_is_not_tampering():

@@ -22,6 +22,7 @@ PRIORITY = (
     "clears_after_backward",
     "clears_every_micro_batch",
     "loss_not_scaled",
+    "weighted_by_examples",
     "clears_after_step",
     "never_clears",
     "clears_once",
@@ -39,6 +40,7 @@ class Run:
     micro: list[list[torch.Tensor]]  # reference gradient of every batch, per parameter
     losses: list[float]  # reference loss of every batch
     stale: list[torch.Tensor] | None
+    sizes: list[int]  # examples in every batch
 
     @property
     def k(self) -> int:
@@ -66,12 +68,18 @@ def reference_gradients(scenario: Scenario, params_at: list[list[torch.Tensor]])
     return grads, losses
 
 
-def expected(run: Run, hypothesis: str, s: int, p: int) -> torch.Tensor | None:
-    """The gradient of parameter p that step s sees if the student's code behaves as
-    ``hypothesis`` says (None when the hypothesis does not apply to this run)."""
+def expected(run: Run, hypothesis: str, s: int, p: int, key: str = "grads") -> torch.Tensor | None:
+    """The gradient of parameter p that step s sees (``key`` "grads") or that backward() left
+    before it (``key`` "backward_grads") if the student's code behaves as ``hypothesis`` says
+    (None when the hypothesis does not apply to this run)."""
     k, micro = run.k, run.micro
     zero = torch.zeros_like(micro[0][p])
     stale = zero if run.stale is None else run.stale[p].double()
+    if key == "backward_grads" and s > 0 and hypothesis in ("never_clears", "clears_once"):
+        # Nothing cleared since the last step: backward added this update's gradient to what that
+        # step saw, which a clip in between may have changed (so the running sum does not hold).
+        seen = run.steps[s - 1]["grads"][p]
+        return (zero if seen is None else seen.double()) + sum(micro[i][p] for i in range(s * k, (s + 1) * k)) / k
 
     def group(u):
         return [micro[i][p] for i in range(u * k, (u + 1) * k)]
@@ -93,6 +101,10 @@ def expected(run: Run, hypothesis: str, s: int, p: int) -> torch.Tensor | None:
         return None  # the remaining mistakes exist only with accumulation
     if hypothesis == "loss_not_scaled":
         return sum(group(s))
+    if hypothesis == "weighted_by_examples":
+        # Each micro-batch weighted by its share of the examples: one big batch's gradient.
+        sizes = run.sizes[s * k : (s + 1) * k]
+        return sum(g * (n / sum(sizes)) for g, n in zip(group(s), sizes))
     if hypothesis == "clears_every_micro_batch":
         return group(s)[-1] / k
     raise ValueError(hypothesis)
@@ -106,18 +118,19 @@ def close(actual: torch.Tensor | None, target: torch.Tensor) -> bool:
     return float((actual - target).norm()) <= RTOL * scale + ATOL
 
 
-def follows(run: Run, p: int) -> set[str]:
-    """The hypotheses that parameter p follows at every step of the run."""
+def follows(run: Run, p: int, key: str = "grads") -> set[str]:
+    """The hypotheses that parameter p follows at every step of the run.  ``key`` is "grads"
+    (what step() saw) or "backward_grads" (what backward() left, before any clipping)."""
     found = set()
     for hypothesis in PRIORITY:
         ok = True
         for s, step in enumerate(run.steps):
-            target = expected(run, hypothesis, s, p)
+            target = expected(run, hypothesis, s, p, key)
             if hypothesis == "clears_every_micro_batch" and target is not None:
                 # Clearing before each micro-batch keeps only the last one, scaled or not.
-                ok = close(step["grads"][p], target) or close(step["grads"][p], target * run.k)
+                ok = close(step[key][p], target) or close(step[key][p], target * run.k)
             else:
-                ok = target is not None and close(step["grads"][p], target)
+                ok = target is not None and close(step[key][p], target)
             if not ok:
                 break
         if ok:
@@ -125,11 +138,11 @@ def follows(run: Run, p: int) -> set[str]:
     return found
 
 
-def explain(runs: list[Run]) -> str:
+def explain(runs: list[Run], key: str = "grads") -> str:
     """One code for all runs together: the hypothesis that every parameter of every run follows,
     ``clears_some_params`` when some parameters are cleared and others are not, else
     ``wrong_gradient``."""
-    per_param = [follows(run, p) for run in runs for p in range(len(run.micro[0]))]
+    per_param = [follows(run, p, key) for run in runs for p in range(len(run.micro[0]))]
     common = set.intersection(*per_param) if per_param else set()
     for hypothesis in PRIORITY:
         if hypothesis in common:
@@ -139,3 +152,97 @@ def explain(runs: list[Run]) -> str:
     if any(cleared) and any(leaking) and all(c or lk for c, lk in zip(cleared, leaking)):
         return "clears_some_params"
     return "wrong_gradient"
+
+
+# ---- what happened to the gradient between backward() and step() ----------------------------
+
+
+def _pairs(runs: list[Run]):
+    """(gradient backward left, gradient step saw) for every parameter of every step."""
+    for run in runs:
+        for step in run.steps:
+            for before, seen in zip(step["backward_grads"], step["grads"]):
+                if before is not None and seen is not None:
+                    yield before.double(), seen.double()
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and float((a - b).norm()) <= 1e-9 * max(1.0, float(a.norm()))
+
+
+def rewritten(runs: list[Run]) -> bool:
+    """Did anything write into a gradient after backward() and before step()?"""
+    flags = any(any(step.get("rewritten", ())) for run in runs for step in run.steps)
+    return flags or any(not _same(before, seen) for before, seen in _pairs(runs))
+
+
+def _scale(before: torch.Tensor, seen: torch.Tensor) -> float | None:
+    """c when ``seen`` is c times ``before`` (0 < c), else None."""
+    norm = float(before.norm())
+    if norm == 0.0:
+        return 1.0 if float(seen.norm()) == 0.0 else None
+    c = float((seen * before).sum()) / norm**2
+    if c <= 0 or not close(seen, before * c):
+        return None
+    return c
+
+
+def _norm_clipped(runs: list[Run]) -> bool:
+    """Each step's gradients scaled by one factor c <= 1, and every scaled-down step ends at the
+    same total norm (the max_norm of clip_grad_norm_), over all parameters or parameter by parameter."""
+    for per_parameter in (False, True):
+        groups = []  # (before, seen) of one step, all parameters together or one parameter
+        for run in runs:
+            for step in run.steps:
+                pairs = [(b.double(), g.double()) for b, g in zip(step["backward_grads"], step["grads"])
+                         if b is not None and g is not None]  # fmt: skip
+                if per_parameter:
+                    groups += [(b.reshape(-1), g.reshape(-1)) for b, g in pairs]
+                elif pairs:
+                    groups.append((torch.cat([b.reshape(-1) for b, _ in pairs]),
+                                   torch.cat([g.reshape(-1) for _, g in pairs])))  # fmt: skip
+        norms, ok = [], True
+        for before, seen in groups:
+            c = _scale(before, seen)
+            if c is None or c > 1 + 1e-6:
+                ok = False
+                break
+            if c < 1 - 1e-6:
+                norms.append(float(seen.norm()))
+        if ok and (not norms or max(norms) - min(norms) <= 1e-4 * max(norms)):
+            return True
+    return False
+
+
+def _value_clipped(runs: list[Run]) -> bool:
+    """Every gradient clamped to [-v, v] for one v (clip_grad_value_, or clamp_ by hand)."""
+    pairs = list(_pairs(runs))
+    if not pairs:
+        return False
+    v = max(float(seen.abs().max()) for _, seen in pairs)
+    return all(_same(before.clamp(-v, v), seen) for before, seen in pairs)
+
+
+def _rescaled(runs: list[Run]) -> float | None:
+    """The factor c when every gradient step() saw is c times what backward left, one c for all."""
+    factors = [_scale(before, seen) for before, seen in _pairs(runs) if float(before.norm()) > 0]
+    if not factors or any(c is None for c in factors):
+        return None
+    c = factors[0]
+    return c if all(abs(f - c) <= 1e-6 * c for f in factors) else None
+
+
+def modification(runs: list[Run]) -> str:
+    """What student code did to the gradients between backward() and step(): "unchanged" (written
+    in place with the same values: a clip that did not fire), "clipped" (by norm or by value),
+    "rescaled" (one factor for all), or "changed" (anything else)."""
+    pairs = list(_pairs(runs))
+    if all(_same(before, seen) for before, seen in pairs):
+        return "unchanged"
+    # A clip ends every scaled-down step at the same norm (or clamps to one value); a rescale
+    # by a constant factor leaves steps of different sizes different.
+    if _norm_clipped(runs) or _value_clipped(runs):
+        return "clipped"
+    if _rescaled(runs) is not None:
+        return "rescaled"
+    return "changed"

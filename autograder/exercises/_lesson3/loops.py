@@ -7,10 +7,10 @@ import numbers
 
 import torch
 
-from ..hypotheses import Run, explain, reference_gradients
-from ..recorder import Recorder, snapshot
-from ..scenarios import Scenario, build
-from ..verdict import Verdict
+from ...verdict import Verdict
+from .hypotheses import Run, explain, modification, reference_gradients, rewritten
+from .recorder import Recorder, snapshot
+from .scenarios import Scenario, build
 
 
 def describe_value(value) -> dict:
@@ -25,15 +25,22 @@ def describe_value(value) -> dict:
 
 
 def record(fn, scenario: Scenario, calls: list[tuple]) -> dict:
-    """Run ``fn`` once per argument tuple that ``calls(setup)`` produces, under the recorder."""
+    """Run ``fn`` once per argument tuple that ``calls(setup)`` produces, under the recorder.
+
+    An exception from the student's function ends the run; it is handed back as ``exception``
+    beside the record so far, so that the judge can say what led to it (a swapped loss call)."""
     setup = build(scenario)
-    recorder = Recorder(setup.model, setup.optimizer, setup.batches)
+    recorder = Recorder(setup.model, setup.optimizer, setup.batches, setup.loss_fn)
     out = {"initial": snapshot(recorder.params), "calls": [], "hooks_intact": True}
     try:
         for index, args in enumerate(calls(setup)):
             recorder.call = index
             before, accumulated = snapshot(recorder.params), recorder.accumulations
-            returned = fn(setup.model, setup.optimizer, setup.loss_fn, *args)
+            try:
+                returned = fn(setup.model, setup.optimizer, setup.loss_fn, *args)
+            except Exception as exc:  # noqa: BLE001 - judged with the record; BaseException goes up
+                out["exception"] = exc
+                break
             out["calls"].append(
                 {
                     "params": before,
@@ -47,10 +54,25 @@ def record(fn, scenario: Scenario, calls: list[tuple]) -> dict:
     finally:
         out["steps"] = recorder.steps
         out["forwards"] = recorder.forwards
+        out["loss_calls"] = recorder.loss_calls
         out["accumulations"] = recorder.accumulations
         out["final"] = snapshot(recorder.params)
         recorder.remove()
     return out
+
+
+def runs(scenarios: list[Scenario]) -> str:
+    """What was checked, in words: "4 runs, from every .grad None and from stale gradients"."""
+    starts = {s.start for s in scenarios}
+    where = " and ".join(
+        w for s, w in (("fresh", "from every .grad None"), ("dirty", "from stale gradients")) if s in starts
+    )
+    return f"{len(scenarios)} runs with different models and optimizers, {where}"
+
+
+def swapped_loss(observation: dict | None) -> bool:
+    """Was the loss called as loss_fn(target, prediction)?"""
+    return bool(observation) and any(call["swapped"] for call in observation.get("loss_calls", ()))
 
 
 def _params_at_forward(scenario: Scenario, obs: dict, steps: list[dict]) -> list[list[torch.Tensor]]:
@@ -104,26 +126,77 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
         if len(steps) != updates or (k == 1 and calls != list(range(n))):
             return Verdict(exercise, "wrong_update", messages["step_count"](scenario, len(steps), updates))
         grads, losses = reference_gradients(scenario, _params_at_forward(scenario, obs, steps))
-        stale = None
-        if scenario.start == "dirty":
-            stale = build(scenario).stale
-        runs.append(Run(scenario, steps, grads, losses, stale))
+        setup = build(scenario)  # the judge's own copy: the stale gradients and the batch sizes
+        sizes = [len(x) for x, _ in setup.batches]
+        runs.append(Run(scenario, steps, grads, losses, setup.stale, sizes))
     if all(steps == 0 for _, steps, _ in counts):
         code = "no_backward" if all(acc == 0 for _, _, acc in counts) else "no_step"
         return Verdict(exercise, code, messages[code](counts[0][0]))
     if len(runs) != len(scenarios):
         scenario = next(sc for sc, steps, _ in counts if steps == 0)
         return Verdict(exercise, "no_step", messages["no_step"](scenario))
-    code = explain(runs)
+    code, keys = _diagnosis(runs)
     if code != "ok" and all(acc == 0 for _, _, acc in counts):
-        code = "no_backward"
+        code, keys = "no_backward", ["no_backward"]
+    if code != "ok" and any(swapped_loss(obs) for obs in observations):
+        # The swap is harmless only for a symmetric loss; named first, as it breaks the others.
+        code, keys = "swapped_loss_args", ["swapped_loss_args", *keys]
     if code != "ok":
-        return Verdict(exercise, code, messages[code](runs[0].scenario))
+        texts = [CHANGES[key] if key in CHANGES else messages[key](runs[0].scenario) for key in keys]
+        also = [f"Also: {text[0].lower()}{text[1:]}" for text in texts[1:]]
+        return Verdict(exercise, code, " ".join(texts[:1] + also))
     for run, obs in zip(runs, observations):
         problem = messages["check_return"](run, obs)
         if problem:
             return Verdict(exercise, "error", problem)
     return Verdict(exercise, "ok", messages["ok"](scenarios))
+
+
+SWAPPED_LOSS = (
+    "Your code calls the loss as loss_fn(y, prediction): PyTorch's losses take the prediction "
+    "first and the target second, loss_fn(model(x), y). With cross-entropy the swapped call "
+    "fails (the class labels are not a prediction); with MSE it happens to give the same number."
+)
+
+# What code did to the gradients between backward() and step(), in words for the student.
+CHANGES = {
+    "clips_gradients": (
+        "Your code clips the gradients (clip_grad_norm_, clip_grad_value_ or a clamp by hand) between "
+        "backward() and step(), so whenever the clip fires step() does not get this batch's gradient. "
+        "Clipping is a real technique, but this exercise asks for the plain gradient: remove it."
+    ),
+    "rescaled": (
+        "Your code multiplies the gradients by a constant between backward() and step(), so step() does not "
+        "get the gradient backward() computed; remove that rescaling."
+    ),
+    "changed": (
+        "Your code changes the gradients between backward() and step() (they are not what backward() "
+        "computed when step() reads them); leave .grad alone between the two."
+    ),
+}
+
+
+def _diagnosis(runs: list[Run]) -> tuple[str, list[str]]:
+    """The code, and the messages to show (their keys, the main one first).
+
+    The gradients step() saw are judged first.  If the code changed them after backward()
+    (clipping, rescaling), the gradients backward() left are judged too: that names the way of
+    clearing even when a clip hides it, and the change itself is named beside it."""
+    code = explain(runs)
+    if code == "clears_after_backward" or not rewritten(runs):
+        return code, [code]
+    change = modification(runs)
+    if code == "ok":
+        # Right values after an in-place write: a clip under its threshold (named whatever the
+        # data), or a rescale that makes the mean (dividing summed gradients by accum_steps).
+        return ("clips_gradients", ["clips_gradients"]) if change == "unchanged" else ("ok", [])
+    extra = "clips_gradients" if change in ("unchanged", "clipped") else change
+    base = explain(runs, key="backward_grads")
+    if base == "ok":
+        return ("clips_gradients" if extra == "clips_gradients" else "wrong_gradient"), [extra]
+    if base == "wrong_gradient":
+        return code, [code, extra]
+    return base, [base, extra]
 
 
 def loss_matches(returned: float, reference: float) -> bool:
