@@ -50,8 +50,21 @@ def run(fn, scenario: InferenceScenario) -> dict:
     model = build_model(scenario)
     loss_fn = build_loss(scenario)
     batches = build_batches(scenario)
-    out = {"start": mode_of(model)}
-    returned = fn(model, loss_fn, list(batches))
+    out = {"start": mode_of(model), "loss_calls": []}
+    targets = [y for _, y in batches]
+
+    def on_loss(module, args):  # was it called as loss_fn(target, prediction)?
+        if len(args) >= 2:
+            first = args[0]
+            out["loss_calls"].append(any(first is y or (first.shape == y.shape and first.dtype == y.dtype
+                                                        and torch.equal(first, y)) for y in targets))  # fmt: skip
+
+    loss_fn.register_forward_pre_hook(on_loss)
+    try:
+        returned = fn(model, loss_fn, list(batches))
+    except Exception as exc:  # noqa: BLE001 - judged with the calls recorded so far
+        torch.set_grad_enabled(True)
+        return {**out, "exception": exc}
     out["returned"] = describe_number(returned)
     out["calls"] = list(model.calls)
     out["mode_after"] = mode_of(model)
@@ -71,12 +84,34 @@ def reference_losses(scenario: InferenceScenario) -> tuple[list[float], list[int
     return losses, [len(x) for x, _ in batches]
 
 
+def explain_error(error: dict) -> Verdict | None:
+    """The loss called as loss_fn(target, prediction) raises with cross-entropy: name the swap."""
+    if any((error.get("observation") or {}).get("loss_calls", ())):
+        return Verdict(NAME, "swapped_loss_args", MESSAGES["swapped_loss_args"])
+    return None
+
+
 def _near(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-4 * max(1.0, abs(b))
 
 
+# The codes, most important first: the first names the verdict when a function makes several mistakes.
+ORDER = (
+    "builds_graph",
+    "not_eval",
+    "grad_left_off",
+    "mode_not_restored",
+    "swapped_loss_args",
+    "returns_tensor",
+    "sum_not_mean",
+    "last_batch_only",
+    "weighted_by_examples",
+    "wrong_value",
+)
+
+
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
 
 
 def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
@@ -122,8 +157,9 @@ MESSAGES = {
         "needed: wrap the loop in `with torch.no_grad():`."
     ),
     "not_eval": (
-        "The forward passes ran in training mode, so dropout was active and batch norm used each "
-        "batch's statistics: call model.eval() first (no_grad alone does not do that)."
+        "The forward passes ran with modules in training mode, so dropout was active and batch norm used each "
+        "batch's statistics: call model.eval() first; it switches every submodule (no_grad alone does not, and "
+        "model.training = False changes the outer module only)."
     ),
     "left_in_eval": (
         "The model was in training mode before the call and your function left it in eval mode, so "
@@ -138,8 +174,13 @@ MESSAGES = {
         "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
     ),
     "returns_tensor": (
-        "Your function returned a tensor, not a Python float: turn each batch loss into a number with "
-        "loss.item() (a kept tensor can hold a whole graph alive)."
+        "Your function returned a tensor (for example the mean of a tensor of losses), not a Python float: "
+        "turn the final value into a number with .item() or float() before returning it."
+    ),
+    "swapped_loss_args": (
+        "Your code calls the loss as loss_fn(y, output): PyTorch's losses take the prediction first and the "
+        "target second, loss_fn(model(x), y). With cross-entropy the swapped call fails (the class labels are "
+        "not a prediction); with MSE it happens to give the same number."
     ),
     "not_float": "Your function returned a {kind}: return one Python float, the mean of the batch losses.",
     "sum_not_mean": "You returned the sum of the batch losses: divide by the number of batches.",

@@ -74,8 +74,20 @@ def explain_error(error: dict) -> Verdict | None:
     return None
 
 
+# The codes, most important first: the first names the verdict when a function makes several mistakes.
+ORDER = (
+    "froze_params",
+    "head_not_tracked",
+    "backbone_tracked",
+    "detach_only",
+    "inference_tensor",
+    "grad_left_off",
+    "wrong_output",
+)
+
+
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
 
 
 def _reference(scenario: InferenceScenario, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:

@@ -67,8 +67,21 @@ def run(fn, scenario: InferenceScenario) -> dict:
     return out
 
 
+# The codes, most important first: the first names the verdict when a function makes several mistakes.
+ORDER = (
+    "builds_graph",
+    "detach_only",
+    "not_eval",
+    "grad_left_off",
+    "mode_not_restored",  # before the error case: a function that never restores fails both
+    "swallows_error",
+    "not_restored_on_error",
+    "wrong_output",
+)
+
+
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
 
 
 def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
@@ -118,8 +131,9 @@ MESSAGES = {
         "the whole graph first. Call the model inside `with torch.no_grad():` instead of detaching."
     ),
     "not_eval": (
-        "The forward pass ran in training mode, so dropout was active and batch norm used the batch's "
-        "statistics: call model.eval() before the forward pass (no_grad alone does not do that)."
+        "The forward pass ran with modules in training mode, so dropout was active and batch norm used the "
+        "batch's statistics: call model.eval() before the forward pass; it switches every submodule (no_grad "
+        "alone does not, and model.training = False changes the outer module only)."
     ),
     "left_in_eval": (
         "The model was in training mode before the call and your function left it in eval mode: "

@@ -54,3 +54,49 @@ def test_a_zero_dimensional_tensor_is_returns_tensor():
         return result
 
     assert diagnose_function("evaluate", tensor_mean)[0].code == "returns_tensor"
+
+
+def test_a_tensor_mean_of_items_is_told_to_convert_the_final_value_not_to_use_item_it_already_uses():
+    def mean_of_items(model, loss_fn, batches):
+        was = model.training
+        model.eval()
+        losses = torch.zeros(len(batches))
+        with torch.no_grad():
+            for k, (x, y) in enumerate(batches):
+                losses[k] = loss_fn(model(x), y).item()
+        model.train(was)
+        return losses.mean()
+
+    verdict, _ = diagnose_function("evaluate", mean_of_items)
+    assert verdict.code == "returns_tensor"
+    assert "loss.item()" not in verdict.message and "final value" in verdict.message
+
+
+def test_several_mistakes_are_each_named_the_most_important_first():
+    def nanogpt_estimate_loss(model, loss_fn, batches):
+        model.eval()
+        losses = torch.zeros(len(batches))
+        with torch.no_grad():
+            for k, (x, y) in enumerate(batches):
+                losses[k] = loss_fn(model(x), y).item()
+        model.train()
+        return losses.mean()
+
+    verdict, _ = diagnose_function("evaluate", nanogpt_estimate_loss)
+    assert verdict.code == "mode_not_restored"
+    assert "Also: your function returned a tensor" in verdict.message
+
+
+def test_a_swapped_loss_call_is_named_where_it_fails_and_harmless_where_the_loss_is_symmetric():
+    def swapped(model, loss_fn, batches):
+        was = model.training
+        model.eval()
+        with torch.no_grad():
+            losses = [loss_fn(y, model(x)).item() for x, y in batches]
+        model.train(was)
+        return sum(losses) / len(losses)
+
+    assert diagnose_function("evaluate", swapped)[0].code == "swapped_loss_args"
+    regressors = [s for s in exercise.suite() if s.kind == "regressor"]
+    observations = [exercise.run(swapped, s) for s in regressors]
+    assert exercise.judge(regressors, observations).code == "ok"
