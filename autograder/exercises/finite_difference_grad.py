@@ -28,8 +28,17 @@ class Field:
 
     @property
     def name(self) -> str:
-        eps = "default eps" if self.eps is None else f"eps={self.eps:g}"
-        return f"{self.function}, x of shape {self.shape} ({self.dtype}), {eps}"
+        """In words for the student: the function, x and eps of this call."""
+        eps = "eps left at its default" if self.eps is None else f"eps={self.eps:g}"
+        shape = "a 0-d x" if not self.shape else f"x of shape {tuple(self.shape)}"
+        return f"{FIELD_TEXT[self.function]}, {shape} ({self.dtype}), {eps}"
+
+
+FIELD_TEXT = {
+    "cubic_sum": "f(x) = sum(x³ - 2x)",
+    "sin_coupled": "f(x) = sum(x·sin x) + 0.5·(sum x)²",
+    "logsumexp": "f(x) = logsumexp(1.5x) + mean(x³)",
+}
 
 
 def suite(start: str = "all", seed: int = 0) -> list[Field]:
@@ -131,8 +140,10 @@ def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
         return Verdict(NAME, "forward_difference", MESSAGES["forward_difference"])
     if scenario.eps is not None and _other_step(function, x, got, eps, rtol, atol):
         return Verdict(NAME, "ignores_eps", MESSAGES["ignores_eps"].format(eps=scenario.eps))
-    where = f" (for {scenario.name})"
-    return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"] + where)
+    for step in OTHER_STEPS:  # a one-sided difference with a step size written into the function
+        if step != eps and any(same(got, one_sided(function, x, step, d), 10 * rtol, 10 * atol) for d in (1, -1)):
+            return Verdict(NAME, "forward_difference", MESSAGES["forward_difference"] + MESSAGES["own_step"])
+    return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"].format(case=scenario.name))
 
 
 #: Steps a student may have written into the function instead of using eps.
@@ -173,9 +184,13 @@ MESSAGES = {
         "Your result is a one-sided difference (f(x + eps) - f(x)) / eps: use the central difference "
         "(f(x + eps) - f(x - eps)) / (2 * eps), which is much more accurate."
     ),
+    "own_step": " It also ignores the eps argument (it uses a step size of its own).",
     "ignores_eps": (
         "With eps={eps:g} your function returned what another step size gives: use the eps argument, "
         "not a step size written into the function."
     ),
-    "wrong_value": "Your result is not the central-difference estimate of the gradient.",
+    "wrong_value": (
+        "Your result is not the central-difference estimate of the gradient, nor a one-sided or mis-scaled "
+        "one (seen for {case})."
+    ),
 }

@@ -87,6 +87,10 @@ def _classify(scenario: FreezeScenario, obs: dict) -> tuple[str, str] | None:
             ("never_freezes", [w or s for w, s in zip(want, start)]),
             ("exact_name_match", [name in prefixes for name in names]),
             ("substring_match", [any(p in name for p in prefixes) for name in names]),
+            # Whole layer names: "1" selects "1.weight" but not "10.weight" (and a dotted entry
+            # selects nothing when only the first part of the name is compared).
+            ("layer_name_match", [any(name == p or name.startswith(p + ".") for p in prefixes) for name in names]),
+            ("layer_name_match", [name.split(".")[0] in prefixes for name in names]),
         )
         for code, predicted in hypotheses:
             if flags == predicted:
@@ -135,6 +139,11 @@ MESSAGES = {
     "substring_match": (
         'A parameter was matched because the prefix appears somewhere inside its name ("0" inside '
         '"10.weight"): test name.startswith(prefix), not prefix in name.'
+    ),
+    "layer_name_match": (
+        'You matched whole layer names (the part before a dot, or prefix + "."), but the entries are plain '
+        'prefixes of the parameter names: "1" must also select "10.weight", and "body.2" selects '
+        '"body.2.weight". Test name.startswith(prefix) and nothing more.'
     ),
     "wrong_params": (
         "The wrong parameters require grad ({n} wrong, for example {example}): a parameter requires grad "

@@ -32,7 +32,14 @@ class Probe:
 
     @property
     def name(self) -> str:
-        return f"{self.model} model, batch of {self.batch}, {'stale' if self.dirty else 'no'} gradients"
+        """In words for the student: which model, how many examples, which .grad before the call."""
+        grads = "stale gradients in the parameters" if self.dirty else "every parameter's .grad None"
+        model = {
+            "linear": "a linear model",
+            "tanh_mlp": "a small tanh network",
+            "sigmoid_net": "a small sigmoid network",
+        }
+        return f"{model.get(self.model, self.model)}, a batch of {self.batch}, {grads}"
 
 
 def suite(start: str = "all", seed: int = 0) -> list[Probe]:
@@ -131,7 +138,7 @@ def _judge_one(probe: Probe, obs: dict) -> Verdict | None:
     n_out = model(x).numel()
     if n_out > 1 and same(got, expected / n_out, RTOL, ATOL):
         return Verdict(NAME, "wrong_reduction", MESSAGES["wrong_reduction"])
-    return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"] + f" (for the {probe.name})")
+    return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"].format(case=probe.name))
 
 
 MESSAGES = {
@@ -152,7 +159,10 @@ MESSAGES = {
         "Your result is the gradient of the MEAN of the outputs: the exercise asks for the gradient of their SUM "
         "(model(x).sum())."
     ),
-    "wrong_value": "Your result is not the gradient of model(x).sum() with respect to x",
+    "wrong_value": (
+        "Your result is not the gradient of model(x).sum() with respect to x, nor that of the mean (seen with "
+        "{case}): differentiate the sum of the outputs of the model run on x itself."
+    ),
     "non_scalar_output": (
         "model(x) has several numbers, and autograd can only start from a single number: reduce it with "
         ".sum() first (or pass grad_outputs=torch.ones_like(out))."

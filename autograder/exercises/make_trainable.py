@@ -111,6 +111,17 @@ def run(fn, scenario: InputScenario) -> dict:
     return record
 
 
+NOT_A_LEAF = "you can only change requires_grad flags of leaf variables"
+
+
+def explain_error(error: dict) -> Verdict | None:
+    """Switching requires_grad on for a tensor computed from others (the caller's graph tensor,
+    returned as it is) raises: the function did not make a new leaf."""
+    if NOT_A_LEAF in error["message"]:
+        return Verdict(NAME, "not_leaf", MESSAGES["flag_on_non_leaf"])
+    return None
+
+
 def judge(scenarios: list[InputScenario], observations: list[dict]) -> Verdict:
     for scenario, obs in zip(scenarios, observations):
         problem = _classify(scenario, obs)
@@ -162,6 +173,10 @@ MESSAGES = {
         "data: make a copy with .clone() after .detach()."
     ),
     "no_requires_grad": "The returned tensor does not require grad: turn it on with .requires_grad_() at the end.",
+    "flag_on_non_leaf": (
+        "Your function set requires_grad on a tensor that is not a leaf (the caller's tensor, computed from "
+        "others, which PyTorch refuses): make a new leaf first, values.detach().clone(), then switch it on."
+    ),
     "not_leaf": (
         "The returned tensor is not a leaf (it has a grad_fn), so its .grad stays empty and gradients flow "
         "into the input's graph: detach() first, then clone and call requires_grad_()."

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from ..scenarios import Scenario, lesson3_suite
 from ..verdict import Verdict
+from ._lesson3.scenarios import Scenario, lesson3_suite
 
 NAME = "manual_sgd_step"
 
@@ -43,7 +43,12 @@ def run(fn, scenario: Scenario) -> dict:
         loss(round_).backward()
         before = [p.detach().clone() for p in params]
         grads = [None if p.grad is None else p.grad.detach().clone() for p in params]
-        fn(listed, scenario.lr)
+        try:
+            fn(listed, scenario.lr)
+        except Exception as exc:  # noqa: BLE001 - judged with what the tensors held at the call
+            out["exception"] = exc
+            out["none_grads"] = [g is None for g in grads]
+            return out
         out["rounds"].append(
             {
                 "before": before,
@@ -64,9 +69,13 @@ def run(fn, scenario: Scenario) -> dict:
 
 
 def explain_error(error: dict) -> Verdict | None:
-    """An in-place update of a leaf outside torch.no_grad() raises: that is update_tracked."""
+    """An in-place update of a leaf outside torch.no_grad() raises: that is update_tracked.  An
+    error about None while some tensor's .grad was None: the update did not skip that tensor."""
     if LEAF_IN_PLACE in error["message"]:
         return Verdict(NAME, "update_tracked", MESSAGES["leaf_in_place"])
+    observation = error.get("observation") or {}
+    if any(observation.get("none_grads", ())) and "None" in error["message"]:
+        return Verdict(NAME, "none_grad_crash", MESSAGES["none_grad_crash"].format(error=error["type"]))
     return None
 
 
@@ -135,6 +144,10 @@ MESSAGES = {
     "clears_some_params": (
         "The update is right, but only some of the gradients were cleared afterwards: set "
         "p.grad = None for every tensor you updated."
+    ),
+    "none_grad_crash": (
+        "Your update failed ({error}) on a tensor whose .grad is None: a tensor that took no part in "
+        "the loss gets no gradient. Skip it (`if p.grad is None: continue`) and leave it unchanged."
     ),
     "leaf_in_place": (
         "`p -= ...` on a tensor that requires grad is not allowed while autograd records: "

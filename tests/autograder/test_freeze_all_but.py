@@ -62,3 +62,24 @@ def test_the_model_is_rebuilt_identically_for_the_judge():
 def test_returned_values_and_side_effects_get_a_specific_code(fn, code):
     verdict, _ = diagnose_function("freeze_all_but", fn)
     assert verdict.code == code, verdict.message
+
+
+@pytest.mark.parametrize(
+    "keep",
+    [
+        lambda name, prefixes: any(name == p or name.startswith(p + ".") for p in prefixes),
+        lambda name, prefixes: name.split(".")[0] in prefixes,
+    ],
+    ids=["prefix_plus_dot", "first_part_of_the_name"],
+)
+def test_matching_whole_layer_names_gets_its_own_code_and_a_hint_about_1_and_10(keep):
+    def layer_names(model, trainable):
+        total = 0
+        for name, p in model.named_parameters():
+            p.requires_grad_(keep(name, trainable))
+            total += p.numel() if p.requires_grad else 0
+        return total
+
+    verdict, _ = diagnose_function("freeze_all_but", layer_names)
+    assert verdict.code == "layer_name_match"
+    assert '"10.weight"' in verdict.message

@@ -1,4 +1,4 @@
-# expect: passed=false code=error
+# expect: passed=false code=none_grad_crash
 # why: Does not skip tensors whose .grad is None, so lr * p.grad raises a TypeError for them.
 import torch
 

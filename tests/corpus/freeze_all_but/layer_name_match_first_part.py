@@ -1,4 +1,4 @@
-# expect: passed=false code=wrong_params
+# expect: passed=false code=layer_name_match
 # why: compares only the first part of the name with the prefixes
 def freeze_all_but(model, trainable):
     total = 0
