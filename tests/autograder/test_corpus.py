@@ -1,41 +1,14 @@
 """Every labelled student-style file in tests/corpus/<exercise>/ gets the verdict its first
 line promises, through the real CLI (`python -m autograder diagnose`), run from another folder."""
 
-import json
 import os
-import re
-import subprocess
-import sys
 
 import pytest
 
-CORPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "corpus")
-LABEL = re.compile(r"^# expect: passed=(true|false) code=(\w+)$")
+from tests.labelled import CORPUS, diagnose, internals, labelled_files
+
 HANG_TIMEOUT = 6  # seconds: a hang variant only has to be cut off
-
-
-def labelled_files():
-    for exercise in sorted(os.listdir(CORPUS)):
-        folder = os.path.join(CORPUS, exercise)
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                with open(path) as f:
-                    match = LABEL.match(f.readline().strip())
-                assert match, f"{path}: the first line must be '# expect: passed=<true|false> code=<code>'"
-                yield exercise, path, match.group(1) == "true", match.group(2)
-
-
-FILES = list(labelled_files())
-
-
-def _diagnose(exercise, paths, timeout, tmp_path):
-    command = [sys.executable, "-m", "autograder", "diagnose", exercise, "--timeout", str(timeout), *paths]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=1800)
-    assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["file"] for r in rows] == paths, "one line per file, in order"
-    return {r["file"]: r for r in rows}
+FILES = labelled_files(CORPUS)
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +23,8 @@ def verdicts(tmp_path_factory):
             tmp = tmp_path_factory.mktemp(exercise)
             cache[exercise] = {}
             if hangs:
-                cache[exercise].update(_diagnose(exercise, hangs, HANG_TIMEOUT, tmp))
-            cache[exercise].update(_diagnose(exercise, others, 60, tmp))
+                cache[exercise].update(diagnose(exercise, hangs, HANG_TIMEOUT, tmp))
+            cache[exercise].update(diagnose(exercise, others, 60, tmp))
         return cache[exercise]
 
     return of
@@ -64,7 +37,8 @@ def test_the_corpus_is_large_and_covers_every_lesson3_code():
         "ok", "clears_after_step", "never_clears", "clears_once", "clears_after_backward",
         "clears_every_micro_batch", "clears_some_params", "loss_not_scaled", "steps_every_micro_batch",
         "no_backward", "no_step", "no_clear", "update_tracked", "wrong_update", "wrong_gradient",
-        "error", "timeout", "tampered",
+        "error", "timeout", "tampered", "clips_gradients", "none_grad_crash", "swapped_loss_args",
+        "weighted_by_examples",
     }  # fmt: skip
     assert must <= codes, f"codes without a variant: {sorted(must - codes)}"
 
@@ -85,3 +59,4 @@ def test_each_variant_gets_its_labelled_verdict(verdicts, exercise, path, passed
     assert (row["code"], row["passed"]) == (code, passed), row["message"]
     assert row["exercise"] == exercise
     assert row["message"].strip()
+    assert internals(row) == [], f"the message shows the grader's internals: {row['message']}"
