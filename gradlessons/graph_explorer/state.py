@@ -6,13 +6,21 @@ require grad) and the list of operations the student applied, such as ``t1 = a *
 itself, by walking ``grad_fn`` and ``next_functions``, into plain data (nodes and edges) that a
 view can draw. No widget or plotting library is imported here.
 
+The explorer opens on a small starter expression (``t1 = a * b``, ``t2 = t1 + c``) so that a
+graph is visible at once, and carries a short guide (:class:`Guide`): a few steps, each with a
+prompt, a check over the state and its history of actions, and what to look at once it is done.
+
 Changing a ``requires_grad`` flag replays the forward pass: PyTorch records the graph while the
 operations run, so a flag only matters for the operations that run after it is set.
+
+:func:`read_graph` reads the graph behind any tensor (not only the explorer's), for drawings
+such as :func:`gradlessons.graph_explorer.draw_graph`.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -46,6 +54,9 @@ _FUNCTIONS = {
 
 DEFAULT_MAX_STEPS = 12
 
+#: The expression the explorer opens on: (operation, operands...) for t1, t2, ...
+STARTER: tuple[tuple[str, ...], ...] = (("mul", "a", "b"), ("add", "t1", "c"))
+
 
 @dataclass(frozen=True)
 class Step:
@@ -59,6 +70,23 @@ class Step:
     def code(self) -> str:
         names = dict(zip("xy", self.operands))
         return f"{self.result} = " + OPERATIONS[self.op][1].format(**names)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing the student did, as the guide sees it.
+
+    ``kind`` is ``"apply"``, ``"flag"``, ``"undo"`` or ``"reset"``. For ``"apply"``: ``step``,
+    whether the result requires grad (``tracked``) and whether each operand did
+    (``operands_tracked``). For ``"flag"``: the input's ``name`` and its new ``value``.
+    """
+
+    kind: str
+    step: Step | None = None
+    tracked: bool = False
+    operands_tracked: tuple[bool, ...] = ()
+    name: str | None = None
+    value: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -87,23 +115,153 @@ class Graph:
     note: str
 
 
+# --------------------------------------------------------------------------- the guide
+
+
+@dataclass(frozen=True)
+class GuideStep:
+    """One step of the guide.
+
+    Attributes:
+        prompt: what to do (plain text; code between backticks).
+        done: ``done(state, actions)`` is true once the step is done; ``actions`` are the
+            student's actions since the step began.
+        look: what to look at once the step is done.
+    """
+
+    prompt: str
+    done: Callable[[GraphExplorerState, list[Action]], bool]
+    look: str
+
+
+def _grew(state: GraphExplorerState, actions: list[Action]) -> bool:
+    return any(a.kind == "apply" and a.tracked for a in actions)
+
+
+def _c_is_tracked(state: GraphExplorerState, actions: list[Action]) -> bool:
+    if not state.requires_grad["c"]:
+        return False
+    return any(n.kind == "leaf" and n.tensor == "c" for n in state.graph().nodes)
+
+
+def _a_and_b_untracked(state: GraphExplorerState, actions: list[Action]) -> bool:
+    return not state.requires_grad["a"] and not state.requires_grad["b"]
+
+
+def _detached_a_tracked_tensor(state: GraphExplorerState, actions: list[Action]) -> bool:
+    return any(a.kind == "apply" and a.step.op == "detach" and all(a.operands_tracked) for a in actions)
+
+
+GUIDE_STEPS: tuple[GuideStep, ...] = (
+    GuideStep(
+        "Grow the expression: with operation `sin` and x = `t2` chosen, click apply.",
+        _grew,
+        "A new blue node sits on top: the grad_fn of the new tensor. Its arrow points to the node of its "
+        "input. PyTorch added this node the moment the operation ran.",
+    ),
+    GuideStep(
+        "c is the grey box: it needs no gradient. Tick `c.requires_grad`.",
+        _c_is_tracked,
+        "c now has a green AccumulateGrad node. Ticking the box ran the operations again, and this time "
+        "c was tracked: backward() would store its gradient in c.grad.",
+    ),
+    GuideStep(
+        "Untick `a.requires_grad` and `b.requires_grad`.",
+        _a_and_b_untracked,
+        "The multiplication left the graph: neither of its inputs requires grad, so t1 = a * b got no "
+        "grad_fn (see its row in the table) and is drawn as a grey box.",
+    ),
+    GuideStep(
+        "Cut the graph: choose operation `detach`, x = `t3` (a tensor that requires grad), and click apply.",
+        _detached_a_tracked_tensor,
+        "The detached tensor has the same numbers, but requires_grad is False and grad_fn is None: "
+        "its graph is a single grey box, cut off from everything before it.",
+    ),
+)
+
+FINISHED = "Guide finished. The controls are yours: build your own expressions, or restart the guide."
+
+
+class Guide:
+    """Which step of the guide the student is on, and what the steps just done showed.
+
+    After every action the guide checks the current step; once it is done, the next one is checked
+    too (a student who did things out of order is not asked for what is already there), and every
+    step done by that action is listed in ``looks`` with what to look at. An action counts only for
+    the step that was current when it was made.
+    """
+
+    def __init__(self, steps: Sequence[GuideStep] = GUIDE_STEPS) -> None:
+        self.steps = tuple(steps)
+        self.index = 0
+        self.start = 0  # where, in the state's history, the current step began
+        # (step number, what to look at) of the steps done by the latest action that did any
+        self.looks: list[tuple[int, str]] = []
+
+    @property
+    def finished(self) -> bool:
+        return self.index >= len(self.steps)
+
+    @property
+    def prompt(self) -> str:
+        """``"Step k of n: ..."``, or the closing line once every step is done or skipped."""
+        if self.finished:
+            return FINISHED
+        return f"Step {self.index + 1} of {len(self.steps)}: {self.steps[self.index].prompt}"
+
+    def update(self, state: GraphExplorerState) -> bool:
+        """Move on past every step that is done; True when at least one was."""
+        done = []
+        while not self.finished and self.steps[self.index].done(state, state.history[self.start :]):
+            done.append((self.index + 1, self.steps[self.index].look))
+            self._move(self.index + 1, state)
+        if done:
+            self.looks = done
+        return bool(done)
+
+    def skip(self, state: GraphExplorerState) -> None:
+        """Go to the next step without doing this one."""
+        if not self.finished:
+            self.looks = []
+            self._move(self.index + 1, state)
+
+    def restart(self, state: GraphExplorerState) -> None:
+        self.looks = []
+        self._move(0, state)
+
+    def _move(self, index: int, state: GraphExplorerState) -> None:
+        self.index = index
+        self.start = len(state.history)
+
+
+# --------------------------------------------------------------------------- the state
+
+
 class GraphExplorerState:
-    """Inputs, applied operations and the real tensors they produce.
+    """Inputs, applied operations, the real tensors they produce, and the guide.
 
     Args:
         requires_grad: ``requires_grad`` of each input (defaults: a and b True, c False).
         max_steps: the most operations kept (older ones are never dropped: ``apply`` refuses).
+        starter: the operations that have run when the explorer opens, and after ``reset``
+            (default :data:`STARTER`; ``()`` for none).
     """
 
-    def __init__(self, requires_grad: dict[str, bool] | None = None, max_steps: int = DEFAULT_MAX_STEPS) -> None:
+    def __init__(
+        self,
+        requires_grad: dict[str, bool] | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        starter: Sequence[Sequence[str]] = STARTER,
+    ) -> None:
         self.max_steps = int(max_steps)
-        self.requires_grad = dict(DEFAULT_REQUIRES_GRAD)
+        self.starter = tuple(tuple(s) for s in starter)
+        self.initial_requires_grad = dict(DEFAULT_REQUIRES_GRAD)
         if requires_grad:
             self._check_inputs(requires_grad)
-            self.requires_grad.update({k: bool(v) for k, v in requires_grad.items()})
-        self.steps: list[Step] = []
-        self.tensors: dict[str, torch.Tensor] = {}
-        self._replay()
+            self.initial_requires_grad.update({k: bool(v) for k, v in requires_grad.items()})
+        self.history: list[Action] = []
+        self.guide = Guide()
+        self._start()
 
     # ------------------------------------------------------------------ reading
 
@@ -148,17 +306,12 @@ class GraphExplorerState:
         target = self.last if target is None else target
         if target not in self.tensors:
             raise ValueError(f"unknown tensor {target!r}; the tensors are {self.names}")
-        t = self.tensors[target]
-        if t.grad_fn is None:
-            kind = "leaf" if t.requires_grad else "constant"
-            label = "AccumulateGrad" if t.requires_grad else "constant"
-            why = (
-                "it is a leaf that requires grad: its gradient will be stored in its .grad"
-                if t.requires_grad
-                else "it does not require grad, so PyTorch recorded no graph for it"
-            )
-            return Graph(target, (Node(0, label, kind, target, 0),), (), f"{target}.grad_fn is None: {why}.")
-        return self._walk(target, t.grad_fn)
+        operands = {}
+        for step in self.steps:
+            node = self.tensors[step.result].grad_fn
+            if node is not None and node not in operands:
+                operands[node] = step.operands
+        return read_graph(self.tensors[target], target, self.tensors, operands)
 
     # ------------------------------------------------------------------ actions
 
@@ -167,13 +320,58 @@ class GraphExplorerState:
         self._check_inputs({name: flag})
         self.requires_grad[name] = bool(flag)
         self._replay()
+        self._record(Action("flag", name=name, value=bool(flag)))
 
     def apply(self, op: str, x: str, y: str | None = None) -> Step:
         """Run ``op`` on the tensors named ``x`` (and ``y``) and keep the result as ``t<k>``."""
         if op not in OPERATIONS:
             raise ValueError(f"unknown operation {op!r}; choose from {list(OPERATIONS)}")
-        arity = OPERATIONS[op][0]
-        operands = (x, y)[:arity]
+        step = self._apply(op, (x, y)[: OPERATIONS[op][0]])
+        result = self.tensors[step.result]
+        tracked = tuple(self.tensors[n].requires_grad for n in step.operands)
+        self._record(Action("apply", step, tracked=result.requires_grad, operands_tracked=tracked))
+        return step
+
+    def undo(self) -> Step | None:
+        """Forget the newest operation (and its tensor); None when there is nothing to undo."""
+        step = None
+        if self.steps:
+            step = self.steps.pop()
+            del self.tensors[step.result]
+        self._record(Action("undo", step))
+        return step
+
+    def reset(self) -> None:
+        """Back to the opening state: the starter expression and the default flags."""
+        self._start()
+        self._record(Action("reset"))
+
+    def skip_guide_step(self) -> None:
+        """Move the guide on without doing its current step."""
+        self.guide.skip(self)
+
+    def restart_guide(self) -> None:
+        """Back to the opening state, and the guide back to its first step."""
+        self._start()
+        self.history.append(Action("reset"))
+        self.guide.restart(self)
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _check_inputs(flags: dict) -> None:
+        unknown = set(flags) - set(INPUT_NAMES)
+        if unknown:
+            raise ValueError(f"unknown input {sorted(unknown)}; the inputs are {list(INPUT_NAMES)}")
+
+    def _start(self) -> None:
+        self.requires_grad = dict(self.initial_requires_grad)
+        self.steps: list[Step] = []
+        self._replay()
+        for op, *operands in self.starter:
+            self._apply(op, tuple(operands))
+
+    def _apply(self, op: str, operands: tuple[str, ...]) -> Step:
         for name in operands:
             if name not in self.tensors:
                 raise ValueError(f"unknown tensor {name!r}; the tensors are {self.names}")
@@ -184,83 +382,96 @@ class GraphExplorerState:
         self.steps.append(step)
         return step
 
-    def undo(self) -> Step | None:
-        """Forget the newest operation (and its tensor); None when there is nothing to undo."""
-        if not self.steps:
-            return None
-        step = self.steps.pop()
-        del self.tensors[step.result]
-        return step
-
-    def reset(self) -> None:
-        """No operations, and the default flags."""
-        self.requires_grad = dict(DEFAULT_REQUIRES_GRAD)
-        self.steps = []
-        self._replay()
-
-    # ------------------------------------------------------------------ helpers
-
-    @staticmethod
-    def _check_inputs(flags: dict) -> None:
-        unknown = set(flags) - set(INPUT_NAMES)
-        if unknown:
-            raise ValueError(f"unknown input {sorted(unknown)}; the inputs are {list(INPUT_NAMES)}")
+    def _record(self, action: Action) -> None:
+        self.history.append(action)
+        self.guide.update(self)
 
     def _run(self, step: Step) -> torch.Tensor:
         return _FUNCTIONS[step.op](*(self.tensors[n] for n in step.operands))
 
     def _replay(self) -> None:
-        self.tensors = {
+        self.tensors: dict[str, torch.Tensor] = {
             name: torch.tensor(INPUT_VALUES[name], requires_grad=self.requires_grad[name]) for name in INPUT_NAMES
         }
         for step in self.steps:
             self.tensors[step.result] = self._run(step)
 
-    def _owner(self, node) -> tuple[str | None, tuple[str, ...]]:
-        """The tensor whose grad_fn is ``node`` and the operands of its step, if any."""
-        for step in self.steps:
-            t = self.tensors[step.result]
-            if t.grad_fn is node:
-                return step.result, step.operands
-        return None, ()
 
-    def _walk(self, target: str, root) -> Graph:
-        ids: dict = {root: 0}
-        order, edges, constants = [root], [], []
-        queue = deque([root])
-        while queue:
-            node = queue.popleft()
-            _, operands = self._owner(node)
-            for i, (child, _) in enumerate(node.next_functions):
-                if child is None:
-                    operand = operands[i] if i < len(operands) else None
-                    constants.append((ids[node], operand))
-                    continue
-                if child not in ids:
-                    ids[child] = len(order)
-                    order.append(child)
-                    queue.append(child)
-                edges.append((ids[node], ids[child]))
-        depth = _longest_depths(len(order) + len(constants), edges, constants, len(order))
-        nodes = []
-        for node, index in ids.items():
-            name = type(node).__name__
-            if name == "AccumulateGrad":
-                leaf = next((n for n in INPUT_NAMES if self.tensors[n] is node.variable), None)
-                nodes.append(Node(index, name, "leaf", leaf, depth[index]))
-            else:
-                nodes.append(Node(index, name, "op", self._owner(node)[0], depth[index]))
-        nodes.sort(key=lambda n: n.id)
-        for k, (parent, operand) in enumerate(constants):
-            index = len(order) + k
-            label = f"{operand} (constant)" if operand else "constant"
-            nodes.append(Node(index, label, "constant", operand, depth[index]))
-            edges.append((parent, index))
-        n_const = len(constants)
-        note = f"{len(order)} autograd nodes behind {target}"
-        if n_const:
-            note += f", {n_const} grey input(s) without grad (None in next_functions)"
-        return Graph(target, tuple(nodes), tuple(edges), note + ".")
+# --------------------------------------------------------------------------- reading any graph
+
+
+def read_graph(
+    tensor: torch.Tensor,
+    target: str = "the tensor",
+    names: Mapping[str, object] | None = None,
+    operands: Mapping[object, tuple[str, ...]] | None = None,
+) -> Graph:
+    """The graph behind ``tensor``, walked breadth-first from ``tensor.grad_fn`` along ``next_functions``.
+
+    Args:
+        tensor: any tensor.
+        target: the name to show for ``tensor``.
+        names: optional name -> tensor; a leaf's ``AccumulateGrad`` node and the ``grad_fn`` of a
+            named tensor are labelled with the name. Entries that are not tensors, and names starting
+            with ``_``, are ignored (so a notebook's ``globals()`` works too).
+        operands: optional node -> the names of its operation's operands, in order, so that a
+            ``None`` entry of ``next_functions`` can say which input did not require grad.
+    """
+    tensors = {
+        name: t
+        for name, t in (names or {}).items()
+        if isinstance(t, torch.Tensor) and isinstance(name, str) and not name.startswith("_")
+    }
+    if tensor.grad_fn is None:
+        kind = "leaf" if tensor.requires_grad else "constant"
+        label = "AccumulateGrad" if tensor.requires_grad else "constant"
+        why = (
+            "it is a leaf that requires grad: its gradient will be stored in its .grad"
+            if tensor.requires_grad
+            else "it does not require grad, so PyTorch recorded no graph for it"
+        )
+        return Graph(target, (Node(0, label, kind, target, 0),), (), f"{target}.grad_fn is None: {why}.")
+
+    owners: dict = {}
+    for name, t in tensors.items():
+        if t.grad_fn is not None and t.grad_fn not in owners:
+            owners[t.grad_fn] = name
+    operands = operands or {}
+    root = tensor.grad_fn
+    ids: dict = {root: 0}
+    order, edges, constants = [root], [], []
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
+        inputs = operands.get(node, ())
+        for i, (child, _) in enumerate(node.next_functions):
+            if child is None:
+                constants.append((ids[node], inputs[i] if i < len(inputs) else None))
+                continue
+            if child not in ids:
+                ids[child] = len(order)
+                order.append(child)
+                queue.append(child)
+            edges.append((ids[node], ids[child]))
+    depth = _longest_depths(len(order) + len(constants), edges, constants, len(order))
+    nodes = []
+    for node, index in ids.items():
+        name = type(node).__name__
+        if name == "AccumulateGrad":
+            leaf = next((n for n, t in tensors.items() if t is node.variable), None)
+            nodes.append(Node(index, name, "leaf", leaf, depth[index]))
+        else:
+            nodes.append(Node(index, name, "op", owners.get(node), depth[index]))
+    nodes.sort(key=lambda n: n.id)
+    for k, (parent, operand) in enumerate(constants):
+        index = len(order) + k
+        label = f"{operand} (constant)" if operand else "constant"
+        nodes.append(Node(index, label, "constant", operand, depth[index]))
+        edges.append((parent, index))
+    note = f"{len(order)} autograd nodes behind {target}"
+    if constants:
+        note += f", {len(constants)} grey input(s) without grad (None in next_functions)"
+    return Graph(target, tuple(nodes), tuple(edges), note + ".")
 
 
 def _longest_depths(n: int, edges: list, constants: list, first_constant: int) -> list[int]:

@@ -1,42 +1,36 @@
 """A thin ipywidgets view over :class:`GraphExplorerState`.
 
-Core ipywidgets only: one ``Checkbox`` per input for ``requires_grad``, ``Dropdown`` menus for
-the operation and its operands, and ``Button`` widgets to apply, undo and reset. The graph is
-drawn with matplotlib's object API (no pyplot) and shown as a PNG in an ``Output`` widget, as
-every explorer does (:func:`gradlessons.figures.show_figure`).
+Core ipywidgets only: a guide box (``HTML``) with *skip step* and *restart guide* buttons, one
+``Checkbox`` per input for ``requires_grad``, ``Dropdown`` menus for the operation and its
+operands, and ``Button`` widgets to apply, undo and reset. The graph is drawn by
+:mod:`gradlessons.graph_explorer.drawing` and shown as a PNG in an ``Output`` widget, as every
+explorer does (:func:`gradlessons.figures.show_figure`).
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
 
 from gradlessons.figures import show_figure
-from gradlessons.graph_explorer.state import INPUT_NAMES, OPERATIONS, Graph, GraphExplorerState
+from gradlessons.graph_explorer.drawing import graph_figure
+from gradlessons.graph_explorer.state import INPUT_NAMES, OPERATIONS, GraphExplorerState
 
-FIGSIZE = (7.5, 4.6)
-
-STYLES = {
-    "op": {"boxstyle": "round,pad=0.45", "facecolor": "#cfe2f3", "edgecolor": "#1f4e79", "linestyle": "-"},
-    "leaf": {"boxstyle": "ellipse,pad=0.35", "facecolor": "#d9ead3", "edgecolor": "#38761d", "linestyle": "-"},
-    "constant": {"boxstyle": "square,pad=0.4", "facecolor": "#eeeeee", "edgecolor": "#888888", "linestyle": "--"},
-}
-LEGEND = {
-    "op": "grad_fn node",
-    "leaf": "AccumulateGrad (leaf, requires grad)",
-    "constant": "no grad (None in next_functions)",
-}
+GUIDE_STYLE = "border-left:4px solid #1f4e79; background:#f3f7fb; padding:4px 10px; margin:2px 0px; line-height:1.5"
+DONE_STYLE = "color:#38761d"
 
 
 class GraphExplorer:
-    """Controls, a tensor table and the drawn graph over a :class:`GraphExplorerState`.
+    """A guide, controls, the drawn graph and a tensor table over a :class:`GraphExplorerState`.
 
     Attributes:
-        state: the model.
+        state: the model (with its guide, ``state.guide``).
         widget: the top-level ``VBox`` a notebook displays.
+        guide: ``HTML`` box with the guide's current step (and what the step just done showed).
+        guide_buttons: ``"skip"`` and ``"restart"`` -> ``Button``.
         checkboxes: input name -> its ``requires_grad`` ``Checkbox``.
         op, x, y: the operation and operand ``Dropdown`` menus.
         buttons: ``"apply"``, ``"undo"`` and ``"reset"`` -> ``Button``.
@@ -48,6 +42,13 @@ class GraphExplorer:
     def __init__(self, state: GraphExplorerState | None = None) -> None:
         self.state = state if state is not None else GraphExplorerState()
         self._syncing = False
+        self.guide = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
+        self.guide_buttons = {
+            "skip": widgets.Button(description="skip step", tooltip="go to the next step of the guide"),
+            "restart": widgets.Button(description="restart guide", tooltip="back to the start, and to step 1"),
+        }
+        self.guide_buttons["skip"].on_click(lambda _b: self._on_skip())
+        self.guide_buttons["restart"].on_click(lambda _b: self._on_restart())
         self.checkboxes = {
             name: widgets.Checkbox(
                 value=self.state.requires_grad[name],
@@ -59,8 +60,8 @@ class GraphExplorer:
         }
         for name, box in self.checkboxes.items():
             box.observe(lambda change, name=name: self._on_flag(name, change["new"]), names="value")
-        self.op = widgets.Dropdown(options=list(OPERATIONS), value="mul", description="operation")
-        self.x = widgets.Dropdown(options=self.state.names, value="a", description="x")
+        self.op = widgets.Dropdown(options=list(OPERATIONS), value="sin", description="operation")
+        self.x = widgets.Dropdown(options=self.state.names, value=self.state.last, description="x")
         self.y = widgets.Dropdown(options=self.state.names, value="b", description="y")
         for menu in (self.op, self.x, self.y):
             menu.layout = widgets.Layout(width="180px")
@@ -70,7 +71,7 @@ class GraphExplorer:
         self.buttons = {
             "apply": widgets.Button(description="apply", button_style="primary", tooltip="run the operation"),
             "undo": widgets.Button(description="undo", tooltip="forget the newest operation"),
-            "reset": widgets.Button(description="reset", button_style="warning", tooltip="start over"),
+            "reset": widgets.Button(description="reset", button_style="warning", tooltip="back to the start"),
         }
         self.buttons["apply"].on_click(lambda _b: self._on_apply())
         self.buttons["undo"].on_click(lambda _b: self._on_undo())
@@ -84,6 +85,8 @@ class GraphExplorer:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 1 &middot; the computational graph</b>"),
+                self.guide,
+                widgets.HBox(list(self.guide_buttons.values()), layout=row),
                 widgets.HBox(list(self.checkboxes.values()), layout=row),
                 widgets.HBox([self.op, self.x, self.y, *self.buttons.values()], layout=row),
                 self.code_hint,
@@ -92,13 +95,13 @@ class GraphExplorer:
                 self.table,
             ]
         )
-        self._say("Pick an operation and its operands, then click apply.")
+        self._say(self._opening())
         self.refresh()
 
     # ------------------------------------------------------------------ public
 
-    def refresh(self) -> None:
-        """Redraw the menus, the table and the graph from the state."""
+    def refresh(self, x: str | None = None) -> None:
+        """Redraw the guide, the menus, the table and the graph from the state (``x``: choose this operand)."""
         self._syncing = True
         try:
             for name, box in self.checkboxes.items():
@@ -106,16 +109,19 @@ class GraphExplorer:
             names = self.state.names
             for menu, fallback in ((self.x, self.state.last), (self.y, "b")):
                 keep = menu.value if menu.value in names else fallback
+                if menu is self.x and x in names:
+                    keep = x
                 menu.options = names
                 menu.value = keep
         finally:
             self._syncing = False
         self._update_code_hint()
+        self.guide.value = self._guide_html()
         self.table.value = self._table_html()
         self._show_figure(self.draw_figure())
 
     def draw_figure(self) -> Figure:
-        return draw_graph(self.state.graph())
+        return graph_figure(self.state.graph())
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -140,9 +146,7 @@ class GraphExplorer:
         t = self.state.tensors[step.result]
         grad_fn = None if t.grad_fn is None else type(t.grad_fn).__name__
         self._say(f"{step.code}: requires_grad={t.requires_grad}, grad_fn={grad_fn}")
-        self.x.options = self.state.names
-        self.x.value = step.result
-        self.refresh()
+        self.refresh(x=step.result)
 
     def _on_undo(self) -> None:
         step = self.state.undo()
@@ -151,13 +155,41 @@ class GraphExplorer:
 
     def _on_reset(self) -> None:
         self.state.reset()
-        self._say("Reset: no operations, a and b require grad, c does not.")
-        self.refresh()
+        self._say("Reset: " + self._opening())
+        self.refresh(x=self.state.last)
+
+    def _on_skip(self) -> None:
+        self.state.skip_guide_step()
+        self.guide.value = self._guide_html()
+
+    def _on_restart(self) -> None:
+        self.state.restart_guide()
+        self._say("Guide restarted: " + self._opening())
+        self.op.value = "sin"
+        self.refresh(x=self.state.last)
 
     # ------------------------------------------------------------------ pieces
 
+    def _opening(self) -> str:
+        if not self.state.steps:
+            return "a and b require grad, c does not. Pick an operation and its operands, then click apply."
+        code = ", ".join(step.code for step in self.state.steps)
+        return f"{code} ran; the drawing shows the graph behind {self.state.last}."
+
     def _say(self, text: str) -> None:
         self.status.value = f"<i>{html.escape(text)}</i>"
+
+    def _guide_html(self) -> str:
+        guide = self.state.guide
+        parts = []
+        for number, look in guide.looks:
+            parts.append(f"<div style='{DONE_STYLE}'>&#10003; Step {number} done. {_code(look)}</div>")
+        if guide.finished:
+            parts.append(f"<div><b>{_code(guide.prompt)}</b></div>")
+        else:
+            heading, _, task = guide.prompt.partition(": ")
+            parts.append(f"<div><b>{heading}:</b> {_code(task)}</div>")
+        return f"<div style='{GUIDE_STYLE}'>{''.join(parts)}</div>"
 
     def _update_code_hint(self) -> None:
         arity, template = OPERATIONS[self.op.value]
@@ -176,85 +208,6 @@ class GraphExplorer:
         show_figure(self.plot_output, fig, "graph explorer figure")
 
 
-def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
-    layers: dict[int, list[int]] = {}
-    for node in graph.nodes:
-        layers.setdefault(node.depth, []).append(node.id)
-    where = {}
-    for depth, ids in layers.items():
-        for i, node_id in enumerate(ids):
-            where[node_id] = ((i + 1) / (len(ids) + 1), -float(depth))
-    return where
-
-
-def _label(node) -> str:
-    if node.kind == "constant":
-        return f"{node.tensor}\n(no grad)" if node.tensor else "constant"
-    if node.tensor:
-        return f"{node.label}\n({node.tensor})"
-    return node.label
-
-
-def draw_graph(graph: Graph) -> Figure:
-    """Draw the graph top-down: the target's grad_fn on top, arrows along next_functions."""
-    fig = Figure(figsize=FIGSIZE, layout="constrained")
-    ax = fig.subplots()
-    where = _positions(graph)
-    depth = max((n.depth for n in graph.nodes), default=0)
-    texts = {}
-    for node in graph.nodes:
-        style = STYLES[node.kind]
-        x, y = where[node.id]
-        texts[node.id] = ax.text(
-            x,
-            y,
-            _label(node),
-            ha="center",
-            va="center",
-            fontsize=9,
-            family="monospace",
-            zorder=3,
-            bbox={
-                "boxstyle": style["boxstyle"],
-                "facecolor": style["facecolor"],
-                "edgecolor": style["edgecolor"],
-                "linestyle": style["linestyle"],
-                "linewidth": 1.4,
-            },
-        )
-    for parent, child in set(graph.edges):
-        dashed = any(n.id == child and n.kind == "constant" for n in graph.nodes)
-        ax.annotate(
-            "",
-            xy=where[child],
-            xytext=where[parent],
-            zorder=2,
-            arrowprops={
-                "arrowstyle": "-|>",
-                "color": "#888888" if dashed else "#333333",
-                "linestyle": "--" if dashed else "-",
-                "patchA": texts[parent].get_bbox_patch(),
-                "patchB": texts[child].get_bbox_patch(),
-                "shrinkA": 2,
-                "shrinkB": 2,
-            },
-        )
-    ax.set_xlim(0, 1)
-    ax.set_ylim(-depth - 0.6, 0.6)
-    ax.axis("off")
-    ax.set_title(
-        f"graph behind {graph.target} (arrows follow next_functions, the backward direction)\n{graph.note}",
-        fontsize=9,
-    )
-    kinds = [k for k in STYLES if any(n.kind == k for n in graph.nodes)]
-    handles = [
-        Patch(
-            facecolor=STYLES[k]["facecolor"],
-            edgecolor=STYLES[k]["edgecolor"],
-            linestyle=STYLES[k]["linestyle"],
-            label=LEGEND[k],
-        )
-        for k in kinds
-    ]
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles) or 1, fontsize=8, frameon=False)
-    return fig
+def _code(text: str) -> str:
+    """Escape ``text`` for HTML and show what is between backticks as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))

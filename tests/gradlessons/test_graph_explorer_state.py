@@ -7,11 +7,18 @@ import pytest
 import torch
 
 from gradlessons.graph_explorer import state as state_module
-from gradlessons.graph_explorer.state import OPERATIONS, GraphExplorerState
+from gradlessons.graph_explorer.state import FINISHED, GUIDE_STEPS, OPERATIONS, GraphExplorerState, read_graph
 
 
 @pytest.fixture
 def state():
+    """An explorer with no starter expression: only the inputs a, b and c."""
+    return GraphExplorerState(starter=())
+
+
+@pytest.fixture
+def opened():
+    """The explorer as a student opens it: the starter expression has run."""
     return GraphExplorerState()
 
 
@@ -95,6 +102,7 @@ def test_undo_and_reset(state):
     state.reset()
     assert state.names == ["a", "b", "c"] and state.requires_grad == {"a": True, "b": True, "c": False}
     assert state.undo() is None
+    assert [a.kind for a in state.history] == ["apply", "apply", "undo", "flag", "reset", "undo"]
 
 
 def test_bad_requests_are_refused_with_a_clear_message(state):
@@ -104,7 +112,7 @@ def test_bad_requests_are_refused_with_a_clear_message(state):
         state.apply("sin", "t9")
     with pytest.raises(ValueError, match="unknown input"):
         state.set_requires_grad("d", True)
-    small = GraphExplorerState(max_steps=1)
+    small = GraphExplorerState(max_steps=1, starter=())
     small.apply("sin", "a")
     with pytest.raises(ValueError, match="at most 1"):
         small.apply("sin", "a")
@@ -140,3 +148,186 @@ def test_the_state_module_imports_no_widget_or_plotting_library():
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert not imported & {"ipywidgets", "matplotlib", "IPython"}
+
+
+# --------------------------------------------------------------------------- the starter expression
+
+
+def test_the_explorer_opens_on_a_starter_expression_with_all_three_kinds_of_node(opened):
+    assert [step.code for step in opened.steps] == ["t1 = a * b", "t2 = t1 + c"]
+    graph = opened.graph()
+    assert graph.target == "t2"
+    assert [(n.label, n.kind, n.tensor) for n in graph.nodes] == [
+        ("AddBackward0", "op", "t2"),
+        ("MulBackward0", "op", "t1"),
+        ("AccumulateGrad", "leaf", "a"),
+        ("AccumulateGrad", "leaf", "b"),
+        ("c (constant)", "constant", "c"),
+    ]
+
+
+def test_reset_goes_back_to_the_starter_and_undo_can_remove_it(opened):
+    opened.apply("exp", "t2")
+    opened.set_requires_grad("a", False)
+    opened.reset()
+    assert opened.names == ["a", "b", "c", "t1", "t2"] and opened.requires_grad["a"] is True
+    assert opened.undo().code == "t2 = t1 + c" and opened.undo().code == "t1 = a * b"
+    assert opened.names == ["a", "b", "c"]
+
+
+def test_initial_flags_are_kept_by_reset():
+    state = GraphExplorerState(requires_grad={"c": True})
+    state.set_requires_grad("c", False)
+    state.reset()
+    assert state.requires_grad["c"] is True
+
+
+# --------------------------------------------------------------------------- the guide
+
+
+def follow_the_guide(state):
+    """What the guide asks for, done the way a student does it; yields after each step."""
+    state.apply("sin", "t2")
+    yield
+    state.set_requires_grad("c", True)
+    yield
+    state.set_requires_grad("a", False)
+    state.set_requires_grad("b", False)
+    yield
+    state.apply("detach", "t3")
+    yield
+
+
+def test_the_guide_has_four_steps_each_with_a_prompt_a_check_and_what_to_look_at():
+    assert len(GUIDE_STEPS) == 4
+    assert all(step.prompt and step.look and callable(step.done) for step in GUIDE_STEPS)
+
+
+def test_following_the_guide_moves_it_on_one_step_at_a_time(opened):
+    guide = opened.guide
+    assert guide.prompt.startswith("Step 1 of 4: Grow the expression") and guide.looks == []
+    done = []
+    for _ in follow_the_guide(opened):
+        done += guide.looks
+    assert done == [(k + 1, step.look) for k, step in enumerate(GUIDE_STEPS)]
+    assert guide.finished and guide.prompt == FINISHED
+
+
+def test_what_each_step_says_to_look_at_is_true_of_the_state(opened):
+    steps = follow_the_guide(opened)
+    next(steps)  # t3 = t2.sin(): a new grad_fn on top, pointing to its input's node
+    graph = opened.graph()
+    assert graph.nodes[0].label == "SinBackward0" and (0, 1) in graph.edges and graph.nodes[1].tensor == "t2"
+    next(steps)  # c ticked: c has an AccumulateGrad node, the forward pass ran again
+    assert ("AccumulateGrad", "c") in [(n.label, n.tensor) for n in opened.graph().nodes]
+    assert opened.tensors["c"].requires_grad and opened.tensors["t3"].requires_grad
+    next(steps)  # a and b unticked: t1 = a * b has no grad_fn and is a grey box
+    assert opened.tensors["t1"].grad_fn is None and opened.tensors["t1"].is_leaf
+    assert "MulBackward0" not in [n.label for n in opened.graph().nodes]
+    assert ("constant", "t1") in [(n.kind, n.tensor) for n in opened.graph().nodes]
+    next(steps)  # t4 = t3.detach(): same numbers, no grad_fn, one grey box
+    t3, t4 = opened.tensors["t3"], opened.tensors["t4"]
+    assert torch.equal(t3, t4) and t4.grad_fn is None and not t4.requires_grad
+    assert [n.kind for n in opened.graph().nodes] == ["constant"]
+
+
+def test_the_guide_waits_until_the_step_is_really_done(opened):
+    guide = opened.guide
+    opened.apply("exp", "c")  # c does not require grad: nothing grew
+    assert guide.index == 0
+    opened.apply("exp", "t2")
+    assert guide.index == 1
+    opened.set_requires_grad("a", False)  # not what step 2 asks
+    assert guide.index == 1
+    opened.set_requires_grad("c", True)
+    assert guide.index == 2
+    opened.set_requires_grad("a", True)
+    opened.set_requires_grad("b", False)  # only one of the two
+    assert guide.index == 2
+    opened.set_requires_grad("a", False)
+    assert guide.index == 3
+    opened.apply("detach", "c")  # c requires grad now: detaching it cuts a tracked tensor
+    assert guide.finished
+
+
+def test_detaching_an_untracked_tensor_does_not_finish_the_last_step(opened):
+    for _ in range(3):
+        opened.skip_guide_step()
+    assert opened.guide.index == 3 and opened.guide.looks == []
+    opened.apply("detach", "c")  # c does not require grad: nothing was cut
+    assert not opened.guide.finished
+    opened.apply("detach", "t2")
+    assert opened.guide.finished
+
+
+def test_a_step_counts_only_actions_made_after_it_began(opened):
+    opened.apply("detach", "t2")  # the detach of step 4, done during step 1 ...
+    assert opened.guide.index == 0  # ... does not grow the graph
+    for _ in range(3):
+        opened.skip_guide_step()
+    opened.set_requires_grad("c", True)  # an action, but not a detach since step 4 began
+    assert not opened.guide.finished
+
+
+def test_steps_already_done_out_of_order_are_passed_and_all_shown(opened):
+    opened.set_requires_grad("c", True)  # step 2's condition, during step 1
+    assert opened.guide.index == 0 and opened.guide.looks == []
+    opened.apply("sin", "t2")
+    assert opened.guide.index == 2
+    assert opened.guide.looks == [(1, GUIDE_STEPS[0].look), (2, GUIDE_STEPS[1].look)]
+    opened.undo()  # nothing done: what the last steps showed stays
+    assert opened.guide.index == 2 and [n for n, _ in opened.guide.looks] == [1, 2]
+
+
+def test_an_action_counts_for_the_step_it_was_made_in_only(opened):
+    for _ in range(2):
+        opened.skip_guide_step()
+    opened.apply("detach", "t2")  # step 4's action, during step 3
+    opened.set_requires_grad("a", False)
+    opened.set_requires_grad("b", False)  # step 3 done; the detach came before step 4 began
+    assert opened.guide.index == 3 and opened.guide.looks == [(3, GUIDE_STEPS[2].look)]
+
+
+def test_skip_and_restart(opened):
+    guide = opened.guide
+    opened.apply("sin", "t2")
+    opened.skip_guide_step()
+    assert guide.index == 2 and guide.looks == []
+    for _ in range(5):
+        opened.skip_guide_step()
+    assert guide.finished and guide.prompt == FINISHED
+    opened.set_requires_grad("b", False)
+    opened.restart_guide()
+    assert guide.index == 0 and guide.prompt.startswith("Step 1 of 4")
+    assert opened.names == ["a", "b", "c", "t1", "t2"] and opened.requires_grad["b"] is True
+    assert list(follow_the_guide(opened)) and guide.finished
+
+
+# --------------------------------------------------------------------------- read_graph on any tensor
+
+
+def test_read_graph_labels_named_tensors_and_leaves_and_ignores_other_names():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    x = torch.tensor([3.0, 4.0])
+    y = w * x
+    loss = (y + x.exp()).sum()
+    graph = read_graph(loss, "loss", {"w": w, "x": x, "y": y, "loss": loss, "_": y, "n": 3})
+    assert [(n.label, n.kind, n.tensor) for n in graph.nodes] == [
+        ("SumBackward0", "op", "loss"),
+        ("AddBackward0", "op", None),
+        ("MulBackward0", "op", "y"),
+        ("AccumulateGrad", "leaf", "w"),
+        ("constant", "constant", None),
+        ("constant", "constant", None),
+    ]
+    assert set(graph.edges) == {(0, 1), (1, 2), (2, 3), (1, 4), (2, 5)}
+    assert "2 grey input(s)" in graph.note
+
+
+def test_read_graph_without_names_and_on_tensors_without_grad_fn():
+    w = torch.tensor(2.0, requires_grad=True)
+    graph = read_graph(w * w)
+    assert graph.target == "the tensor" and [n.label for n in graph.nodes] == ["MulBackward0", "AccumulateGrad"]
+    assert [n.tensor for n in graph.nodes] == [None, None]
+    assert read_graph(w, "w").nodes[0].kind == "leaf"
+    assert read_graph(w.detach(), "d").nodes[0].kind == "constant"

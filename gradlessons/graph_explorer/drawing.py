@@ -1,0 +1,153 @@
+"""Drawing a computational graph: the graph explorer's picture, and ``draw_graph`` for any tensor.
+
+:func:`graph_figure` draws a :class:`~gradlessons.graph_explorer.state.Graph` (plain nodes and
+edges) top-down with matplotlib's object API (no pyplot). :func:`draw_graph` reads the graph behind
+any tensor and shows it as a PNG in an ``ipywidgets.Output``, the way every explorer shows its
+figures (:func:`gradlessons.figures.show_figure`), so a notebook can show a graph instead of
+printing nested ``next_functions`` tuples::
+
+    from gradlessons.graph_explorer import draw_graph
+
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (w * 3).sum()
+    draw_graph(loss, {"w": w, "loss": loss})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import ipywidgets as widgets
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from gradlessons.figures import show_figure
+from gradlessons.graph_explorer.state import Graph, read_graph
+
+FIGSIZE = (7.5, 4.6)  # the explorer's figure: one size, so the widget does not jump around
+
+STYLES = {
+    "op": {"boxstyle": "round,pad=0.45", "facecolor": "#cfe2f3", "edgecolor": "#1f4e79", "linestyle": "-"},
+    "leaf": {"boxstyle": "ellipse,pad=0.35", "facecolor": "#d9ead3", "edgecolor": "#38761d", "linestyle": "-"},
+    "constant": {"boxstyle": "square,pad=0.4", "facecolor": "#eeeeee", "edgecolor": "#888888", "linestyle": "--"},
+}
+LEGEND = {
+    "op": "grad_fn node",
+    "leaf": "AccumulateGrad (leaf, requires grad)",
+    "constant": "no grad (None in next_functions)",
+}
+
+
+def draw_graph(tensor: torch.Tensor, names: Mapping[str, object] | None = None) -> widgets.Output:
+    """Show the graph behind ``tensor`` as a PNG in a new ``Output`` widget (display it, or end a cell with it).
+
+    Args:
+        tensor: any tensor; one that has no ``grad_fn`` is drawn as a single box.
+        names: optional name -> tensor, to label the nodes: a leaf's ``AccumulateGrad`` node and
+            the ``grad_fn`` of a named tensor get the name (non-tensors are ignored).
+    """
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"draw_graph needs a tensor, not {type(tensor).__name__}")
+    known = {k: v for k, v in (names or {}).items() if isinstance(v, torch.Tensor)}
+    target = next((name for name, t in known.items() if t is tensor), "the tensor")
+    graph = read_graph(tensor, target, known)
+    output = widgets.Output()
+    show_figure(output, graph_figure(graph, figsize=_fitting_size(graph)), f"graph behind {target}")
+    return output
+
+
+def graph_figure(graph: Graph, figsize: tuple[float, float] = FIGSIZE) -> Figure:
+    """Draw the graph top-down: the target's grad_fn on top, arrows along next_functions."""
+    fig = Figure(figsize=figsize, layout="constrained")
+    ax = fig.subplots()
+    where = _positions(graph)
+    depth = max((n.depth for n in graph.nodes), default=0)
+    constants = {n.id for n in graph.nodes if n.kind == "constant"}
+    texts = {}
+    for node in graph.nodes:
+        style = STYLES[node.kind]
+        x, y = where[node.id]
+        texts[node.id] = ax.text(
+            x,
+            y,
+            _label(node),
+            ha="center",
+            va="center",
+            fontsize=9,
+            family="monospace",
+            zorder=3,
+            bbox={
+                "boxstyle": style["boxstyle"],
+                "facecolor": style["facecolor"],
+                "edgecolor": style["edgecolor"],
+                "linestyle": style["linestyle"],
+                "linewidth": 1.4,
+            },
+        )
+    depths = {n.id: n.depth for n in graph.nodes}
+    for parent, child in sorted(set(graph.edges)):
+        dashed = child in constants
+        # An arrow that skips layers is bent, so it does not run behind the boxes in between.
+        skipped = depths[child] - depths[parent] - 1
+        bend = f"arc3,rad={0.25 + 0.1 * (skipped - 1):.2f}" if skipped > 0 else "arc3,rad=0"
+        ax.annotate(
+            "",
+            xy=where[child],
+            xytext=where[parent],
+            zorder=2,
+            arrowprops={
+                "arrowstyle": "-|>",
+                "color": "#888888" if dashed else "#333333",
+                "linestyle": "--" if dashed else "-",
+                "patchA": texts[parent].get_bbox_patch(),
+                "patchB": texts[child].get_bbox_patch(),
+                "shrinkA": 2,
+                "shrinkB": 2,
+                "connectionstyle": bend,
+            },
+        )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-depth - 0.6, 0.6)
+    ax.axis("off")
+    ax.set_title(
+        f"graph behind {graph.target} (arrows follow next_functions, the backward direction)\n{graph.note}",
+        fontsize=9,
+    )
+    kinds = [k for k in STYLES if any(n.kind == k for n in graph.nodes)]
+    handles = [
+        Patch(
+            facecolor=STYLES[k]["facecolor"],
+            edgecolor=STYLES[k]["edgecolor"],
+            linestyle=STYLES[k]["linestyle"],
+            label=LEGEND[k],
+        )
+        for k in kinds
+    ]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles) or 1, fontsize=8, frameon=False)
+    return fig
+
+
+def _fitting_size(graph: Graph) -> tuple[float, float]:
+    """A figure about as tall as the graph is deep, for a drawing in a lesson's text."""
+    depth = max((n.depth for n in graph.nodes), default=0)
+    return (7.0, min(6.0, 1.6 + 0.8 * (depth + 1)))
+
+
+def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
+    layers: dict[int, list[int]] = {}
+    for node in graph.nodes:
+        layers.setdefault(node.depth, []).append(node.id)
+    where = {}
+    for depth, ids in layers.items():
+        for i, node_id in enumerate(ids):
+            where[node_id] = ((i + 1) / (len(ids) + 1), -float(depth))
+    return where
+
+
+def _label(node) -> str:
+    if node.kind == "constant":
+        return f"{node.tensor}\n(no grad)" if node.tensor else "no grad"
+    if node.tensor:
+        return f"{node.label}\n({node.tensor})"
+    return node.label
