@@ -52,7 +52,7 @@ def variants(good: dict[str, str]) -> list[dict[str, str]]:
         {**good, "train_step": CLEARS_AFTER_STEP, "quiz_q1": 'q1 = "zzz"'},
         {**good, "train_accumulated": LOSS_NOT_SCALED},
         good,
-        {**good, "manual_sgd_step": NO_CLEAR, "quiz_q3": 'q3 = "a"', "quiz_q4": 'q4 = "a"'},
+        {**good, "manual_sgd_step": NO_CLEAR, "quiz_q3": 'q3 = "a"', "quiz_q4": 'q4 = "d"'},
         {},
     ]
 

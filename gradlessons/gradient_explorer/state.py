@@ -16,11 +16,17 @@ The setup is chosen so that the numbers are easy to read::
 Every action calls the real PyTorch API and then *reads* ``w.grad`` back, so the
 history shows what this PyTorch version actually does (for example whether the
 default ``optimizer.zero_grad()`` leaves ``None`` or a tensor of zeros).
+
+A :class:`Guide` walks a student through the lesson's main experiment, one step
+at a time: each :class:`GuideStep` has a prompt (what to click), a predicate over
+the state (has it been done?) and a "what to look at" message built from the real
+values once it has. The state checks the guide after every action.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -60,6 +66,8 @@ class Record:
         loss: The loss at the current ``w``.
         is_clear: True for the four ways of clearing the gradient.
         note: One sentence, built from the real values, saying what happened.
+        grad_before: ``w.grad`` just before the action (``None`` for ``start``).
+        weight_before: ``w`` just before the action (its start value for ``start``).
     """
 
     index: int
@@ -69,6 +77,8 @@ class Record:
     loss: float
     is_clear: bool
     note: str
+    grad_before: float | None = None
+    weight_before: float | None = None
 
     def log_line(self) -> str:
         """One numbered, human-readable line for the action log."""
@@ -117,6 +127,8 @@ class GradExplorerState:
         self.backward_count_since_clear = 0
         self._history: deque[Record] = deque(maxlen=self.max_history)
         self._next_index = 0
+        #: The guided sequence; checked after every action (see :class:`Guide`).
+        self.guide = Guide(guide_steps())
         self._record(START_LABEL, is_clear=False, note=self._start_note())
 
     # ------------------------------------------------------------------ reading
@@ -150,6 +162,18 @@ class GradExplorerState:
         with torch.no_grad():
             return float(self.forward().item())
 
+    def loss_at(self, weight: float) -> float:
+        """The loss at any ``weight``, computed on a separate tensor (``w`` is not touched)."""
+        with torch.no_grad():
+            return float(((weight * self.xs - self.ys) ** 2).mean().item())
+
+    def gradient_at(self, weight: float) -> float:
+        """The gradient of ONE loss at ``weight``, from ``torch.autograd.grad`` on a separate
+        tensor: ``w.grad`` is neither read nor changed."""
+        v = torch.tensor(float(weight), dtype=torch.float64, requires_grad=True)
+        (grad,) = torch.autograd.grad(((v * self.xs - self.ys) ** 2).mean(), v)
+        return float(grad.item())
+
     def log_lines(self) -> list[str]:
         """The history as numbered lines, oldest first, e.g. ``"  1. loss.backward() ..."``."""
         return [record.log_line() for record in self._history]
@@ -175,7 +199,7 @@ class GradExplorerState:
             note = f"backward() added {added} to w.grad: it was {format_value(before)}, now {format_value(after)}"
             if before != 0.0:
                 note += " (accumulated)"
-        return self._record(ACTIONS["backward"], is_clear=False, note=note)
+        return self._record(ACTIONS["backward"], is_clear=False, note=note, grad_before=before)
 
     def zero_grad(self) -> Record:
         """``optimizer.zero_grad()`` with PyTorch's own default for ``set_to_none``."""
@@ -221,20 +245,37 @@ class GradExplorerState:
             note = "step() saw w.grad = None and left w unchanged (SGD skips it)"
         else:
             note = f"step() used w.grad = {format_value(grad)}, so w stayed at {format_value(after)}"
-        return self._record(ACTIONS["step"], is_clear=False, note=note)
+        return self._record(ACTIONS["step"], is_clear=False, note=note, grad_before=grad, weight_before=before)
 
     def reset(self) -> Record:
-        """Back to the initial weight, no gradient, a fresh optimizer and a new history."""
+        """Back to the initial weight, no gradient, a fresh optimizer and a new history.
+
+        A guide in progress starts again from its first step (its steps build on the
+        starting point); a finished or skipped guide stays as it is.
+        """
         with torch.no_grad():
             self.w.fill_(self.w0)
         self.w.grad = None
-        # A fresh optimizer, so no state (e.g. momentum buffers, if ever enabled)
+        # A fresh optimizer, so nothing it remembers (e.g. momentum, if ever enabled)
         # survives the reset.
         self.optimizer = torch.optim.SGD([self.w], lr=self.lr)
         self.backward_count_since_clear = 0
         self._history.clear()
         self._next_index = 0
+        if self.guide.active and not self.guide.finished:
+            self.guide.restart()
         return self._record(START_LABEL, is_clear=False, note=self._start_note())
+
+    # ------------------------------------------------------------------ the guide
+
+    def restart_guide(self) -> Record:
+        """Start over (as :meth:`reset`) and follow the guide again from step 1."""
+        self.guide.restart()
+        return self.reset()
+
+    def skip_guide(self) -> None:
+        """Stop the guide; the buttons keep working as before."""
+        self.guide.skip()
 
     # ------------------------------------------------------------------ helpers
 
@@ -245,12 +286,20 @@ class GradExplorerState:
         after = self.grad  # read back: never assume what PyTorch did
         self.backward_count_since_clear = 0
         note = _describe_clear(name, call, before, after)
-        return self._record(ACTIONS[name], is_clear=True, note=note)
+        return self._record(ACTIONS[name], is_clear=True, note=note, grad_before=before)
 
     def _start_note(self) -> str:
         return f"start: w = {format_value(self.weight)} and w.grad is None because no backward() has run yet"
 
-    def _record(self, action: str, *, is_clear: bool, note: str) -> Record:
+    def _record(
+        self,
+        action: str,
+        *,
+        is_clear: bool,
+        note: str,
+        grad_before: float | None = None,
+        weight_before: float | None = None,
+    ) -> Record:
         record = Record(
             index=self._next_index,
             action=action,
@@ -259,9 +308,14 @@ class GradExplorerState:
             loss=self.loss_value(),
             is_clear=is_clear,
             note=note,
+            grad_before=grad_before,
+            # Only step() moves w, so for every other action w before is w after.
+            weight_before=self.weight if weight_before is None else weight_before,
         )
         self._next_index += 1
         self._history.append(record)
+        if action != START_LABEL:
+            self.guide.observe(self)
         return record
 
 
@@ -283,3 +337,204 @@ def _describe_clear(name: str, call: str, before: float | None, after: float | N
         return f"{call} replaced w.grad ({was}) with None{default}"
     default = ", so its default here is set_to_none=False" if name == "zero_grad" else ""
     return f"{call} filled w.grad with {now} (it was {was}){default}"
+
+
+# ---------------------------------------------------------------------- the guide
+
+
+@dataclass(frozen=True)
+class GuideStep:
+    """One step of the guided sequence.
+
+    Attributes:
+        prompt: What to do, e.g. "Click `loss.backward()` three times." (code in backticks).
+        done: Has the student done it? Called with the state after every action.
+        look: What to look at once it is done, built from the state's real values.
+    """
+
+    prompt: str
+    done: Callable[[GradExplorerState], bool]
+    look: Callable[[GradExplorerState], str]
+
+
+class Guide:
+    """A short guided sequence over the explorer: the current step, and what the last
+    finished step showed. Plain Python; :class:`GradExplorerState` calls :meth:`observe`
+    after every action, and the view only displays :meth:`heading`, :attr:`message` and
+    :meth:`prompt`.
+
+    Attributes:
+        steps: The steps, in order.
+        position: Index of the current step; ``len(steps)`` once the guide is finished.
+        active: False once the student skipped the guide.
+        message: What to look at after the step just completed ("" before the first one).
+    """
+
+    def __init__(self, steps: Sequence[GuideStep]) -> None:
+        if not steps:
+            raise ValueError("a guide needs at least one step")
+        self.steps = tuple(steps)
+        self.restart()
+
+    @property
+    def finished(self) -> bool:
+        return self.position >= len(self.steps)
+
+    @property
+    def current(self) -> GuideStep | None:
+        """The step waiting to be done, or ``None`` when finished or skipped."""
+        return None if self.finished or not self.active else self.steps[self.position]
+
+    def restart(self) -> None:
+        self.position = 0
+        self.active = True
+        self.message = ""
+
+    def skip(self) -> None:
+        self.active = False
+        self.message = ""
+
+    def observe(self, state: GradExplorerState) -> bool:
+        """Advance when the current step is done; True if it advanced."""
+        step = self.current
+        if step is None or not step.done(state):
+            return False
+        self.message = step.look(state)
+        self.position += 1
+        return True
+
+    def heading(self) -> str:
+        if not self.active:
+            return "Skipped."
+        if self.finished:
+            return "Finished."
+        return f"Step {self.position + 1} of {len(self.steps)}:"
+
+    def prompt(self) -> str:
+        if not self.active:
+            return "The buttons work freely. Click `restart guide` to follow the steps from the start."
+        if self.finished:
+            return "Keep clicking freely, or click `restart guide` to go through the steps again."
+        return self.steps[self.position].prompt
+
+
+def _last(state: GradExplorerState) -> Record:
+    return state.history[-1]
+
+
+def _times(total: float, one: float) -> int | None:
+    """``n`` when ``total`` is ``n`` times ``one`` (n >= 1), else ``None``."""
+    if one == 0.0:
+        return None
+    n = round(total / one)
+    return n if n >= 1 and abs(total - n * one) <= 1e-9 * max(1.0, abs(total)) else None
+
+
+def _look_piled_up(state: GradExplorerState) -> str:
+    grad, n = state.grad, state.backward_count_since_clear
+    one = state.gradient_at(state.weight)
+    g, w = format_value(grad), format_value(state.weight)
+    if _times(grad, one) == n:
+        return (
+            f"`w.grad` is {g}: {n} times {format_value(one)}, the gradient of one `backward()` at w = {w}. "
+            "Each `backward()` added to `.grad`; none replaced it."
+        )
+    return f"`w.grad` is {g}: the sum of the {n} gradients computed since the last clear. `backward()` adds to `.grad`."
+
+
+def _look_big_step(state: GradExplorerState) -> str:
+    record = _last(state)
+    before, after, grad = record.weight_before, record.weight, record.grad
+    text = (
+        f"`step()` moved w from {format_value(before)} to {format_value(after)}: "
+        f"it used everything in `w.grad` ({format_value(grad)})."
+    )
+    n = _times(grad, state.gradient_at(before))
+    if n is not None and n > 1:
+        text += f" That is {n} gradients' worth: a step {n} times as long as one gradient asks for"
+        best = state.optimum
+        if min(before, after) < best < max(before, after):
+            text += f", so w overshot the best value {format_value(best)}"
+        text += "."
+    return text
+
+
+def _look_cleared(state: GradExplorerState) -> str:
+    record = _last(state)
+    if record.grad is None:
+        return (
+            f"`w.grad` is None (the hollow circle in the grey band): `{record.action}` dropped the old "
+            "gradient, so nothing stale is left for the next `backward()` to add to."
+        )
+    return (
+        f"`w.grad` is {format_value(record.grad)} (the orange diamond): `{record.action}` kept the tensor "
+        "and filled it with zeros, so nothing stale is left for the next `backward()`."
+    )
+
+
+def _look_fresh(state: GradExplorerState) -> str:
+    grad, w = state.grad, state.weight
+    text = f"`w.grad` is {format_value(grad)}: exactly the gradient at w = {format_value(w)}, with nothing old added."
+    if grad > 0:
+        text += " It is positive because w is above the best value, so a step will move w down."
+    elif grad < 0:
+        text += " It is negative because w is below the best value, so a step will move w up."
+    return text
+
+
+def _look_clean_step(state: GradExplorerState) -> str:
+    record = _last(state)
+    before, after = record.weight_before, record.weight
+    return (
+        f"w moved from {format_value(before)} to {format_value(after)} and the loss fell from "
+        f"{format_value(state.loss_at(before))} to {format_value(record.loss)}, using this gradient only. "
+        "That is the rhythm of every training step: `zero_grad()`, forward, loss, `backward()`, `step()`."
+    )
+
+
+def _look_zeros(state: GradExplorerState) -> str:
+    return (
+        "`w.grad` is 0.0 (an orange diamond on the zero line), not None: a tensor full of zeros still exists. "
+        "Both are clean starts: the next `backward()` adds into the zeros, or, after None, stores a new tensor. "
+        "Plain `zero_grad()` leaves None because that is cheaper: no tensor kept, no zeros written."
+    )
+
+
+def guide_steps() -> list[GuideStep]:
+    """The lesson's guided sequence: pile up gradients, take a too-long step, clear, take a clean one."""
+    return [
+        GuideStep(
+            "Click `loss.backward()` three times and watch `w.grad`.",
+            lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear >= 3,
+            _look_piled_up,
+        ),
+        GuideStep(
+            "Now click `optimizer.step()`.",
+            lambda s: _last(s).action == ACTIONS["step"] and _last(s).weight != _last(s).weight_before,
+            _look_big_step,
+        ),
+        GuideStep(
+            "Now clear the gradient: click `optimizer.zero_grad()`.",
+            lambda s: _last(s).is_clear,
+            _look_cleared,
+        ),
+        GuideStep(
+            "Click `loss.backward()` once.",
+            lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear == 1,
+            _look_fresh,
+        ),
+        GuideStep(
+            "Click `optimizer.step()` again.",
+            lambda s: (
+                _last(s).action == ACTIONS["step"]
+                and _last(s).weight != _last(s).weight_before
+                and s.backward_count_since_clear == 1
+            ),
+            _look_clean_step,
+        ),
+        GuideStep(
+            "Last: click `zero_grad(set_to_none=False)` and compare with step 3.",
+            lambda s: _last(s).action == ACTIONS["zero_grad_fill_zeros"] and s.grad == 0.0,
+            _look_zeros,
+        ),
+    ]

@@ -1,8 +1,9 @@
 """The ipywidgets view of the lesson 3 gradient explorer.
 
 ``GradExplorer`` draws a :class:`~gradlessons.gradient_explorer.state.GradExplorerState`:
-one button per action, a status line, an action log and a two-panel figure.
-All the PyTorch work happens in the state; this module only displays it.
+the guided sequence's current step (with *restart guide* / *skip guide*), one button
+per action, a status line, an action log and a two-panel figure. All the PyTorch
+work, and the guide's logic, happen in the state; this module only displays them.
 
 Portability notes (JupyterLab 4 with ipywidgets 8, Google Colab with 7.7):
 
@@ -20,6 +21,7 @@ Portability notes (JupyterLab 4 with ipywidgets 8, Google Colab with 7.7):
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -83,8 +85,16 @@ NONE_BAND = (0.82, 1.0)
 NONE_Y = 0.91
 
 
+GUIDE_STYLE = "border-left:4px solid #1f77b4; background:#f3f8fc; padding:4px 8px; line-height:1.5"
+
+
+def _inline_code(text: str) -> str:
+    """Escape plain text for HTML, then show `backticked` parts as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 class GradExplorer:
-    """Buttons, status line, log and plot over a :class:`GradExplorerState`.
+    """Guide, buttons, status line, log and plot over a :class:`GradExplorerState`.
 
     Args:
         state: The state to show and drive; a fresh ``GradExplorerState()`` if omitted.
@@ -93,6 +103,8 @@ class GradExplorer:
         state: The model.
         widget: The top-level ``VBox`` (what a notebook displays).
         buttons: Action name (a key of ``ACTIONS``) -> its ``Button``.
+        guide: ``HTML`` box with the guide's current step and what the last step showed.
+        guide_buttons: ``"restart"`` and ``"skip"`` -> their ``Button``.
         status: ``HTML`` line with the current ``w.grad``, ``w`` and loss, and the last note.
         log: ``HTML`` action log, newest action first.
         plot_output: ``Output`` holding the figure as a PNG.
@@ -101,6 +113,13 @@ class GradExplorer:
     def __init__(self, state: GradExplorerState | None = None) -> None:
         self.state = state if state is not None else GradExplorerState()
         self.buttons: dict[str, widgets.Button] = {name: self._make_button(name) for name in ACTIONS}
+        self.guide = widgets.HTML(layout=widgets.Layout(margin="2px 0px 6px 0px"))
+        self.guide_buttons = {
+            "restart": self._make_guide_button("restart guide", "Start over and follow the steps from step 1"),
+            "skip": self._make_guide_button("skip guide", "Hide the steps; the buttons keep working"),
+        }
+        self.guide_buttons["restart"].on_click(lambda _button: self._on_guide("restart"))
+        self.guide_buttons["skip"].on_click(lambda _button: self._on_guide("skip"))
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
         # not width 100%: with the widget margins it overflowed the output area
         self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
@@ -112,6 +131,8 @@ class GradExplorer:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 3 &middot; reading and zeroing <code>.grad</code></b>"),
+                self.guide,
+                widgets.HBox(list(self.guide_buttons.values()), layout=row),
                 widgets.HBox([self.buttons[n] for n in other_names], layout=row),
                 widgets.HBox([self.buttons[n] for n in clear_names], layout=row),
                 self.status,
@@ -124,7 +145,9 @@ class GradExplorer:
     # ------------------------------------------------------------------ public
 
     def refresh(self) -> None:
-        """Redraw the status line, the log and the figure from the state."""
+        """Redraw the guide, the status line, the log and the figure from the state."""
+        self.guide.value = self._guide_html()
+        self.guide_buttons["skip"].disabled = not self.state.guide.active or self.state.guide.finished
         self.status.value = self._status_html()
         self.log.value = self._log_html()
         self._show_figure(self.draw_figure())
@@ -153,9 +176,32 @@ class GradExplorer:
         button.on_click(lambda _button, name=name: self._on_action(name))
         return button
 
+    def _make_guide_button(self, text: str, tooltip: str) -> widgets.Button:
+        return widgets.Button(
+            description=text,
+            tooltip=tooltip,
+            button_style="info",
+            layout=widgets.Layout(width="auto", margin="2px 4px 2px 0px"),
+        )
+
     def _on_action(self, name: str) -> None:
         self.state.apply(name)
         self.refresh()
+
+    def _on_guide(self, what: str) -> None:
+        if what == "restart":
+            self.state.restart_guide()
+        else:
+            self.state.skip_guide()
+        self.refresh()
+
+    def _guide_html(self) -> str:
+        guide = self.state.guide
+        parts = []
+        if guide.message:
+            parts.append(f"<div style='color:#1a6b1a'>&#10003; {_inline_code(guide.message)}</div>")
+        parts.append(f"<div><b>Guide &middot; {html.escape(guide.heading())}</b> {_inline_code(guide.prompt())}</div>")
+        return f"<div style='{GUIDE_STYLE}'>" + "".join(parts) + "</div>"
 
     def _status_html(self) -> str:
         state = self.state

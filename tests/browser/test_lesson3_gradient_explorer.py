@@ -1,6 +1,8 @@
 """Every button of lesson 3's gradient explorer, clicked in JupyterLab in a real browser, writes the log line
-and status it should and draws a new plot.
-A screenshot of the explorer, after its controls were used, is kept in test-artifacts/browser/<assignment>.png."""
+and status it should and draws a new plot; and its guided sequence, followed step by step, shows each step's
+prompt and what to look at.
+A screenshot of the explorer, after its controls were used, is kept in test-artifacts/browser/<assignment>.png,
+and one per step of the guide in <assignment>-guide-<k>.png."""
 
 from __future__ import annotations
 
@@ -93,5 +95,77 @@ def test_gradient_explorer_buttons_update_the_plot_and_log(lab):
     expect(status).to_contain_text("w.grad = None")
     expect(status).to_contain_text("w = 0.0")
     assert expect_new_image(plot, src) == first_src, "reset should draw the starting picture again"
+    assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
+    lab.assert_no_javascript_errors()
+
+
+# The guided sequence: (buttons to click, what the guide then says was seen, the step it shows next).
+GUIDE = [
+    (
+        ["loss.backward()"] * 3,
+        "✓ w.grad is -24.0: 3 times -8.0, the gradient of one backward() at w = 0.0.",
+        "Step 2 of 6: Now click optimizer.step().",
+    ),
+    (
+        ["optimizer.step()"],
+        "✓ step() moved w from 0.0 to 1.2: it used everything in w.grad (-24.0). That is 3 gradients' worth: "
+        "a step 3 times as long as one gradient asks for, so w overshot the best value 1.0.",
+        "Step 3 of 6: Now clear the gradient: click optimizer.zero_grad().",
+    ),
+    (
+        ["optimizer.zero_grad()"],
+        "✓ w.grad is None (the hollow circle in the grey band): optimizer.zero_grad() dropped the old gradient",
+        "Step 4 of 6: Click loss.backward() once.",
+    ),
+    (
+        ["loss.backward()"],
+        "✓ w.grad is 1.6: exactly the gradient at w = 1.2, with nothing old added.",
+        "Step 5 of 6: Click optimizer.step() again.",
+    ),
+    (
+        ["optimizer.step()"],
+        "✓ w moved from 1.2 to 1.12 and the loss fell from 0.16 to 0.0576, using this gradient only.",
+        "Step 6 of 6: Last: click zero_grad(set_to_none=False) and compare with step 3.",
+    ),
+    (
+        ["zero_grad(set_to_none=False)"],
+        "✓ w.grad is 0.0 (an orange diamond on the zero line), not None",
+        "Finished.",
+    ),
+]
+
+
+def test_gradient_explorer_guide_leads_through_its_steps(lab):
+    cell, widget = open_explorer(lab, "lesson3_zeroing_grad", "GradExplorer")
+    plot = widget.locator(".widget-output")
+    guide = html_part(widget, "Guide ·")
+    status = html_part(widget, "backward() calls since the last clear")
+    src = img_src(plot)
+
+    expect(guide).to_have_text(
+        re.compile(r"^\s*Guide · Step 1 of 6: Click loss\.backward\(\) three times and watch w\.grad\.\s*$")
+    )
+    screenshot(cell, "lesson3_zeroing_grad-guide-1")
+    for k, (clicks, seen, shown) in enumerate(GUIDE, start=2):
+        for name in clicks:
+            button(widget, name).click()
+            src = expect_new_image(plot, src)
+        expect(guide).to_contain_text(seen)
+        expect(guide).to_contain_text("Guide · " + shown)
+        screenshot(cell, f"lesson3_zeroing_grad-guide-{k}")
+    expect(status).to_contain_text("w.grad = 0.0")
+    expect(button(widget, "skip guide")).to_be_disabled()
+
+    # Restart: the explorer starts over with the guide at step 1; skip: the buttons keep working without it.
+    button(widget, "restart guide").click()
+    expect(guide).to_contain_text("Guide · Step 1 of 6")
+    expect(guide).not_to_contain_text("✓")
+    expect(status).to_contain_text("w.grad = None")
+    expect(status).to_contain_text("w = 0.0")
+    button(widget, "skip guide").click()
+    expect(guide).to_contain_text("Guide · Skipped.")
+    button(widget, "loss.backward()").click()
+    expect(status).to_contain_text("w.grad = -8.0")
+    expect(guide).to_contain_text("Guide · Skipped.")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
     lab.assert_no_javascript_errors()

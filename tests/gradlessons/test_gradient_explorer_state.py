@@ -281,3 +281,156 @@ def test_the_state_module_imports_no_widget_or_plotting_library():
     env = {**os.environ, "PYTHONPATH": pythonpath}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert result.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------- the guide
+
+# The guided sequence from the start: (action, step shown afterwards, text of what to look at).
+GUIDE_WALK = [
+    ("backward", 1, ""),
+    ("backward", 1, ""),
+    ("backward", 2, "`w.grad` is -24.0: 3 times -8.0, the gradient of one `backward()` at w = 0.0"),
+    ("step", 3, "moved w from 0.0 to 1.2"),
+    ("zero_grad", 4, "`w.grad` is None"),
+    ("backward", 5, "`w.grad` is 1.6: exactly the gradient at w = 1.2, with nothing old added"),
+    ("step", 6, "w moved from 1.2 to 1.12 and the loss fell from 0.16 to 0.0576"),
+    ("zero_grad_fill_zeros", 7, "`w.grad` is 0.0"),
+]
+
+
+def test_the_guide_starts_at_step_one(state):
+    guide = state.guide
+    assert guide.active and not guide.finished
+    assert guide.heading() == "Step 1 of 6:"
+    assert "`loss.backward()` three times" in guide.prompt()
+    assert guide.message == ""
+
+
+def test_following_the_guide_walks_through_every_step(state):
+    for action, shown, look in GUIDE_WALK:
+        state.apply(action)
+        assert state.guide.position + 1 == shown, action
+        assert look in state.guide.message, action
+    assert state.guide.finished
+    assert state.guide.heading() == "Finished."
+    assert "restart guide" in state.guide.prompt()
+
+
+def test_the_guide_says_the_piled_up_step_overshoots_the_best_value(state):
+    for action in ["backward", "backward", "backward", "step"]:
+        state.apply(action)
+    message = state.guide.message
+    assert "it used everything in `w.grad` (-24.0)" in message
+    assert "a step 3 times as long as one gradient asks for" in message
+    assert "overshot the best value 1.0" in message
+
+
+def test_the_guide_waits_for_the_action_it_asks_for(state):
+    state.apply("backward")
+    state.apply("step")  # not what step 1 asks
+    state.apply("backward")
+    assert state.guide.position == 0
+    state.apply("backward")  # three backward() calls without a clear, at two different weights
+    assert state.guide.position == 1
+    assert "the sum of the 3 gradients computed since the last clear" in state.guide.message
+
+
+def test_a_clear_before_three_backwards_starts_the_count_again(state):
+    state.apply("backward")
+    state.apply("backward")
+    state.apply("zero_grad")
+    state.apply("backward")
+    state.apply("backward")
+    assert state.guide.position == 0
+    state.apply("backward")
+    assert state.guide.position == 1
+
+
+def test_a_step_that_does_not_move_w_does_not_count(state):
+    for action in ["backward", "backward", "backward", "zero_grad", "step"]:
+        state.apply(action)
+    assert state.guide.position == 1
+
+
+@pytest.mark.parametrize("clear", ["zero_grad", "zero_grad_set_to_none", "grad_to_none", "zero_grad_fill_zeros"])
+def test_any_clear_of_a_real_gradient_completes_the_clearing_step(state, clear):
+    for action in ["backward", "backward", "backward", "step"]:
+        state.apply(action)
+    state.apply(clear)
+    assert state.guide.position == 3
+    expected = "0.0 (the orange diamond)" if clear == "zero_grad_fill_zeros" else "is None"
+    assert expected in state.guide.message
+
+
+def test_the_clean_step_needs_a_fresh_gradient(state):
+    for action in ["backward", "backward", "backward", "step", "zero_grad", "backward", "backward", "step"]:
+        state.apply(action)
+    assert state.guide.position == 4  # two backward() calls since the clear: not a clean step
+
+
+def test_reset_in_the_middle_of_the_guide_starts_it_again(state):
+    for action in ["backward", "backward", "backward", "step"]:
+        state.apply(action)
+    state.apply("reset")
+    assert state.guide.position == 0
+    assert state.guide.message == ""
+
+
+def test_reset_after_the_guide_keeps_it_finished(state):
+    for action, _, _ in GUIDE_WALK:
+        state.apply(action)
+    state.apply("reset")
+    assert state.guide.finished
+    state.apply("backward")
+    assert state.guide.heading() == "Finished."
+
+
+def test_skipping_the_guide_stops_it_and_the_buttons_keep_working(state):
+    state.skip_guide()
+    assert not state.guide.active
+    assert state.guide.heading() == "Skipped."
+    assert state.guide.current is None
+    for action in ["backward", "backward", "backward"]:
+        state.apply(action)
+    assert state.guide.position == 0
+    assert state.grad == pytest.approx(-24.0)
+    state.apply("reset")
+    assert not state.guide.active
+
+
+def test_restarting_the_guide_resets_the_explorer_too(state):
+    for action in ["backward", "backward", "backward", "step"]:
+        state.apply(action)
+    state.skip_guide()
+    record = state.restart_guide()
+    assert state.guide.active and state.guide.position == 0
+    assert record.action == "start"
+    assert state.weight == state.w0 and state.grad is None
+    assert state.history == (record,)
+
+
+def test_a_guide_needs_steps():
+    from gradlessons.gradient_explorer.state import Guide
+
+    with pytest.raises(ValueError, match="at least one step"):
+        Guide([])
+
+
+def test_records_know_the_values_before_the_action(state):
+    state.backward()
+    record = state.step()
+    assert record.weight_before == 0.0
+    assert record.weight == pytest.approx(0.4)
+    assert record.grad_before == pytest.approx(-8.0)
+    cleared = state.zero_grad()
+    assert cleared.grad_before == pytest.approx(-8.0)
+    assert cleared.weight_before == cleared.weight
+
+
+def test_the_guide_computes_one_gradient_without_touching_w_grad(state):
+    state.backward()
+    assert state.gradient_at(0.0) == pytest.approx(-8.0)
+    assert state.gradient_at(1.2) == pytest.approx(1.6)
+    assert state.grad == pytest.approx(-8.0)
+    assert state.loss_at(1.0) == 0.0
+    assert state.loss_at(0.0) == pytest.approx(4.0)

@@ -163,3 +163,66 @@ def test_log_text_is_html_escaped(explorer):
     assert "<pre" in explorer.log.value
     body = explorer.log.value.split("<pre", 1)[1].split(">", 1)[1].rsplit("</pre>", 1)[0]
     assert "<" not in body
+
+
+# ---------------------------------------------------------------------- the guide
+
+# (button, the guide's heading afterwards, text of what to look at)
+GUIDE_CLICKS = [
+    ("backward", "Step 1 of 6", None),
+    ("backward", "Step 1 of 6", None),
+    ("backward", "Step 2 of 6", "w.grad is -24.0: 3 times -8.0"),
+    ("step", "Step 3 of 6", "step() moved w from 0.0 to 1.2"),
+    ("zero_grad", "Step 4 of 6", "w.grad is None"),
+    ("backward", "Step 5 of 6", "w.grad is 1.6"),
+    ("step", "Step 6 of 6", "w moved from 1.2 to 1.12"),
+    ("zero_grad_fill_zeros", "Guide · Finished.", "w.grad is 0.0"),
+]
+
+
+def test_the_guide_is_shown_above_the_buttons(explorer):
+    children = explorer.widget.children
+    assert isinstance(explorer.guide, widgets.HTML)
+    assert children.index(explorer.guide) < children.index(explorer.status)
+    text = text_of(explorer.guide.value)
+    assert "Guide · Step 1 of 6: Click loss.backward() three times" in text
+    assert "<code>loss.backward()</code>" in explorer.guide.value
+    assert "✓" not in text
+    assert explorer.guide_buttons["restart"].description == "restart guide"
+    assert explorer.guide_buttons["skip"].description == "skip guide"
+    assert not explorer.guide_buttons["skip"].disabled
+
+
+def test_clicking_through_the_guide_shows_each_step_and_what_to_look_at(explorer):
+    for name, heading, look in GUIDE_CLICKS:
+        explorer.buttons[name].click()
+        text = text_of(explorer.guide.value)
+        assert heading in text, name
+        if look is None:
+            assert "✓" not in text, name
+        else:
+            assert "✓ " + look in text, name
+    assert explorer.guide_buttons["skip"].disabled
+
+
+def test_skip_then_restart_the_guide(explorer):
+    explorer.buttons["backward"].click()
+    explorer.guide_buttons["skip"].click()
+    assert "Guide · Skipped." in text_of(explorer.guide.value)
+    assert explorer.guide_buttons["skip"].disabled
+    explorer.buttons["backward"].click()
+    explorer.buttons["backward"].click()
+    assert "Guide · Skipped." in text_of(explorer.guide.value)
+    assert "w.grad = -24.0" in text_of(explorer.status.value)
+
+    explorer.guide_buttons["restart"].click()
+    assert "Step 1 of 6" in text_of(explorer.guide.value)
+    assert "w.grad = None" in text_of(explorer.status.value)
+    assert log_lines(explorer) == [log_lines(explorer)[0]]
+    assert not explorer.guide_buttons["skip"].disabled
+
+
+def test_guide_text_is_html_escaped():
+    from gradlessons.gradient_explorer.view import _inline_code
+
+    assert _inline_code("a <b> `x < y`") == "a &lt;b&gt; <code>x &lt; y</code>"
