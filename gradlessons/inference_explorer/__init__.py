@@ -4,9 +4,9 @@
 thin ipywidgets view over it, imported lazily so the state works without ipywidgets.
 """
 
-from gradlessons.inference_explorer.state import InferenceExplorerState, Run
+from gradlessons.inference_explorer.state import Guide, GuideStep, InferenceExplorerState, Run
 
-__all__ = ["InferenceExplorer", "InferenceExplorerState", "Run"]
+__all__ = ["Guide", "GuideStep", "InferenceExplorer", "InferenceExplorerState", "Run"]
 
 
 def __getattr__(name):

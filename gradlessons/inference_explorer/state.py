@@ -8,10 +8,17 @@ one forward pass per :meth:`run`, under the switches the student set:
 * ``eval_mode``: the model is put in ``model.eval()`` (else ``model.train()``) before the pass.
 
 Each run records what PyTorch really did: ``requires_grad`` and ``grad_fn`` of the output, the
-bytes of the tensors autograd saved for backward (counted with
-``torch.autograd.graph.saved_tensors_hooks``, parameters excluded: these are the activations a
-graph keeps alive), the wall time of the forward pass, whether dropout was active, and how far
-the output is from the eval-mode output for the same input.  No widgets, no plotting here.
+memory of the tensors autograd saved for backward (seen with
+``torch.autograd.graph.saved_tensors_hooks``, each piece of memory once, parameters and batch norm's
+running statistics excluded: these are the activations a graph keeps alive), the wall time of
+the forward pass, whether dropout was active, and how far the output is from the eval-mode output
+for the same input.  No widgets, no plotting here.
+
+A :class:`Guide` walks the student through the lesson's points in a few steps (run with tracking on,
+then with ``no_grad()``, at a bigger batch, with ``eval()`` alone, with both): after every run it checks
+whether the newest run is the one the current step asks for, and if so says what to look at (with
+the run's real numbers) and moves on. It can be skipped step by step or restarted; the free controls
+work the same whether the guide is on, finished or skipped.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -28,6 +36,8 @@ from torch.autograd.graph import saved_tensors_hooks
 MIN_BATCH = 8
 MAX_BATCH = 2048
 DEFAULT_MAX_HISTORY = 200
+#: The guide's "bigger batch" step asks for at least this many examples.
+BIG_BATCH = 1024
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,8 @@ class Run:
         no_grad / inference_mode / eval_mode: The switches during this run.
         requires_grad: ``output.requires_grad``.
         grad_fn: The class name of ``output.grad_fn`` (e.g. ``"AddmmBackward0"``), or ``None``.
-        saved_bytes: Bytes of activations autograd saved for backward during the pass.
+        saved_bytes: Bytes of activations autograd saved for backward during the pass (each piece of
+            memory once, parameters left out).
         seconds: Wall time of the forward pass (the best of ``repeats`` passes).
         dropout_active: Whether the dropout layer was in training mode (so it zeroed entries).
         max_diff_vs_eval: Largest difference from the eval-mode output for the same input
@@ -88,6 +99,177 @@ class Run:
         )
 
 
+# ---------------------------------------------------------------------- the guided sequence
+
+
+@dataclass(frozen=True)
+class GuideStep:
+    """One step of the guide.
+
+    Attributes:
+        prompt: What to do, e.g. "Tick `with torch.no_grad()` and run again." (code in backticks).
+        done: Whether the newest run (first argument) does what the step asks; the second argument is
+            every run kept so far, newest last, for steps that compare with earlier runs.
+        look: What to look at in that run, with its real numbers.
+    """
+
+    prompt: str
+    done: Callable[[Run, Sequence[Run]], bool]
+    look: Callable[[Run, Sequence[Run]], str]
+
+
+def _mb(run: Run) -> str:
+    return f"{run.saved_bytes / 1e6:.2f} MB"
+
+
+def _ms(run: Run) -> str:
+    return f"{run.seconds * 1e3:.2f} ms"
+
+
+def _earlier(runs: Sequence[Run], newest: Run, **switches) -> list[Run]:
+    """Runs before ``newest`` whose tracking regime and mode match ``switches``."""
+    return [
+        r for r in runs if r.index < newest.index and all(getattr(r, name) == value for name, value in switches.items())
+    ]
+
+
+def _look_tracked(run: Run, runs: Sequence[Run]) -> str:
+    return (
+        f"`output.grad_fn = {run.grad_fn}`: PyTorch recorded a graph, and it keeps {_mb(run)} of activations "
+        f"(the layers' intermediate results) alive for backward, for a batch of {run.batch_size}."
+    )
+
+
+def _look_no_grad(run: Run, runs: Sequence[Run]) -> str:
+    text = "`output.grad_fn = None` and 0.00 MB saved: under `no_grad()` nothing was recorded."
+    same = [r for r in _earlier(runs, run, tracking="tracking") if r.batch_size == run.batch_size]
+    if same:
+        text += f" The tracked run at batch {run.batch_size} saved {_mb(same[-1])} and took {_ms(same[-1])}"
+        text += f"; this one took {_ms(run)}."
+    if run.dropout_active:
+        text += (
+            " But the model was still in train mode: dropout was active, so the output differs from the "
+            f"eval-mode output (by up to {run.max_diff_vs_eval:.3g})."
+        )
+    return text
+
+
+def _look_big_batch(run: Run, runs: Sequence[Run]) -> str:
+    text = f"Batch {run.batch_size}: {_mb(run)} saved for backward."
+    smaller = [
+        r for r in _earlier(runs, run, tracking="tracking", eval_mode=run.eval_mode) if r.batch_size < run.batch_size
+    ]
+    if smaller:
+        before = smaller[-1]
+        ratio = run.saved_bytes / max(before.saved_bytes, 1)
+        text += f" That is {ratio:.1f} times the {_mb(before)} of batch {before.batch_size}:"
+    else:
+        text += " The saved memory is"
+    return text + " the saved activations grow in proportion to the batch size (under `no_grad()` nothing is kept)."
+
+
+def _look_eval_only(run: Run, runs: Sequence[Run]) -> str:
+    return (
+        f"Dropout is off: the output equals the eval-mode output (difference {run.max_diff_vs_eval:.3g}). "
+        f"But `output.grad_fn = {run.grad_fn}` and {_mb(run)} saved: `eval()` did not stop the graph."
+    )
+
+
+def _look_recipe(run: Run, runs: Sequence[Run]) -> str:
+    how = "`torch.inference_mode()`" if run.inference_mode else "`torch.no_grad()`"
+    return (
+        f"No graph ({_mb(run)} saved) and the same output as eval mode (difference {run.max_diff_vs_eval:.3g}): "
+        f"`model.eval()` with {how} is the recipe for inference."
+    )
+
+
+def default_steps() -> list[GuideStep]:
+    """The lesson's guided sequence: tracking, no_grad, a bigger batch, eval() alone, eval() + no_grad."""
+    return [
+        GuideStep(
+            "Leave every switch off (tracking on, train mode) and click **run forward pass**.",
+            lambda run, runs: run.tracking == "tracking" and not run.eval_mode,
+            _look_tracked,
+        ),
+        GuideStep(
+            "Tick `with torch.no_grad()` and run again with the same batch size.",
+            lambda run, runs: run.tracking == "no_grad",
+            _look_no_grad,
+        ),
+        GuideStep(
+            f"Untick `torch.no_grad()`, drag the batch size to {BIG_BATCH} or more and run.",
+            lambda run, runs: run.tracking == "tracking" and run.batch_size >= BIG_BATCH,
+            _look_big_batch,
+        ),
+        GuideStep(
+            "Now tick only `model.eval()` and run. Is a graph still built?",
+            lambda run, runs: run.tracking == "tracking" and run.eval_mode,
+            _look_eval_only,
+        ),
+        GuideStep(
+            "Tick `with torch.no_grad()` as well (keep `model.eval()` ticked) and run.",
+            lambda run, runs: run.tracking != "tracking" and run.eval_mode,
+            _look_recipe,
+        ),
+    ]
+
+
+class Guide:
+    """A guided sequence of steps over the explorer's runs.
+
+    After each run, :meth:`observe` checks the current step; when the run does what it asks, the
+    step's "what to look at" message becomes :attr:`feedback` and the guide moves to the next step.
+    """
+
+    def __init__(self, steps: Sequence[GuideStep] | None = None) -> None:
+        self.steps = list(default_steps() if steps is None else steps)
+        if not self.steps:
+            raise ValueError("a guide needs at least one step")
+        self.position = 0
+        self.feedback = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.position >= len(self.steps)
+
+    @property
+    def current(self) -> GuideStep | None:
+        return None if self.finished else self.steps[self.position]
+
+    @property
+    def heading(self) -> str:
+        if self.finished:
+            return "all steps done"
+        return f"Step {self.position + 1} of {len(self.steps)}"
+
+    def observe(self, run: Run, runs: Sequence[Run]) -> bool:
+        """Check the newest run against the current step; True when the step was done by it."""
+        step = self.current
+        if step is None or not step.done(run, runs):
+            return False
+        self.feedback = f"Step {self.position + 1} done. " + step.look(run, runs)
+        self.position += 1
+        return True
+
+    def skip(self) -> None:
+        """Move on without doing the current step."""
+        if not self.finished:
+            self.feedback = f"Step {self.position + 1} skipped."
+            self.position += 1
+
+    def restart(self) -> None:
+        self.position = 0
+        self.feedback = ""
+
+    def prompt(self) -> str:
+        if self.finished:
+            return (
+                "You have seen the whole lesson in action. Keep exploring: compare `torch.no_grad()` with "
+                "`torch.inference_mode()`, or restart the guide."
+            )
+        return self.steps[self.position].prompt
+
+
 class InferenceExplorerState:
     """A real MLP whose forward pass the student runs with and without gradient tracking.
 
@@ -133,6 +315,7 @@ class InferenceExplorerState:
         self._history: deque[Run] = deque(maxlen=int(max_history))
         self._next_index = 1
         self.last_output: torch.Tensor | None = None
+        self.guide = Guide()
         self.eval_output(self.inputs())  # warm up: the very first pass of a process is slow
 
     # ------------------------------------------------------------------ reading
@@ -167,12 +350,12 @@ class InferenceExplorerState:
         best = float("inf")
         output = None
         for _ in range(self.repeats):
-            counter = [0]
-            with saved_tensors_hooks(self._counting_pack(counter), _unpack), self._switches():
+            kept: dict[int, int] = {}
+            with saved_tensors_hooks(self._counting_pack(kept), _unpack), self._switches():
                 began = time.perf_counter()
                 output = self.model(x)
                 best = min(best, time.perf_counter() - began)
-            saved = counter[0]
+            saved = sum(kept.values())
         reference = self.eval_output(x)
         with torch.inference_mode(False):
             plain = output.detach().clone() if not output.is_inference() else torch.tensor(output.tolist())
@@ -192,6 +375,7 @@ class InferenceExplorerState:
         )
         self._next_index += 1
         self._history.append(run)
+        self.guide.observe(run, self.history)
         return run
 
     def eval_output(self, x: torch.Tensor) -> torch.Tensor:
@@ -205,7 +389,9 @@ class InferenceExplorerState:
             self.model.train(was)
 
     def reset(self) -> None:
-        """Forget every run and put the switches back (tracking on, train mode, batch 256)."""
+        """Forget every run and put the switches back (tracking on, train mode, batch 256).
+
+        The guide keeps its place: a student may clear the plot in the middle of the sequence."""
         self._history.clear()
         self._next_index = 1
         self.no_grad = self.inference_mode = self.eval_mode = False
@@ -225,12 +411,18 @@ class InferenceExplorerState:
             stack.enter_context(torch.inference_mode())
         return stack
 
-    def _counting_pack(self, counter: list[int]):
+    def _counting_pack(self, kept: dict[int, int]):
+        """A pack hook that notes the memory of every saved tensor in ``kept`` (memory address -> bytes).
+
+        The graph keeps references, not copies, so a tensor saved by two nodes (a ReLU's output is
+        saved by the ReLU and by the next Linear) is counted once, by its memory; parameters and
+        batch norm's running statistics are left out (they exist without a graph)."""
         storages = self._param_storages
 
         def pack(tensor: torch.Tensor) -> torch.Tensor:
-            if tensor.untyped_storage().data_ptr() not in storages:
-                counter[0] += tensor.numel() * tensor.element_size()
+            storage = tensor.untyped_storage()
+            if storage.data_ptr() not in storages:
+                kept[storage.data_ptr()] = storage.nbytes()
             return tensor
 
         return pack

@@ -1,6 +1,7 @@
 """The ipywidgets view of the lesson 4 inference explorer.
 
 ``InferenceExplorer`` draws an :class:`~gradlessons.inference_explorer.state.InferenceExplorerState`:
+the guide (the current step, what to look at in the last one, "skip step" and "restart guide"),
 three switches (``torch.no_grad()``, ``torch.inference_mode()``, ``model.eval()``), a batch-size
 slider, a "run forward pass" button and a reset button, a status line for the last run, a log, and
 a figure of saved-activation memory and forward time per run, coloured by the tracking mode.
@@ -13,6 +14,7 @@ ipywidgets 7.7 and 8, a pyplot-free ``Figure`` rendered to PNG with Agg and put 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -48,6 +50,8 @@ class InferenceExplorer:
         status: ``HTML`` describing the last run.
         log: ``HTML`` log, newest run first.
         plot_output: ``Output`` holding the figure as a PNG.
+        guide: ``HTML`` showing the guide's current step and what to look at in the last one.
+        skip_button, restart_guide_button: The guide's ``Button`` s.
     """
 
     def __init__(self, state: InferenceExplorerState | None = None) -> None:
@@ -71,6 +75,9 @@ class InferenceExplorer:
             description="run forward pass", button_style="primary", tooltip="output = model(x) with these settings"
         )
         self.reset_button = widgets.Button(description="reset", tooltip="forget all runs and clear the switches")
+        self.guide = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
+        self.skip_button = widgets.Button(description="skip step", tooltip="go to the guide's next step")
+        self.restart_guide_button = widgets.Button(description="restart guide", tooltip="back to the guide's step 1")
         self.status = widgets.HTML()
         # not width 100%: with the widget margins it overflowed the output area
         self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
@@ -85,11 +92,15 @@ class InferenceExplorer:
         self.batch_size.observe(lambda change: self.state.set_batch_size(change["new"]), names="value")
         self.run_button.on_click(lambda _button: self._on_run())
         self.reset_button.on_click(lambda _button: self._on_reset())
+        self.skip_button.on_click(lambda _button: self._on_skip())
+        self.restart_guide_button.on_click(lambda _button: self._on_restart_guide())
 
         row = widgets.Layout(flex_flow="row wrap")
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 4 &middot; inference without a graph</b>"),
+                self.guide,
+                widgets.HBox([self.skip_button, self.restart_guide_button], layout=row),
                 widgets.HBox([self.no_grad, self.inference_mode, self.eval_mode], layout=row),
                 widgets.HBox([self.batch_size, self.run_button, self.reset_button], layout=row),
                 self.status,
@@ -100,7 +111,8 @@ class InferenceExplorer:
         self.refresh()
 
     def refresh(self) -> None:
-        """Redraw the status, the log and the figure from the state."""
+        """Redraw the guide, the status, the log and the figure from the state."""
+        self._refresh_guide()
         self.status.value = self._status_html()
         self.log.value = self._log_html()
         self._show_png(draw_runs(self.state.history))
@@ -116,6 +128,14 @@ class InferenceExplorer:
         self.state.run()
         self.refresh()
 
+    def _on_skip(self) -> None:
+        self.state.guide.skip()
+        self._refresh_guide()
+
+    def _on_restart_guide(self) -> None:
+        self.state.guide.restart()
+        self._refresh_guide()
+
     def _on_reset(self) -> None:
         self.state.reset()
         # The widgets follow the state back; their observers only re-set the same values.
@@ -124,6 +144,11 @@ class InferenceExplorer:
         self.refresh()
 
     # ------------------------------------------------------------------ pieces
+
+    def _refresh_guide(self) -> None:
+        guide = self.state.guide
+        self.guide.value = guide_html(guide.heading, guide.prompt(), guide.feedback)
+        self.skip_button.disabled = guide.finished
 
     def _status_html(self) -> str:
         history = self.state.history
@@ -151,6 +176,26 @@ class InferenceExplorer:
 
     def _show_png(self, fig: Figure) -> None:
         show_figure(self.plot_output, fig, "inference explorer figure")
+
+
+def _inline(text: str) -> str:
+    """The guide's plain text as HTML: `code` and **bold**, everything else escaped."""
+    text = html.escape(text, quote=False)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
+
+
+def guide_html(heading: str, prompt: str, feedback: str) -> str:
+    """The guide box: what to look at in the step just done (if any), then the current step."""
+    parts = []
+    if feedback:
+        parts.append(f"<div style='color:#1a5e20'>&#10003; {_inline(feedback)}</div>")
+    parts.append(f"<div><b>Guide &middot; {html.escape(heading)}:</b> {_inline(prompt)}</div>")
+    return (
+        "<div style='border-left:4px solid #1f77b4; background:#f3f7fb; padding:6px 10px; line-height:1.5'>"
+        + "".join(parts)
+        + "</div>"
+    )
 
 
 def draw_runs(runs: Sequence[Run]) -> Figure:

@@ -113,3 +113,63 @@ def test_displaying_the_explorer_displays_its_widget(explorer, monkeypatch):
     monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
     explorer._ipython_display_()
     assert shown == [explorer.widget]
+
+
+def test_the_guide_shows_step_one_and_its_buttons(explorer):
+    text = text_of(explorer.guide.value)
+    assert text.startswith("Guide · Step 1 of 5: Leave every switch off")
+    assert "<b>run forward pass</b>" in explorer.guide.value
+    assert isinstance(explorer.skip_button, widgets.Button) and not explorer.skip_button.disabled
+    assert isinstance(explorer.restart_guide_button, widgets.Button)
+    assert explorer.guide in explorer.widget.children
+
+
+def test_following_the_guide_with_the_controls_shows_each_steps_message(explorer):
+    explorer.run_button.click()
+    text = text_of(explorer.guide.value)
+    assert "✓ Step 1 done. output.grad_fn = AddmmBackward0: PyTorch recorded a graph" in text
+    assert "Guide · Step 2 of 5: Tick with torch.no_grad()" in text
+    assert "<code>with torch.no_grad()</code>" in explorer.guide.value
+
+    explorer.no_grad.value = True
+    explorer.run_button.click()
+    assert "Step 2 done. output.grad_fn = None and 0.00 MB saved" in text_of(explorer.guide.value)
+
+    explorer.no_grad.value = False
+    explorer.batch_size.value = 1024
+    explorer.run_button.click()
+    assert "Step 3 done. Batch 1024:" in text_of(explorer.guide.value)
+
+    explorer.eval_mode.value = True
+    explorer.run_button.click()
+    assert "eval() did not stop the graph" in text_of(explorer.guide.value)
+
+    explorer.no_grad.value = True
+    explorer.run_button.click()
+    text = text_of(explorer.guide.value)
+    assert "Step 5 done." in text and "model.eval() with torch.no_grad() is the recipe for inference" in text
+    assert "Guide · all steps done: You have seen the whole lesson in action." in text
+    assert explorer.skip_button.disabled
+
+
+def test_skip_and_restart_guide_buttons(explorer):
+    explorer.skip_button.click()
+    text = text_of(explorer.guide.value)
+    assert "✓ Step 1 skipped." in text and "Step 2 of 5" in text
+    assert explorer.state.history == ()  # skipping runs nothing
+    explorer.restart_guide_button.click()
+    assert text_of(explorer.guide.value).startswith("Guide · Step 1 of 5")
+
+
+def test_reset_keeps_the_guides_place(explorer):
+    explorer.run_button.click()
+    explorer.reset_button.click()
+    assert "Step 2 of 5" in text_of(explorer.guide.value)
+
+
+def test_guide_text_is_escaped_except_code_and_bold():
+    from gradlessons.inference_explorer.view import guide_html
+
+    value = guide_html("Step 1 of 1", "Run `a<b` **now** & <script>", "")
+    assert "<code>a&lt;b</code>" in value and "<b>now</b>" in value
+    assert "&amp; &lt;script&gt;" in value and "<script>" not in value
