@@ -26,17 +26,15 @@ c.CourseDirectory.course_id = "autograd-course"
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# The checks run each student function in a child process with its own time limit (20 s by
-# default), so a cell only hits this limit if the notebook itself hangs outside a check.
-c.ExecutePreprocessor.timeout = 60
 # Student notebooks in the formgrader and in feedback: show the diagnosis, keep outputs small.
 c.ExecutePreprocessor.iopub_timeout = 10
 
 # --- Autograding: sandboxed, limited, and never stopped by one submission ---------------------
 # Every notebook runs in a kernel forked from a warm server inside bubblewrap (see
-# autograder/grading/): no network, only its own copy of the submission and the Python
-# environment visible, its own user id, processes, /tmp and limits.  Each limit below stops
-# that notebook only; its cells get a clear error and grading goes on.
+# autograder/sandbox/; the nbgrader plug-ins are in autograder/grading/): no network, only its
+# own copy of the submission and the Python environment visible, its own user id, processes,
+# /tmp and limits.  Each limit stops that notebook only; its cells get a clear error and grading
+# goes on.  Without bubblewrap, grading refuses to start.
 c.Autograde.exporter_class = "autograder.grading.structure.SubmissionExporter"  # unreadable file: graded, noted
 c.Autograde.sanitize_preprocessors = [
     "autograder.grading.structure.RestoreStructure",  # rebuild on the released notebook
@@ -57,14 +55,10 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
     "autograder.grading.notes.RecordGradingNotes",  # notes on top; marks the notebook graded
 ]
-# Per cell: the ExecutePreprocessor.timeout above.  Per notebook, all cells together:
-c.SandboxedExecute.notebook_timeout = 600
-# Output (text and images) one notebook may produce: stops a notebook printing gigabytes.
-c.SandboxedExecute.output_limit_bytes = 8 * 2**20
-# Memory of all of one notebook's processes together, processes and threads, largest file.
-c.SandboxKernelManager.memory_limit_mb = 2048
-c.SandboxKernelManager.max_processes = 128
-c.SandboxKernelManager.file_size_limit_mb = 64
+# Limits (memory, processes, file size, output, time per check, per cell and per notebook): their
+# defaults live in autograder/sandbox/limits.py and nowhere else; override them here, e.g.
+#   c.SandboxLimits.memory_mb = 4096
+#   c.SandboxLimits.cell_seconds = 120      (or nbgrader's own c.ExecutePreprocessor.timeout)
 
 # Feedback shows the diagnosis printed by each check, never the code of hidden tests.
 c.GenerateFeedback.preprocessors = [

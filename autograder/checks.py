@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import replace
 
 from .diagnose import diagnose_function
-from .sandbox import Limits
+from .sandbox.limits import DEFAULTS
 from .verdict import Verdict
 
 QUIZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quizzes")
@@ -35,34 +36,37 @@ def _report(verdict: Verdict, printed: str = "") -> None:
     raise NotYet(f"{verdict.exercise}: {verdict.code}: {verdict.message}")
 
 
-def _check(exercise: str, fn, start: str, seed: int, timeout: float) -> None:
+def _check(exercise: str, fn, start: str, seed: int, timeout: float | None) -> None:
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     if not callable(fn):
         _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
-    verdict, printed = diagnose_function(exercise, fn, start=start, seed=seed, limits=Limits(timeout=timeout))
+    limits = DEFAULTS if timeout is None else replace(DEFAULTS, check_seconds=timeout)
+    verdict, printed = diagnose_function(exercise, fn, start=start, seed=seed, limits=limits)
     _report(verdict, printed)
 
 
-def check(exercise: str, fn, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
+def check(exercise: str, fn, start: str = "fresh", seed: int = 0, timeout: float | None = None) -> None:
     """Check any exercise's function by name, e.g. ``check("graph_ops", graph_ops)``."""
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check(exercise, fn, start, seed, timeout)
 
 
-def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
+def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float | None = None) -> None:
     """Check ``train_step`` from a fresh start (``start="fresh"``) or with stale gradients
     left in the parameters before the first call (``start="dirty"``)."""
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check("train_step", train_step, start, seed, timeout)
 
 
-def check_train_accumulated(train_accumulated, start: str = "fresh", seed: int = 0, timeout: float = 20.0) -> None:
+def check_train_accumulated(
+    train_accumulated, start: str = "fresh", seed: int = 0, timeout: float | None = None
+) -> None:
     """Check ``train_accumulated`` (see ``check_train_step`` for ``start``)."""
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check("train_accumulated", train_accumulated, start, seed, timeout)
 
 
-def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float = 20.0) -> None:
+def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float | None = None) -> None:
     """Check ``manual_sgd_step`` on tensors of several shapes and dtypes."""
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     _check("manual_sgd_step", manual_sgd_step, "fresh", seed, timeout)

@@ -8,7 +8,7 @@ import os
 import pkgutil
 import sys
 
-from .sandbox import Limits, weaker_isolation_notice
+from .sandbox.limits import DEFAULTS
 
 
 def _exercise_names() -> list[str]:
@@ -18,7 +18,7 @@ def _exercise_names() -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    defaults = Limits()
+    defaults = DEFAULTS
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     diagnose = commands.add_parser(
@@ -30,12 +30,12 @@ def _parser() -> argparse.ArgumentParser:
     diagnose.add_argument("files", metavar="FILE", nargs="+", help="Python source files")
     diagnose.add_argument("--jobs", type=int, default=0, help="files judged at once (default: one per CPU)")
     diagnose.add_argument(
-        "--timeout", type=float, default=defaults.timeout, help="seconds per file (default: %(default)s)"
+        "--timeout", type=float, default=defaults.check_seconds, help="seconds per file (default: %(default)s)"
     )
     diagnose.add_argument(
         "--memory-mb",
         type=int,
-        default=defaults.memory // 2**20,
+        default=defaults.memory_mb,
         help="memory limit per file in MiB (default: %(default)s)",
     )
     diagnose.add_argument(
@@ -73,8 +73,9 @@ def _fail(message: str) -> int:
 
 
 def grade_main(args) -> int:
-    from .grading.grade import GradeError, Grader
-    from .grading.jail import SandboxError
+    from .grading.course import GradeError
+    from .grading.grade import Grader
+    from .sandbox.policy import SandboxError
 
     if args.jobs < 0:
         return _fail("--jobs must not be negative")
@@ -91,7 +92,7 @@ def grade_main(args) -> int:
 
 
 def report_main(args) -> int:
-    from .grading.grade import GradeError
+    from .grading.course import GradeError
     from .grading.report import make_report
 
     try:
@@ -103,26 +104,45 @@ def report_main(args) -> int:
     return 0
 
 
+def _start_server() -> None:
+    from .sandbox.client import shared_server
+    from .sandbox.policy import SandboxError
+
+    try:
+        shared_server("exercises")
+    except SandboxError:
+        pass  # said again, with its message, when the first file needs the server
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "grade":
         return grade_main(args)
     if args.command == "report":
         return report_main(args)
-    from . import exercises
+    return diagnose_main(args)
+
+
+def diagnose_main(args) -> int:
+    if args.exercise not in _exercise_names():
+        known = ", ".join(_exercise_names())
+        return _fail(f"unknown exercise {args.exercise!r}; choose one of: {known}")
+    if args.timeout <= 0 or args.memory_mb <= 0 or args.jobs < 0:
+        return _fail("--timeout and --memory-mb must be positive, --jobs not negative")
+    import threading
+    from dataclasses import replace
+
+    from .sandbox.policy import SandboxError
+
+    # The warm server starts (and imports torch, in the sandbox) while this process imports it for
+    # the judge: the first verdict comes about one torch import after the command starts.
+    threading.Thread(target=_start_server, daemon=True).start()
     from .diagnose import diagnose_files
 
-    if args.exercise not in exercises.EXERCISES:
-        known = ", ".join(sorted(exercises.EXERCISES))
-        print(f"autograder: unknown exercise {args.exercise!r}; choose one of: {known}", file=sys.stderr)
-        return 2
-    if args.timeout <= 0 or args.memory_mb <= 0 or args.jobs < 0:
-        print("autograder: --timeout and --memory-mb must be positive, --jobs not negative", file=sys.stderr)
-        return 2
-    notice = weaker_isolation_notice()
-    if notice:
-        print(notice, file=sys.stderr)
-    limits = Limits(timeout=args.timeout, memory=args.memory_mb * 2**20)
-    for path, verdict in diagnose_files(args.exercise, args.files, args.jobs, args.start, args.seed, limits):
-        print(verdict.to_json(path), flush=True)
+    limits = replace(DEFAULTS, check_seconds=args.timeout, memory_mb=args.memory_mb)
+    try:
+        for path, verdict in diagnose_files(args.exercise, args.files, args.jobs, args.start, args.seed, limits):
+            print(verdict.to_json(path), flush=True)
+    except SandboxError as error:
+        return _fail(str(error))
     return 0

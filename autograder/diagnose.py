@@ -1,7 +1,10 @@
 """The Python API behind the diagnose CLI and the notebook checks.
 
-student code -> sandboxed run of the exercise's scenarios (``runner``) -> record ->
-``exercise.judge`` in this process -> ``Verdict``.
+student code -> a run of the exercise's scenarios (``runner``) where the student's code lives ->
+record -> ``exercise.judge`` in this process, which the student's code never touched -> ``Verdict``.
+
+A file (``diagnose_file``) runs in a job of the warm sandboxed server (``sandbox.client``); a
+notebook's function (``diagnose_function``) in a child of the notebook's kernel (``sandbox.child``).
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ import os
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import torch
 
 from . import exercises, tamper
 from .runner import collect, decode, describe_exception, encode
-from .sandbox import Limits, Outcome, run_forked, run_source
+from .sandbox.child import run_in_child
+from .sandbox.limits import DEFAULTS, Limits
+from .sandbox.outcome import Outcome
 from .verdict import Verdict
 
 OUTPUT_SHOWN = 2000  # characters of a student's own prints shown back in a notebook
@@ -74,7 +80,7 @@ def verdict_from_outcome(exercise: str, scenarios: list, outcome: Outcome, limit
         return Verdict(
             exercise,
             "timeout",
-            f"Your function did not finish within {limits.timeout:g} s: look for an endless loop "
+            f"Your function did not finish within {limits.check_seconds:g} s: look for an endless loop "
             "or a very long computation.",
         )
     if outcome.record is None:
@@ -91,19 +97,25 @@ def verdict_from_outcome(exercise: str, scenarios: list, outcome: Outcome, limit
     return verdict_from_record(exercise, scenarios, result)
 
 
-def diagnose_file(exercise: str, path: str, start: str = "all", seed: int = 0, limits: Limits = Limits()) -> Verdict:
-    """The verdict for the function ``exercise`` defined in the Python file ``path``."""
-    exercises.get(exercise)  # an unknown name fails here, before any process starts
-    scenarios = exercises.get(exercise).suite(start, seed)
-    outcome = run_source(exercise, os.path.abspath(path), start, seed, limits)
+def diagnose_file(exercise: str, path: str, start: str = "all", seed: int = 0, limits: Limits = DEFAULTS) -> Verdict:
+    """The verdict for the function ``exercise`` defined in the Python file ``path``, run in the
+    sandbox (a job of the warm server)."""
+    from .sandbox.client import run_exercise
+
+    scenarios = exercises.get(exercise).suite(start, seed)  # an unknown name fails here, before any job
+    outcome = run_exercise(os.path.abspath(path), exercise, start, seed, limits)
     return verdict_from_outcome(exercise, scenarios, outcome, limits)
 
 
 def diagnose_files(
-    exercise: str, paths: list[str], jobs: int = 0, start: str = "all", seed: int = 0, limits: Limits = Limits()
+    exercise: str, paths: list[str], jobs: int = 0, start: str = "all", seed: int = 0, limits: Limits = DEFAULTS
 ) -> Iterator[tuple[str, Verdict]]:
-    """Verdicts for many files, in the order given, ``jobs`` sandboxes at a time."""
+    """Verdicts for many files, in the order given, ``jobs`` sandboxed jobs at a time.  The warm
+    server starts once; a file that crashes, hangs or exits does not stop the others."""
+    from .sandbox.client import shared_server
+
     exercises.get(exercise)
+    shared_server("exercises")  # SandboxError here, before the first file, if there is no sandbox
     jobs = jobs or os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(_safe_file, exercise, path, start, seed, limits) for path in paths]
@@ -112,16 +124,20 @@ def diagnose_files(
 
 
 def _safe_file(exercise: str, path: str, start: str, seed: int, limits: Limits) -> Verdict:
+    from .sandbox.policy import SandboxError
+
     if not os.path.isfile(path):
         return Verdict(exercise, "error", f"There is no file at {path}.")
     try:
         return diagnose_file(exercise, path, start, seed, limits)
+    except SandboxError:
+        raise  # the sandbox itself is gone: no verdict would be true
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
         return Verdict(exercise, "error", f"The grader could not run this file: {type(exc).__name__}: {exc}")
 
 
 def diagnose_function(
-    exercise: str, fn, start: str = "fresh", seed: int = 0, limits: Limits = Limits()
+    exercise: str, fn, start: str = "fresh", seed: int = 0, limits: Limits = DEFAULTS
 ) -> tuple[Verdict, str]:
     """The verdict for a function object (a notebook's), and what the function printed.
 
@@ -134,7 +150,7 @@ def diagnose_function(
     merged = {"observations": [], "error": None, "tampered": []}
     printed = []
     for scenario in scenarios:
-        outcome = run_forked(lambda scenario=scenario: _forked_work(exercise, fn, scenario), limits)
+        outcome = run_in_child(partial(_child_work, exercise, fn, scenario), limits)
         if outcome.record is None:
             return verdict_from_outcome(exercise, scenarios, outcome, limits), "".join(printed)
         try:
@@ -149,8 +165,8 @@ def diagnose_function(
     return verdict_from_record(exercise, scenarios, merged), "".join(printed)[:OUTPUT_SHOWN]
 
 
-def _forked_work(exercise: str, fn, scenario) -> bytes:
-    """In the forked child: capture output, run one scenario, return the encoded record."""
+def _child_work(exercise: str, fn, scenario) -> bytes:
+    """In the child: capture output, run one scenario, return the encoded record."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)

@@ -1,16 +1,15 @@
 """Running a student's function through the scenarios of an exercise, where the student's code
-lives (a sandboxed process, or a child forked from a notebook kernel), and collecting a record.
+lives (a job of the sandbox's server, or a child of a notebook's kernel), and collecting a record.
 
-``python -m autograder.runner EXERCISE SOURCE START SEED FD`` is the sandboxed entry point: it
-loads SOURCE afresh for every scenario (so module-level state cannot leak between scenarios),
-and writes the record to file descriptor FD with ``torch.save``.
+A student's file is loaded afresh for every scenario (``load_source``), so module-level state
+cannot leak between scenarios.  The record is plain data, written with ``torch.save`` and read
+by the judge with ``weights_only=True``.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import sys
 import traceback
 
 import torch
@@ -85,22 +84,3 @@ def encode(result: dict) -> bytes:
 def decode(data: bytes) -> dict:
     # weights_only: a record written by a process that ran untrusted code is never unpickled.
     return torch.load(io.BytesIO(data), weights_only=True)
-
-
-def main(argv: list[str]) -> int:
-    exercise, source, start, seed, fd = argv
-    out = os.fdopen(int(fd), "wb")
-    torch.set_num_threads(1)
-    scenarios = exercises.get(exercise).suite(start, int(seed))
-    try:
-        result = collect(exercise, load_source(source, exercise), scenarios, source)
-    except BaseException as exc:  # noqa: BLE001 - a syntax error or a file that cannot be read
-        result = {"observations": [], "error": describe_exception(exc, source), "tampered": []}
-    out.write(encode(result))
-    out.close()
-    # Skip interpreter shutdown: student objects may have left atexit handlers or threads.
-    os._exit(0)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

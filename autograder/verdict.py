@@ -29,6 +29,13 @@ LESSON3_CODES = (
 )
 
 
+def returned_kind(type_name: str | None) -> str:
+    """What a function returned, in words: "None (no return statement?)", "a list", "a Tensor"."""
+    if type_name in (None, "NoneType"):
+        return "None (no return statement?)"
+    return f"an {type_name}" if type_name[:1].lower() in "aeiou" else f"a {type_name}"
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What the grader concluded about one function."""

@@ -1,10 +1,19 @@
-"""How long `python -m autograder diagnose` takes per file, against the floor it cannot beat.
+"""How long `python -m autograder diagnose` takes per file, warm, against what a cold start costs.
 
-Prints, for N copies of a correct train_step (and the lesson's wrong variants from the corpus):
-seconds per file with --jobs 1 and with one job per CPU, and the baseline measured in the same
-run: a bare `python -c "import torch"` (every sandboxed file pays one).
+For N student files (a correct train_step and the corpus's train_step mistakes, repeated), it
+prints, all measured in this run:
 
-    python benchmarks/diagnose_per_file.py [N]
+* the baseline: a bare `python -c "import torch"`;
+* cold: one `diagnose` command per file (each pays Python, torch and a sandbox start), on a
+  sample of the files;
+* warm: one `diagnose` command for all N files, `--jobs 1` and `--jobs 2` (every file a job forked
+  from one warm server), with the seconds until the first verdict was printed.
+
+    python benchmarks/diagnose_per_file.py [N] [--before REF]
+
+N defaults to 100; the target is <= 0.3 s a file with --jobs 2, first verdict within 3 s.
+``--before REF`` also times the code of a git revision (e.g. the one before the warm server),
+extracted into a temporary folder, on the same files, in the same run.
 """
 
 from __future__ import annotations
@@ -21,39 +30,79 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from tests.course_copy import CORRECT_TRAIN_STEP  # noqa: E402 - the course's root, put on the path just above
 
+COLD_SAMPLE = 5  # files timed one command each: enough for a per-file figure
 
-def timed(command: list[str], cwd: str) -> float:
+
+def timed(command: list[str], cwd: str) -> tuple[float, float]:
+    """(seconds in all, seconds until the first line of output)."""
     began = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - began
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    first = None
+    for _ in process.stdout:
+        if first is None:
+            first = time.perf_counter() - began
+    if process.wait() != 0:
+        raise SystemExit(f"failed: {' '.join(command[:6])} ...")
+    return time.perf_counter() - began, first if first is not None else float("nan")
+
+
+def student_files(work: str, n: int) -> list[str]:
+    mistakes = sorted(
+        p
+        for p in glob.glob(os.path.join(ROOT, "tests", "corpus", "train_step", "*.py"))
+        if not os.path.basename(p).startswith(("hang_", "error_"))
+    )
+    sources = [CORRECT_TRAIN_STEP] + [open(p, encoding="utf-8").read() for p in mistakes]
+    files = []
+    for i in range(n):
+        path = os.path.join(work, f"student{i:03d}.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(sources[i % len(sources)])
+        files.append(path)
+    return files
+
+
+def extract(ref: str, folder: str) -> str:
+    """The grader as it was at a git revision, in ``folder``."""
+    archive = subprocess.run(["git", "archive", ref, "autograder", "gradlessons"], cwd=ROOT, capture_output=True)
+    if archive.returncode != 0:
+        raise SystemExit(f"git archive {ref}: {archive.stderr.decode().strip()}")
+    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+    return folder
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+    args = sys.argv[1:]
+    before = None
+    if "--before" in args:
+        before = args[args.index("--before") + 1]
+        del args[args.index("--before") : args.index("--before") + 2]
+    n = int(args[0]) if args else 100
     work = tempfile.mkdtemp()
     try:
-        files = []
-        for i in range(n):
-            path = os.path.join(work, f"student{i}.py")
-            with open(path, "w") as f:
-                f.write(CORRECT_TRAIN_STEP)
-            files.append(path)
-        wrong = sorted(
-            p
-            for p in glob.glob(os.path.join(ROOT, "tests", "corpus", "train_step", "*.py"))
-            if not os.path.basename(p).startswith(("hang_", "ok_"))
-        )[:n]
-        baseline = min(timed([sys.executable, "-c", "import torch"], work) for _ in range(3))
+        files = student_files(work, n)
         diagnose = [sys.executable, "-m", "autograder", "diagnose", "train_step"]
-        print(f"baseline: python -c 'import torch' = {baseline:.2f} s")
-        for label, paths in (("correct", files), ("corpus mistakes", wrong)):
-            for jobs in (1, os.cpu_count() or 1):
-                seconds = timed([*diagnose, "--jobs", str(jobs), *paths], work)
-                per = seconds / len(paths)
-                print(
-                    f"{label:16s} {len(paths):3d} files, --jobs {jobs}: {seconds:6.1f} s total, "
-                    f"{per:5.2f} s/file = {per / baseline:4.1f}x the torch import"
-                )
+        if before:
+            old = extract(before, os.path.join(work, "before"))
+            # Run from the old tree, so that `python -m autograder` imports the old code first.
+            seconds, first = timed([*diagnose, "--jobs", "2", *files[:20]], old)
+            print(f"before ({before}): 20 files in one command, --jobs 2: {seconds:6.1f} s, {seconds / 20:5.2f} s/file")
+        baseline = min(timed([sys.executable, "-c", "import torch"], work)[0] for _ in range(3))
+        print(f"baseline: python -c 'import torch'       {baseline:6.2f} s")
+        cold = [timed([*diagnose, path], work)[0] for path in files[:COLD_SAMPLE]]
+        per_cold = sum(cold) / len(cold)
+        print(
+            f"cold: one command per file ({COLD_SAMPLE} files)   {per_cold:6.2f} s/file "
+            f"= {per_cold / baseline:4.1f}x the torch import"
+        )
+        for jobs in (1, 2):
+            seconds, first = timed([*diagnose, "--jobs", str(jobs), *files], work)
+            per = seconds / n
+            print(
+                f"warm: {n} files in one command, --jobs {jobs}: {seconds:6.1f} s, {per:5.3f} s/file "
+                f"= {per / baseline:4.2f}x the torch import, {per_cold / per:5.1f}x faster than cold; "
+                f"first verdict after {first:.2f} s"
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

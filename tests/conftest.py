@@ -42,3 +42,20 @@ def course(tmp_path_factory):
     for assignment in ASSIGNMENTS:
         nbgrader(course, "generate_assignment", assignment)
     return course
+
+
+@pytest.fixture(scope="session")
+def unprivileged_user() -> str:
+    """A user without privileges to run commands as: ourselves if we are not root, else a system
+    user made for the tests (and left in place, as a later run would make it again)."""
+    import pwd
+    import subprocess
+
+    if os.geteuid() != 0:
+        return pwd.getpwuid(os.getuid()).pw_name
+    name = "autograder-test"
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    return name

@@ -21,7 +21,7 @@ pytestmark = requires_bwrap
 # Short limits, so that the cases that hang cost seconds, not minutes.
 LIMITS = """
 c.ExecutePreprocessor.timeout = 10
-c.SandboxedExecute.notebook_timeout = 120
+c.SandboxLimits.notebook_seconds = 120
 """
 PATHS = ("nbgrader", "grade")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..verdict import Verdict, first_failure
+from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import SCALAR_FUNCTIONS, Recorder, returned
 
 NAME = "derivative"
@@ -91,7 +91,7 @@ def _judge_one(scenario: Point, obs: dict) -> Verdict | None:
         return Verdict(NAME, "no_requires_grad", MESSAGES["no_requires_grad"])
     ret = obs["returned"]
     if ret["is_tensor"] or ret["type"] not in ("float", "float64"):
-        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=ret["type"]))
+        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=returned_kind(ret["type"])))
     expected, got = reference(scenario), ret["number"]
     if _close(got, expected):
         return None
@@ -120,7 +120,7 @@ MESSAGES = {
         "The tensor you passed to f does not require grad, so backward() has nothing to differentiate: "
         "create it with torch.tensor(x, requires_grad=True) (and not inside torch.no_grad())."
     ),
-    "wrong_type": ("Your function returned a {kind}, not a Python float: return t.grad.item() (or float(t.grad))."),
+    "wrong_type": ("Your function returned {kind}, not a Python float: return t.grad.item() (or float(t.grad))."),
     "never_called": "Your function never called f, so it cannot know its slope: compute y = f(t) and call backward().",
     "wrong_point": "f was called at another point than x: build the tensor from x itself.",
     "returns_f": "Your function returned f(x), the value of the function, not its slope: return the input's .grad.",

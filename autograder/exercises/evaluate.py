@@ -7,7 +7,7 @@ import numbers
 
 import torch
 
-from ..verdict import Verdict, first_failure
+from ..verdict import Verdict, first_failure, returned_kind
 from ._inference import (
     KINDS,
     InferenceScenario,
@@ -130,7 +130,7 @@ def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
     if returned["type"] == "Tensor":
         return Verdict(NAME, "returns_tensor", MESSAGES["returns_tensor"])
     if returned["number"] is None or not returned.get("is_float"):
-        return Verdict(NAME, "wrong_value", MESSAGES["not_float"].format(kind=returned["type"]))
+        return Verdict(NAME, "wrong_value", MESSAGES["not_float"].format(kind=returned_kind(returned["type"])))
     losses, sizes = reference_losses(scenario)
     value = returned["number"]
     mean = sum(losses) / len(losses)
@@ -182,7 +182,7 @@ MESSAGES = {
         "target second, loss_fn(model(x), y). With cross-entropy the swapped call fails (the class labels are "
         "not a prediction); with MSE it happens to give the same number."
     ),
-    "not_float": "Your function returned a {kind}: return one Python float, the mean of the batch losses.",
+    "not_float": "Your function returned {kind}: return one Python float, the mean of the batch losses.",
     "sum_not_mean": "You returned the sum of the batch losses: divide by the number of batches.",
     "last_batch_only": (
         "You returned the loss of the last batch only: add up the loss of every batch and divide by "

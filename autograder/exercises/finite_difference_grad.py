@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..verdict import Verdict, first_failure
+from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import FIELD_FUNCTIONS, Recorder, returned, same
 
 NAME = "finite_difference_grad"
@@ -124,7 +124,7 @@ def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
         return Verdict(NAME, "modifies_x", MESSAGES["modifies_x"])
     ret = obs["returned"]
     if not ret["is_tensor"]:
-        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=ret["type"]))
+        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=returned_kind(ret["type"])))
     got = ret["tensor"]
     if tuple(got.shape) != tuple(x.shape):
         return Verdict(NAME, "wrong_shape", MESSAGES["wrong_shape"].format(got=tuple(got.shape), want=tuple(x.shape)))
@@ -171,7 +171,7 @@ MESSAGES = {
         "x was different after your function returned: nudge a copy (x.clone()) instead of x itself, "
         "or put the original value back exactly."
     ),
-    "wrong_type": "Your function returned a {kind}, not a tensor: return a tensor shaped like x.",
+    "wrong_type": "Your function returned {kind}, not a tensor: return a tensor shaped like x.",
     "wrong_shape": (
         "Your function returned a tensor of shape {got}, but x has shape {want}: reshape the result "
         "like x (e.g. grad.reshape(x.shape))."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..verdict import Verdict
+from ..verdict import Verdict, returned_kind
 from ._lesson1 import FreezeScenario, build_model, expected_flags
 
 NAME = "freeze_all_but"
@@ -99,11 +99,11 @@ def _classify(scenario: FreezeScenario, obs: dict) -> tuple[str, str] | None:
         return "wrong_params", MESSAGES["wrong_params"].format(example=wrong[0], n=len(wrong))
     total = sum(size for size, w in zip(sizes, want) if w)
     if obs["returned"] is None:
-        return "wrong_count", MESSAGES["count_type"].format(kind=obs["returned_type"])
+        return "wrong_count", MESSAGES["count_type"].format(kind=returned_kind(obs["returned_type"]))
     got = obs["returned"]
     if got == total:
         if obs["returned_type"] != "int":
-            return "wrong_count", MESSAGES["count_type"].format(kind=obs["returned_type"])
+            return "wrong_count", MESSAGES["count_type"].format(kind=returned_kind(obs["returned_type"]))
         return None
     if got == sum(want):
         return "wrong_count", MESSAGES["counts_tensors"]
@@ -149,7 +149,7 @@ MESSAGES = {
         "The wrong parameters require grad ({n} wrong, for example {example}): a parameter requires grad "
         "exactly when its name from model.named_parameters() starts with one of the prefixes."
     ),
-    "count_type": "Your function returned a {kind}: return the number of trainable scalars as a Python int.",
+    "count_type": "Your function returned {kind}: return the number of trainable scalars as a Python int.",
     "counts_tensors": (
         "The flags are right, but you counted parameter tensors: count their scalars, the sum of p.numel() "
         "over the trainable parameters."

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..verdict import Verdict
+from ..verdict import Verdict, returned_kind
 from ._lesson1 import (
     GRAPHS,
     GraphScenario,
@@ -85,7 +85,7 @@ def _classify(t, expected: list[str], obs: dict) -> tuple[str, str] | None:
             return "crashes_on_leaf", MESSAGES["crashes_on_leaf"]
         return "includes_none", MESSAGES["crashes_on_none"]
     if obs["type"] != "list":
-        return "not_a_list", MESSAGES["not_a_list"].format(kind=obs["type"])
+        return "not_a_list", MESSAGES["not_a_list"].format(kind=returned_kind(obs["type"]))
     items = obs["items"]
     if items == expected:
         return None
@@ -132,7 +132,7 @@ MESSAGES = {
         "Your list contains None for inputs that do not require grad: skip the pairs of next_functions "
         "whose node is None."
     ),
-    "not_a_list": "Your function returned a {kind}: return a list of strings.",
+    "not_a_list": "Your function returned {kind}: return a list of strings.",
     "wrong_names": ("Your list holds node objects rather than their names: append type(node).__name__ for each node."),
     "wrong_names_repr": (
         "The right nodes, but written as reprs or C++ names (like '<MulBackward0 object at ...>' or "

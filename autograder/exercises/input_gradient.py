@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..verdict import Verdict, first_failure
+from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import returned, same
 
 NAME = "input_gradient"
@@ -128,7 +128,7 @@ def _judge_one(probe: Probe, obs: dict) -> Verdict | None:
         return Verdict(NAME, "modifies_input", MESSAGES["modifies_input"])
     ret = obs["returned"]
     if not ret["is_tensor"]:
-        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=ret["type"]))
+        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=returned_kind(ret["type"])))
     got = ret["tensor"]
     if tuple(got.shape) != tuple(x.shape):
         return Verdict(NAME, "wrong_shape", MESSAGES["wrong_shape"].format(got=tuple(got.shape), want=tuple(x.shape)))
@@ -153,7 +153,7 @@ MESSAGES = {
         "The caller's x was changed (it now requires grad, has a .grad, or other values): work on "
         "x.detach().clone().requires_grad_() instead of x itself."
     ),
-    "wrong_type": "Your function returned a {kind}, not a tensor: return the gradient tensor itself.",
+    "wrong_type": "Your function returned {kind}, not a tensor: return the gradient tensor itself.",
     "wrong_shape": "Your function returned a tensor of shape {got}, but x has shape {want}: one slope per entry of x.",
     "wrong_reduction": (
         "Your result is the gradient of the MEAN of the outputs: the exercise asks for the gradient of their SUM "

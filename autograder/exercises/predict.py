@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..verdict import Verdict, first_failure
+from ..verdict import Verdict, first_failure, returned_kind
 from ._inference import (
     KINDS,
     InferenceScenario,
@@ -110,7 +110,7 @@ def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
         key = "left_in_eval" if obs["start"] == "train" else "forced_train"
         return Verdict(NAME, "mode_not_restored", MESSAGES[key])
     if returned["type"] != "Tensor":
-        return Verdict(NAME, "wrong_output", MESSAGES["not_tensor"].format(kind=returned["type"]))
+        return Verdict(NAME, "wrong_output", MESSAGES["not_tensor"].format(kind=returned_kind(returned["type"])))
     (expected,) = reference_outputs(scenario, [obs["x"]])
     if not close(returned["values"], expected):
         return Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])
@@ -156,7 +156,7 @@ MESSAGES = {
         "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
     ),
     "no_call": "Your function never called the model: return model(x), computed without tracking.",
-    "not_tensor": "Your function returned a {kind}, not a tensor: return the model's output tensor itself.",
+    "not_tensor": "Your function returned {kind}, not a tensor: return the model's output tensor itself.",
     "wrong_output": (
         "The returned tensor is not the model's output in eval mode: return model(x) as it is "
         "(no argmax, softmax or rounding)."

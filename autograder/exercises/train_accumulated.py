@@ -3,7 +3,7 @@ one step per accum_steps micro-batches, with the mean of their gradients."""
 
 from __future__ import annotations
 
-from ..verdict import Verdict
+from ..verdict import Verdict, returned_kind
 from ._lesson3.loops import SWAPPED_LOSS, judge_runs, loss_matches, record, runs, swapped_loss
 from ._lesson3.scenarios import Scenario, lesson3_suite
 
@@ -23,11 +23,7 @@ def run(fn, scenario: Scenario) -> dict:
 def _check_return(run, obs) -> str | None:
     returned = obs["calls"][0]["returned"]
     if "numbers" not in returned:
-        what = (
-            "None (no return statement?)"
-            if returned.get("type") == "NoneType"
-            else f"a {returned.get('type', 'number')}"
-        )
+        what = returned_kind(returned.get("type"))
         return (
             f"train_accumulated returned {what} where a list of floats was expected: one loss.item() per micro-batch."
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..verdict import Verdict
+from ..verdict import Verdict, returned_kind
 from ._lesson3.loops import SWAPPED_LOSS, judge_runs, loss_matches, record, runs, swapped_loss
 from ._lesson3.scenarios import Scenario, lesson3_suite
 
@@ -23,7 +23,7 @@ def _check_return(run, obs) -> str | None:
     for t, call in enumerate(obs["calls"]):
         returned = call["returned"]
         if "number" not in returned:
-            what = "None (no return statement?)" if returned.get("type") == "NoneType" else f"a {returned.get('type')}"
+            what = returned_kind(returned.get("type"))
             return f"train_step returned {what} where the loss as a Python float was expected: return loss.item()."
         if not loss_matches(returned["number"], run.losses[t]):
             return (

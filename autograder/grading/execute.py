@@ -19,9 +19,10 @@ import time
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer
+from traitlets import Bool, default
 
-from .jail import template_zygote
+from ..sandbox.client import template_server
+from ..sandbox.limits import SandboxLimits
 from .kernel import SandboxKernelManager
 from .notes import NOTE_CELL_TAG, add_note
 from .structure import released_notebook
@@ -46,12 +47,6 @@ def _message_bytes(msg: dict) -> int:
 class SandboxedExecute(Execute):
     """Execute each notebook in a sandboxed kernel, under per-cell, per-notebook and output limits."""
 
-    notebook_timeout = Integer(
-        600, help="Seconds that all of one notebook's cells may take together before it is stopped."
-    ).tag(config=True)
-    output_limit_bytes = Integer(
-        8 * 2**20, help="Bytes of output (text and images) one notebook may produce before it is stopped."
-    ).tag(config=True)
     forgive_stderr_in_tests = Bool(
         True,
         help="Show stderr in test cells (warnings, for example) as ordinary output, so that a "
@@ -65,10 +60,18 @@ class SandboxedExecute(Execute):
         "come from the first submission that ran them all. Off: every kernel runs every cell.",
     ).tag(config=True)
 
+    @default("timeout")
+    def _cell_seconds(self):
+        # Per cell: the course's default (autograder/sandbox/limits.py), unless the config sets
+        # ExecutePreprocessor.timeout (or SandboxLimits.cell_seconds).
+        return SandboxLimits(parent=self).cell_seconds
+
     def __init__(self, *args, **kwargs):
         # nbgrader's Execute passes AsyncKernelManager explicitly; ours goes first.
         kwargs.setdefault("kernel_manager_class", SandboxKernelManager)
         super().__init__(*args, **kwargs)
+        limits = SandboxLimits(parent=self).limits()
+        self.notebook_timeout, self.output_limit_bytes = limits.notebook_seconds, limits.output_bytes
         # A timeout stops the kernel, never just interrupts it: an interrupt can be swallowed,
         # and the cells after a swallowed one would each wait out their own timeout.
         self.interrupt_on_timeout = False
@@ -114,7 +117,7 @@ class SandboxedExecute(Execute):
             if outputs is False and key not in _making:
                 _making.add(key)  # this notebook runs every cell; its shared outputs become the reference
                 self._reference_for = (key, range(start, start + len(shared)))
-        if not outputs or template_zygote(template, wait=False) is None:
+        if not outputs or template_server(template, wait=False) is None:
             return  # not ready yet (nobody waits for it), or not possible
         self._shared = range(start, start + len(shared))
         self._shared_outputs = outputs
@@ -137,10 +140,8 @@ class SandboxedExecute(Execute):
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
-        if isinstance(km, SandboxKernelManager):
-            km.output_limit_bytes = self.output_limit_bytes
-            if self._template:
-                km.template = self._template
+        if isinstance(km, SandboxKernelManager) and self._template:
+            km.template = self._template
         return km
 
     # -- one cell --------------------------------------------------------------------------
@@ -225,7 +226,7 @@ def warm_up(released) -> None:
     """Start the server for a released notebook's shared cells ahead of the first submission."""
     shared = shared_cells(released)
     if any(c.cell_type == "code" for c in shared):
-        template_zygote([c.source for c in shared if c.cell_type == "code"])
+        template_server([c.source for c in shared if c.cell_type == "code"])
 
 
 def _key(cells: list) -> str:

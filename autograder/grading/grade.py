@@ -24,13 +24,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import nbformat
+from tqdm import tqdm
 
-from .notes import is_graded
-from .report import write_ledger
+from .course import Course, GradeError
+from .ledger import write_ledger
 
-
-class GradeError(Exception):
-    """The command cannot run (unknown assignment, no gradebook, ...); nothing was graded."""
+__all__ = ["GradeError", "Grader", "Summary"]
 
 
 @dataclass
@@ -100,70 +99,22 @@ class Grader:
     """Grades one assignment's submissions with nbgrader's Autograde converter."""
 
     def __init__(self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None, warm=True):
-        from nbgrader.apps import AutogradeApp
-
-        self.course = os.path.abspath(course)
-        if not os.path.isfile(os.path.join(self.course, "nbgrader_config.py")):
-            raise GradeError(f"{self.course} is not a course folder: it has no nbgrader_config.py.")
-        self.assignment = assignment
+        if warm:
+            threading.Thread(target=_warm_up, daemon=True).start()  # imports torch while nbgrader loads
+        self.view = Course(course, assignment)
+        self.course, self.assignment = self.view.folder, assignment
         self.jobs = jobs or os.cpu_count() or 1
         self.force = force
         self.stream = stream if stream is not None else sys.stderr
-        if warm:
-            threading.Thread(target=_warm_up, daemon=True).start()  # imports torch while nbgrader loads
-        here = os.getcwd()
-        os.chdir(self.course)
-        try:
-            self.app = AutogradeApp()
-            self.app.initialize([])
-        finally:
-            os.chdir(here)
-        self.app.log.setLevel(logging.WARNING)  # kept per thread, shown only for a failure
-        self.app.log.propagate = False
-        self.thread_log = _ThreadLog()
+        self.app, self.coursedir = self.view.app, self.view.coursedir
+        self.thread_log = _ThreadLog()  # nbgrader's messages, kept per thread, shown only for a failure
         self.app.log.handlers[:] = [self.thread_log]
-        self.coursedir = self.app.coursedir
-        self._check_course()
-
-    # -- what there is to grade -------------------------------------------------------------
-    def _check_course(self) -> None:
-        from nbgrader.api import Gradebook, MissingEntry
-
-        db_url = self.coursedir.db_url
-        if db_url.startswith("sqlite:///") and not os.path.isfile(db_url[len("sqlite:///") :]):
-            raise GradeError(
-                f"No gradebook at {db_url[len('sqlite:///') :]}. Create it by releasing the assignment "
-                f"first: nbgrader generate_assignment {self.assignment}"
-            )
-        with Gradebook(db_url, self.coursedir.course_id) as gb:
-            try:
-                gb.find_assignment(self.assignment)
-            except MissingEntry:
-                known = ", ".join(sorted(a.name for a in gb.assignments)) or "none"
-                raise GradeError(f"Unknown assignment {self.assignment!r}: the gradebook knows {known}.") from None
 
     def submissions(self) -> list[str]:
-        pattern = self.coursedir.format_path(self.coursedir.submitted_directory, "*", self.assignment)
-        students = sorted(os.path.basename(os.path.dirname(path)) for path in glob.glob(pattern) if os.path.isdir(path))
-        return [s for s in students if not s.startswith(".")]
+        return self.view.submissions()
 
     def is_complete(self, student: str) -> bool:
-        """Graded to the end, and not older than the submission."""
-        graded_dir = self.coursedir.format_path(self.coursedir.autograded_directory, student, self.assignment)
-        source_dir = self.coursedir.format_path(self.coursedir.submitted_directory, student, self.assignment)
-        names = [os.path.basename(p) for p in glob.glob(os.path.join(source_dir, "*.ipynb"))]
-        if not names:
-            return False
-        for name in names:
-            path = os.path.join(graded_dir, name)
-            try:
-                if not is_graded(nbformat.read(path, as_version=4)):
-                    return False
-            except Exception:  # noqa: BLE001 - missing or unreadable: not complete
-                return False
-        submitted = self.coursedir.get_existing_timestamp(source_dir)
-        graded = self.coursedir.get_existing_timestamp(graded_dir)
-        return not (submitted and graded and submitted > graded)
+        return self.view.is_complete(student)
 
     # -- grading -----------------------------------------------------------------------------
     def grade_one(self, student: str) -> Outcome:
@@ -196,11 +147,11 @@ class Grader:
             threading.Thread(target=warm_up, args=(released,), daemon=True).start()
 
     def _notes(self, student: str) -> list[str]:
-        graded_dir = self.coursedir.format_path(self.coursedir.autograded_directory, student, self.assignment)
-        notes = []
-        for path in sorted(glob.glob(os.path.join(graded_dir, "*.ipynb"))):
-            notes += nbformat.read(path, as_version=4).metadata.get("autograder", {}).get("notes", [])
-        return notes
+        return [
+            note
+            for nb in self.view.graded_notebooks(student)
+            for note in nb.metadata.get("autograder", {}).get("notes", [])
+        ]
 
     def run(self, students: list[str] | None = None) -> Summary:
         started = time.monotonic()
@@ -217,7 +168,7 @@ class Grader:
             os.chdir(here)
 
     def _run(self, students: list[str] | None, started: float) -> Summary:
-        from .jail import shared_zygote
+        from ..sandbox.client import shared_server
 
         everyone = self.submissions()
         if students:
@@ -234,7 +185,7 @@ class Grader:
         interrupted = False
         if todo:
             self._warm_up_shared_cells()
-            shared_zygote()  # start the warm server once, before the clock of the first notebook
+            shared_server("kernel")  # start the warm server once, before the clock of the first notebook
             pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(todo)))
             futures = {pool.submit(self.grade_one, s): s for s in todo}
             try:
@@ -250,7 +201,7 @@ class Grader:
                 interrupted = True
                 for future in futures:
                     future.cancel()
-                shared_zygote().close()  # stops every running kernel; their submissions stay ungraded
+                shared_server("kernel").close()  # stops every running kernel; their submissions stay ungraded
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
                 progress.finish()
@@ -259,10 +210,11 @@ class Grader:
 
 
 def _warm_up() -> None:
-    from .jail import SandboxError, shared_zygote
+    from ..sandbox.client import shared_server
+    from ..sandbox.policy import SandboxError
 
     try:
-        shared_zygote()
+        shared_server("kernel")
     except SandboxError:
         pass  # reported by the first kernel that needs it
 
@@ -296,42 +248,28 @@ def _ConcurrentAutograde(**kwargs):  # noqa: N802 - builds the class on first us
 
 
 class _Progress:
-    """One line on stderr: a bar, counts, time spent and an estimate of the time left."""
+    """Progress on stderr, with tqdm: a live bar on a terminal; elsewhere (a CI log, a file) one
+    line per graded submission, in the same format."""
+
+    FORMAT = "{l_bar}{bar:30}| {n_fmt}/{total_fmt} graded, {postfix} failed, {elapsed} spent, ETA {remaining}"
 
     def __init__(self, total: int, stream) -> None:
-        self.total, self.stream = total, stream
-        self.done = self.failed = 0
-        self.started = time.monotonic()
+        self.total, self.stream, self.failed = total, stream, 0
         self.live = hasattr(stream, "isatty") and stream.isatty()
-        self.draw()
+        self.started = time.monotonic()
+        self.bar = tqdm(
+            total=total, file=stream, bar_format=self.FORMAT, postfix="0", disable=not self.live or not total
+        )
 
     def update(self, outcome: Outcome) -> None:
-        self.done += 1
         self.failed += outcome.status == "failed"
-        self.draw(outcome)
-
-    def draw(self, outcome: Outcome | None = None) -> None:
-        if not self.total:
-            return
-        spent = time.monotonic() - self.started
-        left = spent / self.done * (self.total - self.done) if self.done else None
-        width = 30
-        filled = int(width * self.done / self.total)
-        bar = "#" * filled + "." * (width - filled)
-        eta = f"ETA {_clock(left)}" if left is not None else "ETA --:--"
-        line = f"[{bar}] {self.done}/{self.total} graded, {self.failed} failed, {_clock(spent)} spent, {eta}"
-        if self.live:
-            self.stream.write("\r" + line)
-        elif outcome is not None:
+        self.bar.postfix = str(self.failed)
+        self.bar.update(1)
+        if not self.live:
+            line = tqdm.format_meter(self.bar.n, self.total, time.monotonic() - self.started,
+                                     bar_format=self.FORMAT, postfix=str(self.failed))  # fmt: skip
             self.stream.write(f"{line}  ({outcome.student}: {outcome.status})\n")
-        self.stream.flush()
-
-    def finish(self) -> None:
-        if self.live and self.total:
-            self.stream.write("\n")
             self.stream.flush()
 
-
-def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 60}:{seconds % 60:02d}"
+    def finish(self) -> None:
+        self.bar.close()

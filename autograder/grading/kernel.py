@@ -2,7 +2,7 @@
 
 nbclient (and so nbgrader's Execute preprocessor) drives kernels through a KernelManager and
 its provisioner.  ``SandboxProvisioner`` is a LocalProvisioner whose "process" is a forked job
-of the zygote instead of a new interpreter, and ``SandboxKernelManager`` always uses it,
+of the warm server instead of a new interpreter, and ``SandboxKernelManager`` always uses it,
 whatever kernel the notebook's metadata asks for.  Kernels listen on Unix sockets in their
 private folder: TCP on 127.0.0.1 does not cross the sandbox's empty network namespace.
 """
@@ -17,9 +17,9 @@ import uuid
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
-from traitlets import Integer
 
-from .jail import JobProcess, KernelLimits, shared_zygote, template_zygote
+from ..sandbox.client import JobProcess, shared_server, template_server
+from ..sandbox.limits import Limits, SandboxLimits
 
 MAX_COPY_BYTES = 64 * 2**20  # files handed in beside a notebook that are copied into its folder
 
@@ -51,11 +51,8 @@ class SandboxProvisioner(LocalProvisioner):
         cwd = kwargs.get("cwd")
         if cwd and os.path.isdir(cwd):
             _copy_submission(cwd, work_dir)
-        zygote = km.zygote
-        job = zygote.spawn(km.job_dir, work_dir, km.connection_file, km.limits())
-        self.process = JobProcess(zygote, job)
-        self.process.output_limit = km.output_limit_bytes
-        self.pid, self.pgid = job, None
+        self.process = km.server.spawn_kernel(km.job_dir, work_dir, km.connection_file, km.limits())
+        self.pid, self.pgid = self.process.pid, None
         self.cwd = work_dir
         return self.connection_info
 
@@ -69,29 +66,13 @@ class SandboxProvisioner(LocalProvisioner):
 class SandboxKernelManager(AsyncKernelManager):
     """Every kernel is a sandboxed Python kernel, whatever the notebook's kernelspec says."""
 
-    memory_limit_mb = Integer(
-        KernelLimits.memory_bytes // 2**20,
-        help="Memory (MiB) that all of one notebook's processes may use together.",
-    ).tag(config=True)
-    max_processes = Integer(KernelLimits.max_processes, help="Processes and threads one notebook may run at once.").tag(
-        config=True
-    )
-    file_size_limit_mb = Integer(
-        KernelLimits.file_size_bytes // 2**20, help="Size (MiB) that any file a notebook writes may reach."
-    ).tag(config=True)
-
     job_dir = ""
-    output_limit_bytes = KernelLimits.output_bytes  # set by SandboxedExecute from its own setting
-    zygote = None
+    server = None
     template: list[str] | None = None  # shared cells this kernel should start after (see execute.py)
 
-    def limits(self) -> KernelLimits:
-        return KernelLimits(
-            memory_bytes=self.memory_limit_mb * 2**20,
-            max_processes=self.max_processes,
-            file_size_bytes=self.file_size_limit_mb * 2**20,
-            output_bytes=self.output_limit_bytes,
-        )
+    def limits(self) -> Limits:
+        """The course's limits (autograder/sandbox/limits.py), as nbgrader_config.py sets them."""
+        return SandboxLimits(parent=self).limits()
 
     @property
     def kernel_spec(self) -> KernelSpec:
@@ -106,8 +87,8 @@ class SandboxKernelManager(AsyncKernelManager):
     async def _async_pre_start_kernel(self, **kw):
         self.kernel_name = "python3"
         if not self.job_dir:
-            self.zygote = (template_zygote(self.template) if self.template else None) or shared_zygote()
-            self.job_dir = self.zygote.new_job_dir()
+            self.server = (template_server(self.template) if self.template else None) or shared_server("kernel")
+            self.job_dir = self.server.new_job_dir()
             self.transport = "ipc"
             self.ip = os.path.join(self.job_dir, "k")
             self.connection_file = os.path.join(self.job_dir, "kernel.json")
@@ -119,7 +100,7 @@ class SandboxKernelManager(AsyncKernelManager):
     pre_start_kernel = _async_pre_start_kernel
 
     def started_from_template(self) -> bool:
-        return bool(self.template) and self.zygote is not shared_zygote()
+        return bool(self.template) and self.server is not shared_server("kernel")
 
     def stop_reason(self) -> str:
         process = getattr(self.provisioner, "process", None)

@@ -19,17 +19,13 @@ from __future__ import annotations
 
 import base64
 import csv
-import glob
-import html
 import io
-import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
 
-import nbformat
-
-LEDGER = ".autograder"  # folder in the course root: the grade command's record of each run
+from .course import Course, GradeError
+from .ledger import read_ledger
 
 
 @dataclass
@@ -61,27 +57,6 @@ class ClassReport:
 
 
 # -- reading ---------------------------------------------------------------------------------
-def ledger_path(course: str, assignment: str) -> str:
-    return os.path.join(course, LEDGER, f"{assignment}.json")
-
-
-def read_ledger(course: str, assignment: str) -> dict:
-    try:
-        with open(ledger_path(course, assignment), encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return {}
-
-
-def write_ledger(course: str, assignment: str, entries: dict) -> None:
-    path = ledger_path(course, assignment)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    merged = {**read_ledger(course, assignment), **entries}
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(merged, f, indent=1, sort_keys=True)
-    os.replace(path + ".tmp", path)
-
-
 def test_outcome(cell) -> str:
     """ "ok", or the diagnosis code, or the name of the error a test cell ended with."""
     for output in cell.get("outputs", []):
@@ -120,27 +95,23 @@ def notebook_codes(nb) -> dict[str, str]:
 def build_report(course: str, assignment: str) -> ClassReport:
     from nbgrader.api import Gradebook, MissingEntry
 
-    from .grade import GradeError, Grader
-
-    grader = Grader(course, assignment, stream=io.StringIO(), warm=False)
-    coursedir = grader.coursedir
-    ledger = read_ledger(grader.course, assignment)
-    students = sorted(set(grader.submissions()) | set(ledger))
+    view = Course(course, assignment)
+    coursedir = view.coursedir
+    ledger = read_ledger(view.folder, assignment)
+    students = sorted(set(view.submissions()) | set(ledger))
     if not students:
         raise GradeError(f"No submissions of {assignment} yet, so there is nothing to report.")
     rows, exercises = [], []
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         for student in students:
             row = StudentRow(student, "not graded")
-            graded_dir = coursedir.format_path(coursedir.autograded_directory, student, assignment)
-            if grader.is_complete(student):
+            if view.is_complete(student):
                 try:
                     submission = gb.find_submission(assignment, student)
                     row.status, row.score, row.max_score = "graded", submission.score, submission.max_score
                 except MissingEntry:
                     row.reason = "graded notebook found, but the gradebook has no grade"
-                for path in sorted(glob.glob(os.path.join(graded_dir, "*.ipynb"))):
-                    nb = nbformat.read(path, as_version=4)
+                for nb in view.graded_notebooks(student):
                     row.codes.update(notebook_codes(nb))
                     row.notes += nb.metadata.get("autograder", {}).get("notes", [])
                 exercises += [e for e in row.codes if e not in exercises]
@@ -217,53 +188,20 @@ def write_csv(report: ClassReport, path: str) -> None:
 
 
 def write_html(report: ClassReport, path: str) -> None:
-    esc = html.escape
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    environment = Environment(loader=PackageLoader("autograder.grading"), autoescape=select_autoescape())
     graded = report.graded()
-    failed = [r for r in report.rows if r.status != "graded"]
-    head = ["student", "score", *report.exercises, "grading notes"]
-    body_rows = []
-    for r in graded:
-        cells = [esc(r.student), f"{r.score:g} / {r.max_score:g}"]
-        for e in report.exercises:
-            code = r.codes.get(e, "")
-            cells.append(f'<span class="{"ok" if code == "ok" else "bad"}">{esc(code)}</span>')
-        cells.append("<br>".join(esc(n) for n in r.notes))
-        body_rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    failed_rows = "".join(f"<tr><td>{esc(r.student)}</td><td>{esc(r.status)}</td><td>{esc(r.reason)}</td></tr>"
-                          for r in failed)  # fmt: skip
-    plots = "".join(
-        f'<figure><img alt="{esc(e)} outcomes" src="data:image/png;base64,{codes_plot(report, e)}"></figure>'
-        for e in report.exercises
-    )
-    pass_rates = ", ".join(
-        f"{esc(e)}: {100 * report.pass_rate(e):.0f}%" for e in report.exercises if report.pass_rate(e) is not None
-    )
     scores = [r.score for r in graded if r.score is not None]
-    mean = f"{sum(scores) / len(scores):.2f}" if scores else "–"
-    page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Class report: {esc(report.assignment)}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; max-width: 70em; }}
-table {{ border-collapse: collapse; margin: 1em 0; }} td, th {{ border: 1px solid #ccc; padding: .3em .6em; }}
-th {{ background: #f3f3f3; }} .ok {{ color: #2e7d32; }} .bad {{ color: #c62828; font-weight: 600; }}
-figure {{ display: inline-block; margin: .5em; }} img {{ max-width: 100%; }}
-</style></head><body>
-<h1>Class report: {esc(report.assignment)}</h1>
-<p>{len(graded)} graded, {len(failed)} not graded; mean score {mean}.</p>
-<h2>Scores</h2>
-<figure><img alt="score distribution" src="data:image/png;base64,{score_plot(report)}"></figure>
-<h2>Pass rate per exercise</h2>
-<p>{pass_rates}</p>
-<figure><img alt="pass rate per exercise" src="data:image/png;base64,{pass_rate_plot(report)}"></figure>
-<h2>Mistakes per exercise</h2>
-<p>Each bar counts the students whose first failing test of that exercise ended with that diagnosis.</p>
-{plots}
-<h2>Students</h2>
-<table><tr>{"".join(f"<th>{esc(h)}</th>" for h in head)}</tr>{"".join(body_rows)}</table>
-<h2>Submissions that were not graded</h2>
-{f"<table><tr><th>student</th><th>status</th><th>reason</th></tr>{failed_rows}</table>" if failed else "<p>None.</p>"}
-</body></html>
-"""
+    page = environment.get_template("report.html.j2").render(
+        report=report,
+        graded=graded,
+        failed=[r for r in report.rows if r.status != "graded"],
+        mean=f"{sum(scores) / len(scores):.2f}" if scores else "–",
+        score_png=score_plot(report),
+        pass_rate_png=pass_rate_plot(report),
+        code_pngs={e: codes_plot(report, e) for e in report.exercises},
+    )
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
 

@@ -74,7 +74,7 @@ def test_a_hanging_function_times_out():
         while True:
             pass
 
-    verdict, _ = diagnose_function("train_step", hangs, limits=Limits(timeout=2))
+    verdict, _ = diagnose_function("train_step", hangs, limits=Limits(check_seconds=2))
     assert verdict.code == "timeout"
 
 

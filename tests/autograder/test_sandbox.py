@@ -2,8 +2,11 @@
 
 import json
 import os
+import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from tests.conftest import requires_bwrap
 
@@ -72,16 +75,17 @@ def test_scratch_files_the_student_writes_are_allowed(tmp_path):
     assert row["code"] == "ok"
 
 
-def test_without_bubblewrap_the_cli_says_so_and_still_grades(tmp_path):
+def test_without_bubblewrap_the_cli_refuses_with_one_clear_message_and_runs_nothing(tmp_path):
+    from autograder.sandbox.policy import NO_BUBBLEWRAP
+
     source = tmp_path / "student.py"
-    source.write_text("def manual_sgd_step(params, lr):\n    raise ValueError('nope')\n")
+    source.write_text("open('ran.txt', 'w').write('x')\ndef manual_sgd_step(params, lr):\n    pass\n")
     env = {**os.environ, "AUTOGRADER_BWRAP": "no-such-bwrap-binary"}
     command = [sys.executable, "-m", "autograder", "diagnose", "manual_sgd_step", str(source)]
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
-    assert done.returncode == 0
-    assert "bubblewrap (bwrap) is not installed" in done.stderr
-    assert "time and memory limits only" in done.stderr
-    assert json.loads(done.stdout)["code"] == "error"
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"autograder: {NO_BUBBLEWRAP}"
+    assert done.stdout == "" and not (tmp_path / "ran.txt").exists()
 
 
 def test_bad_arguments_get_a_clear_message_and_a_nonzero_exit(tmp_path):
@@ -108,3 +112,71 @@ def test_a_missing_file_gets_its_own_error_line_and_the_others_are_judged(tmp_pa
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["code"] for r in rows] == ["error", "ok"]
     assert rows[0]["file"] == "missing.py" and "no file" in rows[0]["message"]
+
+
+def status_probe(tmp_path, name="probe.py"):
+    """A graph_ops whose error message reports what the process is allowed to do."""
+    source = tmp_path / name
+    source.write_text(
+        "import os\n"
+        "def graph_ops(t):\n"
+        "    status = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines() if ':' in l)\n"
+        "    try:\n"
+        "        open('/etc/shadow').read(1)\n"
+        "        shadow = 'readable'\n"
+        "    except OSError:\n"
+        "        shadow = 'denied'\n"
+        "    nnp, capeff, capbnd = (status[k].strip() for k in ('NoNewPrivs', 'CapEff', 'CapBnd'))\n"
+        "    raise RuntimeError(f'uid={os.getuid()} pid={os.getpid()} nnp={nnp} capeff={capeff} capbnd={capbnd} '\n"
+        "                       f'shadow={shadow}')\n"
+    )
+    source.chmod(0o644)
+    return source
+
+
+def probe_fields(row) -> dict:
+    return dict(part.split("=", 1) for part in row["message"].split(": ", 1)[1].split())
+
+
+@requires_bwrap
+def test_a_diagnose_child_has_no_new_privileges_no_capabilities_and_its_own_user_and_pid_1(tmp_path):
+    command = [sys.executable, "-m", "autograder", "diagnose", "graph_ops", str(status_probe(tmp_path))]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    fields = probe_fields(json.loads(done.stdout))
+    assert (fields["nnp"], fields["capeff"], fields["capbnd"], fields["pid"]) == ("1", "0" * 16, "0" * 16, "1")
+    if os.geteuid() == 0:
+        assert int(fields["uid"]) >= 61000 and fields["shadow"] == "denied"
+
+
+@requires_bwrap
+def test_as_an_unprivileged_user_the_child_is_locked_down_the_same_way(unprivileged_user):
+    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix="autograder-probe-"))  # pytest's folders are private
+    tmp_path.chmod(0o755)
+    source = status_probe(tmp_path)
+    command = [sys.executable, "-m", "autograder", "diagnose", "graph_ops", str(source)]
+    done = subprocess.run(["runuser", "-u", unprivileged_user, "--", *command], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    fields = probe_fields(json.loads(done.stdout))
+    shutil.rmtree(tmp_path, ignore_errors=True)
+    assert (fields["nnp"], fields["capeff"], fields["capbnd"]) == ("1", "0" * 16, "0" * 16)
+    assert fields["shadow"] == "denied"
+
+
+@requires_bwrap
+def test_a_fork_bomb_hits_the_process_limit(tmp_path):
+    body = (
+        "    pids = []\n"
+        "    try:\n"
+        "        for _ in range(300):\n"
+        "            pid = os.fork()\n"
+        "            if pid == 0:\n"
+        "                time.sleep(30)\n"
+        "                os._exit(0)\n"
+        "            pids.append(pid)\n"
+        "    except OSError as exc:\n"
+        "        raise RuntimeError(f'stopped after {len(pids)} forks: {exc}')"
+    )
+    row = diagnose(tmp_path, body)
+    assert row["code"] == "error" and "stopped after" in row["message"]
+    assert int(row["message"].split("stopped after ")[1].split()[0]) < 128

@@ -1,25 +1,29 @@
-"""The warm process that grading kernels are forked from.  It runs inside bubblewrap.
+"""The warm server that every sandboxed job is forked from.  It runs inside bubblewrap.
 
-Starting a kernel and importing torch takes about two seconds; forking a process that has
-already done both takes milliseconds.  This server imports everything once, then serves
-requests from the grader (one JSON object per line on stdin, one reply per line on stdout):
+Starting Python and importing torch takes seconds; forking a process that has already done it
+takes milliseconds.  This server imports once what its jobs need (``--profile kernel``: ipykernel,
+matplotlib, torch and the grader, for notebooks; ``--profile exercises``: torch and the
+exercises, for ``diagnose``), then serves requests from the grader (one JSON object per line on
+stdin, one reply per line on stdout):
 
-``{"op": "spawn", "job_dir": ..., "work_dir": ..., "connection_file": ..., "uid": ..., "limits": {...}}``
-    fork a kernel for one notebook; reply ``{"job": <id>}``
+``{"op": "spawn", "kind": "kernel", "job_dir", "work_dir", "connection_file", "uid", "limits", "env"}``
+    fork an ipykernel for one notebook; reply ``{"job": <id>}``
+``{"op": "spawn", "kind": "exercise", "job_dir", "work_dir", "uid", "limits", "env", "exercise",
+"source", "start", "seed", "record"}``
+    fork a child that runs the exercise's scenarios on the function the Python file ``source``
+    defines and writes the record (``autograder.runner``) to the file ``record``; reply ``{"job": <id>}``
 ``{"op": "poll", "job": <id>}``
     reply ``{"returncode": None | int, "reason": str}``
 ``{"op": "signal", "job": <id>, "signal": <n>}``
-    deliver a signal (SIGINT interrupts the kernel; SIGKILL ends the whole job)
+    deliver a signal (SIGINT interrupts a kernel; SIGKILL ends the whole job)
 
 Each job is two processes.  The *keeper* is forked from this server; it unshares a mount,
-network, IPC and PID namespace and forks the *kernel*, which is PID 1 of the new PID namespace,
-so when the kernel ends every process the student started ends with it.  Before it runs any
-student code the kernel mounts its own /proc and /dev/shm (its temporary folder is in its own
-private folder; /tmp is read-only), takes the job's own user id
-(all capabilities are dropped with it), sets its resource limits and closes every file
-descriptor it inherited.  This server watches each job's total memory and kills a job that
-goes over its limit, because a per-process address-space limit alone cannot stop many
-processes that each stay under it.
+network, IPC, UTS and PID namespace and forks the *job* itself, PID 1 of the new PID namespace,
+so that when it ends every process the student started ends with it.  Before any student code
+runs, the job mounts its own /proc and /dev/shm, takes its own user id and drops every
+capability (``policy.drop_privileges``), sets its resource limits and closes every file
+descriptor it inherited.  This server watches each job's total memory and kills a job over its
+limit: a per-process address-space limit alone cannot stop many processes that each stay under it.
 
 Started with ``--template SPEC``, the server first runs the cells of the lesson that every
 submission shares (the handed-out cells before the first answer, trusted instructor code) in a
@@ -31,11 +35,15 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import select
 import signal
 import sys
 import time
+
+import psutil
+
+from .limits import Limits
+from .policy import die_with_parent, drop_privileges, set_rlimits
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -43,74 +51,47 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-PAGE = os.sysconf("SC_PAGE_SIZE")
 WATCH_INTERVAL = 0.1  # seconds between memory checks
 OUTPUT_LIMIT_EXIT = 86  # a kernel's exit status when it printed more than its output limit
-PSS_PROCESSES = 16  # above this many processes in one notebook, resident size is the measure
-NICE = 5  # kernels yield the CPU to the grader, so a busy notebook cannot stall the others' bookkeeping
+PSS_INTERVAL = 0.5  # seconds between proportional measures of one job (they walk page tables)
+NICE = 5  # jobs yield the CPU to the grader, so a busy notebook cannot stall the others' bookkeeping
+SETUP_FAILED = 70  # a job's exit status when it could not lock itself down
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _check(result: int, what: str) -> None:
+def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    result = _libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None, flags,
+                         data.encode() if data else None)  # fmt: skip
     if result != 0:
         errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+        raise OSError(errno, f"mount {target}: {os.strerror(errno)}")
 
 
-def _mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    _check(
-        _libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None, flags,
-                    data.encode() if data else None),
-        f"mount {target}",
-    )  # fmt: skip
+def preload(profile: str) -> None:
+    """Import what every job of this profile imports, so that forked jobs start warm."""
+    if profile == "kernel":
+        os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"  # what ipykernel sets
+        import ipykernel.ipkernel  # noqa: F401
+        import ipykernel.kernelapp  # noqa: F401
+        import IPython  # noqa: F401
+        import ipywidgets  # noqa: F401
+        import matplotlib.font_manager  # noqa: F401  (builds the font list, ~1 s, once)
+        import matplotlib.pyplot  # noqa: F401  (picks its backend lazily, at the first figure)
 
-
-def preload() -> None:
-    """Import what every lesson imports, so that forked kernels start warm."""
-    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"  # what ipykernel sets
-    import ipykernel.ipkernel  # noqa: F401
-    import ipykernel.kernelapp  # noqa: F401
-    import IPython  # noqa: F401
-    import ipywidgets  # noqa: F401
-    import matplotlib  # noqa: F401  (not matplotlib_inline: importing it inside the kernel is
-    import matplotlib.font_manager  # noqa: F401  (builds the font list, ~1 s, once)
-    import matplotlib.pyplot  # noqa: F401  (picks its backend lazily, at the first figure)
-
-    #                                  what switches on IPython's inline figures)
-    import numpy  # noqa: F401
+        import autograder.checks  # noqa: F401
+        import gradlessons  # noqa: F401
     import torch
     import torch._dynamo  # noqa: F401  (the first optimizer would import it: 1.6 s)
 
-    import autograder.checks  # noqa: F401
+    import autograder.exercises  # noqa: F401
+    import autograder.runner  # noqa: F401
     import autograder.tamper  # noqa: F401
-    import gradlessons  # noqa: F401
 
     torch.nn.Parameter(torch.zeros(1))
-    # Kernels run side by side, one per core: a second intra-op thread per kernel would only
-    # compete with the next kernel (and OpenMP threads spin while they wait).
+    # Jobs run side by side, one per core: a second intra-op thread per job would only compete
+    # with the next job (and OpenMP threads spin while they wait).
     torch.set_num_threads(int(os.environ.get("AUTOGRADER_TORCH_THREADS", "1")))
-
-
-def _resident(pid: str) -> int:
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * PAGE
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _proportional(pid: str) -> int:
-    """Resident memory with each shared page divided among the processes sharing it."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return _resident(pid)
 
 
 TEMPLATE: dict = {}  # {"shell": the shell that ran the shared cells, "work_dir": its folder}
@@ -147,62 +128,29 @@ def run_template(spec_path: str) -> None:
     TEMPLATE.update(shell=shell, work_dir=spec["work_dir"], cells=len(spec["cells"]))
 
 
-class Job:
-    def __init__(self, keeper: int, kernel_pid: int, limits: dict):
-        self.keeper = keeper
-        self.kernel_pid = kernel_pid
-        self.limits = limits
-        self.pidns = _pidns(kernel_pid)
-        self.returncode: int | None = None
-        self.reason = ""
-
-    def kill(self) -> None:
-        """SIGKILL the keeper and the kernel (PID 1 of the job: its whole namespace goes with it)."""
-        for pid in (self.keeper, self.kernel_pid):
-            try:
-                if pid > 0:
-                    os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+# ---- one job ------------------------------------------------------------------------------
 
 
-def _pidns(pid: int) -> str | None:
-    try:
-        return os.readlink(f"/proc/{pid}/ns/pid")
-    except OSError:
-        return None
-
-
-def _set_limits(limits: dict) -> None:
-    memory = int(limits["memory_bytes"])
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_NPROC, (int(limits["max_processes"]),) * 2)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (int(limits["file_size_bytes"]),) * 2)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
-
-
-def _become_kernel(request: dict) -> None:
-    """In the new namespaces, as PID 1: lock down, then run ipykernel.  Never returns."""
-    job_dir, work_dir, uid = request["job_dir"], request["work_dir"], int(request["uid"])
+def lock_down(request: dict, limits: Limits) -> None:
+    """In the new namespaces, as PID 1, before any student code: private /proc and /dev/shm, the
+    job's folder owned by its user, logs, limits, no inherited descriptors, no privileges."""
+    job_dir, uid = request["job_dir"], int(request["uid"])
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
     if os.path.isdir("/dev/shm"):
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m")
-    if TEMPLATE:
+    if TEMPLATE and request["kind"] == "kernel":
         import shutil
 
-        shutil.copytree(TEMPLATE["work_dir"], work_dir, dirs_exist_ok=True)  # files the shared cells wrote
+        shutil.copytree(TEMPLATE["work_dir"], request["work_dir"], dirs_exist_ok=True)  # what the shared cells wrote
+    for name in ("ipython", "matplotlib", "tmp"):
+        os.makedirs(os.path.join(job_dir, name), exist_ok=True)
     if uid != os.getuid():
         for folder, _, files in os.walk(job_dir):
             for name in [folder, *(os.path.join(folder, f) for f in files)]:
                 os.chown(name, uid, uid)
         os.chmod(job_dir, 0o700)
-    for name in ("ipython", "matplotlib", "tmp"):
-        os.makedirs(os.path.join(job_dir, name), exist_ok=True)
-        if uid != os.getuid():
-            os.chown(os.path.join(job_dir, name), uid, uid)
-    log = os.open(os.path.join(job_dir, "kernel.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log = os.open(os.path.join(job_dir, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     if uid != os.getuid():
         os.fchown(log, uid, uid)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -210,27 +158,19 @@ def _become_kernel(request: dict) -> None:
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.closerange(3, 65536)
-    _set_limits(request["limits"])
+    cpu = limits.check_seconds if request["kind"] == "exercise" else None
+    set_rlimits(limits, cpu_seconds=cpu)
     os.setpriority(os.PRIO_PROCESS, 0, NICE)  # the grader and its server stay responsive
-    if uid != os.getuid():
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)  # leaving uid 0 drops every capability
-    # After the change of user: a change of credentials clears the parent-death signal.
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() == 1:
-        os._exit(
-            70
-        )  # the keeper is already gone    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file fails the write, not the kernel
+    drop_privileges(uid)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file fails the write, not the job
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    os.chdir(work_dir)
+    os.chdir(request["work_dir"])
     os.environ.clear()
     os.environ.update(request["env"])
     os.environ.update(
-        HOME=work_dir,
+        HOME=request["work_dir"],
         TMPDIR=os.path.join(job_dir, "tmp"),  # private; the sandbox's /tmp is read-only
         IPYTHONDIR=os.path.join(job_dir, "ipython"),
         MPLCONFIGDIR=os.path.join(job_dir, "matplotlib"),
@@ -240,6 +180,9 @@ def _become_kernel(request: dict) -> None:
 
     random.seed()  # a cold interpreter would have drawn a fresh seed too
 
+
+def run_kernel(request: dict, limits: Limits) -> None:
+    """Run ipykernel for one notebook.  Never returns."""
     from ipykernel.kernelapp import IPKernelApp
 
     if TEMPLATE:
@@ -255,8 +198,9 @@ def _become_kernel(request: dict) -> None:
     app.initialize(["-f", request["connection_file"], "--HistoryManager.enabled=False"])
     # A torch.py or sitecustomize.py handed in beside the notebook must not shadow real modules:
     # the working folder goes to the end of the search path instead of the front.
+    work_dir = request["work_dir"]
     sys.path[:] = [p for p in sys.path if p not in ("", work_dir)] + [work_dir]
-    _limit_output(int(request["limits"]["output_bytes"]))
+    _limit_output(limits.output_bytes)
     if TEMPLATE:
         app.shell.execution_count = TEMPLATE["cells"] + 1  # numbering goes on after the shared cells
     if TEMPLATE and "matplotlib_inline.backend_inline" in sys.modules:
@@ -265,6 +209,24 @@ def _become_kernel(request: dict) -> None:
 
         configure_inline_support(app.shell, "module://matplotlib_inline.backend_inline")
     app.start()
+    os._exit(0)
+
+
+def run_exercise(request: dict) -> None:
+    """Run an exercise's scenarios on the function a student's file defines; write the record.
+    The judge reads it in the grader, a process this code never touched.  Never returns."""
+    from autograder import exercises
+    from autograder.runner import collect, describe_exception, encode, load_source
+
+    source, exercise = request["source"], request["exercise"]
+    try:
+        scenarios = exercises.get(exercise).suite(request["start"], int(request["seed"]))
+        result = collect(exercise, load_source(source, exercise), scenarios, source)
+    except BaseException as exc:  # noqa: BLE001 - a syntax error, a file that cannot be read
+        result = {"observations": [], "error": describe_exception(exc, source), "tampered": []}
+    with open(request["record"], "wb") as out:
+        out.write(encode(result))
+    # Skip interpreter shutdown: student objects may have left atexit handlers or threads.
     os._exit(0)
 
 
@@ -287,36 +249,81 @@ def _limit_output(limit: int) -> None:
 
 
 def _keep(request: dict, report: int) -> None:
-    """The keeper: new namespaces, fork the kernel, pass on signals, exit with its status."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # dies with the server (and so the kernel)
+    """The keeper: new namespaces, fork the job, pass on signals, exit with its status."""
+    die_with_parent()  # dies with the server (and so the job)
+    limits = Limits(**request["limits"])
     try:
-        _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWUTS), "unshare")
-        kernel = os.fork()
+        flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWUTS
+        if _libc.unshare(flags) != 0:
+            raise OSError(ctypes.get_errno(), "unshare")
+        job = os.fork()
     except BaseException as error:  # noqa: BLE001 - the grader must hear about any failure
         os.write(report, json.dumps({"error": f"{type(error).__name__}: {error}"}).encode())
-        os._exit(70)
-    if kernel == 0:
+        os._exit(SETUP_FAILED)
+    if job == 0:
         try:
             os.close(report)
-            _become_kernel(request)
+            lock_down(request, limits)
         except BaseException as error:  # noqa: BLE001
             try:
                 os.write(2, f"sandbox setup failed: {type(error).__name__}: {error}\n".encode())
             finally:
-                os._exit(70)
-    os.write(report, json.dumps({"kernel": kernel}).encode())
+                os._exit(SETUP_FAILED)
+        if request["kind"] == "kernel":
+            run_kernel(request, limits)
+        run_exercise(request)
+    os.write(report, json.dumps({"pid": job}).encode())
     os.close(report)
-    signal.signal(signal.SIGINT, lambda *_: os.kill(kernel, signal.SIGINT))
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))
+    signal.signal(signal.SIGINT, lambda *_: os.kill(job, signal.SIGINT))
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(job, signal.SIGKILL))
     while True:
         try:
-            _, status = os.waitpid(kernel, 0)
+            _, status = os.waitpid(job, 0)
             break
         except InterruptedError:
             continue
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status) & 0x7F)
+
+
+class Job:
+    def __init__(self, keeper: int, pid: int, limits: Limits, kind: str):
+        self.keeper = keeper
+        self.kind = kind  # "kernel" or "exercise"
+        self.pid = pid  # PID 1 of the job's namespace, as this server sees it
+        self.limits = limits
+        self.returncode: int | None = None
+        self.reason = ""
+        self.measured = 0.0  # when the job's proportional size was last measured
+
+    def kill(self) -> None:
+        """SIGKILL the keeper and the job (PID 1 of its namespace: everything in it goes too)."""
+        for pid in (self.keeper, self.pid):
+            try:
+                if pid > 0:
+                    os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def processes(self) -> list[psutil.Process]:
+        """The job's PID 1 and every process below it: orphans in its namespace are re-parented
+        to PID 1, so nothing the student starts escapes this list."""
+        try:
+            top = psutil.Process(self.pid)
+            return [top, *top.children(recursive=True)]
+        except psutil.Error:
+            return []
+
+
+def _memory(processes: list[psutil.Process], proportional: bool) -> int:
+    total = 0
+    for process in processes:
+        try:
+            total += process.memory_full_info().pss if proportional else process.memory_info().rss
+        except psutil.Error:
+            continue
+    return total
 
 
 class Server:
@@ -330,6 +337,8 @@ class Server:
         self.out.flush()
 
     def spawn(self, request: dict) -> dict:
+        if request.get("kind") not in ("kernel", "exercise"):
+            return {"error": f"unknown kind of job {request.get('kind')!r}"}
         read, write = os.pipe()
         keeper = os.fork()
         if keeper == 0:
@@ -337,14 +346,14 @@ class Server:
             try:
                 _keep(request, write)
             finally:
-                os._exit(70)
+                os._exit(SETUP_FAILED)
         os.close(write)
         with os.fdopen(read, "rb") as pipe:
             answer = json.loads(pipe.read() or b'{"error": "the keeper ended early"}')
         if "error" in answer:
             os.waitpid(keeper, 0)
             return {"error": answer["error"]}
-        self.jobs[keeper] = Job(keeper, answer["kernel"], request["limits"])
+        self.jobs[keeper] = Job(keeper, answer["pid"], Limits(**request["limits"]), request["kind"])
         return {"job": keeper}
 
     def poll(self, request: dict) -> dict:
@@ -362,8 +371,8 @@ class Server:
             job.reason = request.get("reason", "")
         try:
             os.kill(job.keeper, sig)
-            if sig == signal.SIGKILL and job.kernel_pid > 0:
-                os.kill(job.kernel_pid, sig)  # PID 1 of the job: its whole namespace goes with it
+            if sig == signal.SIGKILL and job.pid > 0:
+                os.kill(job.pid, sig)  # PID 1 of the job: its whole namespace goes with it
         except ProcessLookupError:
             return {"ok": False}
         return {"ok": True}
@@ -387,37 +396,31 @@ class Server:
                 continue
             code = os.waitstatus_to_exitcode(status)
             job.returncode = -(code - 128) if code > 128 else code
-            job.kernel_pid = -1
+            job.pid = -1
 
     def watch_memory(self) -> None:
         """Kill a job whose processes together hold more memory than its limit.
 
         Resident sizes are cheap to read but count the pages a forked child shares with its
-        parent once per process; only a job over its limit by that measure is measured again
-        by proportional size (PSS), which counts shared pages once."""
+        parent once per process (a hundred sleeping forks of a kernel look like 25 GB); a job over
+        its limit by that measure is measured again by proportional size (PSS), which divides each
+        shared page among its sharers, at most every PSS_INTERVAL, and stopped only if that is over."""
         now = time.monotonic()
         if now - self.watched < WATCH_INTERVAL:
             return
         self.watched = now
-        running = {job.pidns: job for job in self.jobs.values() if job.returncode is None and job.pidns}
-        if not running:
-            return
-        members: dict[str, list[str]] = {}
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                ns = _pidns(int(name))
-                if ns in running:
-                    members.setdefault(ns, []).append(name)
-        for ns, pids in members.items():
-            job = running[ns]
-            limit = int(job.limits["memory_bytes"])
-            if job.reason or sum(_resident(p) for p in pids) <= limit:
+        for job in self.jobs.values():
+            if job.returncode is not None or job.reason or job.pid <= 0:
                 continue
-            # Measuring PSS walks each process's page tables: worth it for a few processes (a
-            # kernel and its check children), not for hundreds, whose resident sizes then count.
-            if len(pids) > PSS_PROCESSES or sum(_proportional(p) for p in pids) > limit:
+            processes = job.processes()
+            limit = job.limits.memory_bytes
+            if _memory(processes, proportional=False) <= limit or now - job.measured < PSS_INTERVAL:
+                continue
+            job.measured = now
+            if _memory(processes, proportional=True) > limit:
+                whose = "the notebook's" if job.kind == "kernel" else "your code's"
                 job.reason = (
-                    f"memory: the notebook's {len(pids)} processes used more than {limit // 2**20} MiB together"
+                    f"memory: {whose} {len(processes)} processes used more than {job.limits.memory_mb} MiB together"
                 )
                 job.kill()
 
@@ -438,7 +441,7 @@ class Server:
                 continue
             chunk = os.read(requests.fileno(), 65536)
             if not chunk:
-                self.stop_all()  # the grader went away: so do we, and the kernels with us
+                self.stop_all()  # the grader went away: so do we, and the jobs with us
                 return
             buffer += chunk
             while b"\n" in buffer:
@@ -453,20 +456,22 @@ class Server:
             self.watch_memory()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
     # The protocol owns the real stdout; anything else printed goes to stderr.
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     started = time.monotonic()
-    preload()
-    if "--template" in sys.argv:
-        try:
-            run_template(sys.argv[sys.argv.index("--template") + 1])
-        except Exception as error:  # noqa: BLE001 - the grader falls back to plain kernels
-            out.write(json.dumps({"id": 0, "ready": False, "error": f"{type(error).__name__}: {error}"}) + "\n")
-            out.flush()
-            return
+    profile = argv[argv.index("--profile") + 1] if "--profile" in argv else "kernel"
+    try:
+        preload(profile)
+        if "--template" in argv:
+            run_template(argv[argv.index("--template") + 1])
+    except Exception as error:  # noqa: BLE001 - the grader reports it (and falls back to plain kernels)
+        out.write(json.dumps({"id": 0, "ready": False, "error": f"{type(error).__name__}: {error}"}) + "\n")
+        out.flush()
+        return
     server = Server(out)
     server.reply({"id": 0, "ready": True, "seconds": round(time.monotonic() - started, 2)})
     server.serve(sys.stdin.buffer)

@@ -1,0 +1,90 @@
+"""What a course folder holds for one assignment: its nbgrader settings (from the course's own
+nbgrader_config.py), the submissions, which are graded to the end, and the graded notebooks.
+
+``grade`` and ``report`` both read a course through this; neither imports the other.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+
+import nbformat
+
+from .notes import is_graded
+
+
+class GradeError(Exception):
+    """The command cannot run (unknown assignment, no gradebook, ...); nothing was done."""
+
+
+class Course:
+    """One assignment of a course folder, with nbgrader's settings as ``nbgrader autograde`` has them."""
+
+    def __init__(self, folder: str, assignment: str) -> None:
+        from nbgrader.apps import AutogradeApp
+
+        self.folder = os.path.abspath(folder)
+        if not os.path.isfile(os.path.join(self.folder, "nbgrader_config.py")):
+            raise GradeError(f"{self.folder} is not a course folder: it has no nbgrader_config.py.")
+        self.assignment = assignment
+        here = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            self.app = AutogradeApp()
+            self.app.initialize([])
+        finally:
+            os.chdir(here)
+        self.app.log.setLevel(logging.WARNING)
+        self.app.log.propagate = False
+        self.coursedir = self.app.coursedir
+        self._check()
+
+    def _check(self) -> None:
+        from nbgrader.api import Gradebook, MissingEntry
+
+        db_url = self.coursedir.db_url
+        if db_url.startswith("sqlite:///") and not os.path.isfile(db_url[len("sqlite:///") :]):
+            raise GradeError(
+                f"No gradebook at {db_url[len('sqlite:///') :]}. Create it by releasing the assignment "
+                f"first: nbgrader generate_assignment {self.assignment}"
+            )
+        with Gradebook(db_url, self.coursedir.course_id) as gb:
+            try:
+                gb.find_assignment(self.assignment)
+            except MissingEntry:
+                known = ", ".join(sorted(a.name for a in gb.assignments)) or "none"
+                raise GradeError(f"Unknown assignment {self.assignment!r}: the gradebook knows {known}.") from None
+
+    def folder_of(self, kind: str, student: str) -> str:
+        """``submitted``, ``autograded`` or ``feedback`` folder of one student's assignment."""
+        name = getattr(self.coursedir, f"{kind}_directory")
+        return self.coursedir.format_path(name, student, self.assignment)
+
+    def submissions(self) -> list[str]:
+        pattern = self.coursedir.format_path(self.coursedir.submitted_directory, "*", self.assignment)
+        students = sorted(os.path.basename(os.path.dirname(path)) for path in glob.glob(pattern) if os.path.isdir(path))
+        return [s for s in students if not s.startswith(".")]
+
+    def graded_notebooks(self, student: str) -> list:
+        return [
+            nbformat.read(p, as_version=4)
+            for p in sorted(glob.glob(os.path.join(self.folder_of("autograded", student), "*.ipynb")))
+        ]
+
+    def is_complete(self, student: str) -> bool:
+        """Graded to the end, and not older than the submission."""
+        graded_dir, source_dir = self.folder_of("autograded", student), self.folder_of("submitted", student)
+        names = [os.path.basename(p) for p in glob.glob(os.path.join(source_dir, "*.ipynb"))]
+        if not names:
+            return False
+        for name in names:
+            try:
+                if not is_graded(nbformat.read(os.path.join(graded_dir, name), as_version=4)):
+                    return False
+            except Exception:  # noqa: BLE001 - missing or unreadable: not complete
+                return False
+        submitted = self.coursedir.get_existing_timestamp(source_dir)
+        graded = self.coursedir.get_existing_timestamp(graded_dir)
+        return not (submitted and graded and submitted > graded)

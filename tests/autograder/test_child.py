@@ -1,0 +1,77 @@
+"""The in-notebook checks on a machine without fork and resource (Windows; macOS, where forking a
+process that loaded torch is unsafe): the student's function goes by value to a fresh Python."""
+
+import subprocess
+import sys
+import textwrap
+
+from tests.conftest import ROOT
+
+WITHOUT_FORK = """
+import os, sys
+sys.modules["resource"] = None  # as on Windows: importing it fails
+del os.fork                     # as on Windows: no fork at all
+from autograder.sandbox.child import forking_is_safe
+assert not forking_is_safe()
+from autograder.checks import check, check_train_step
+
+def helper(optimizer):          # a helper in the notebook, used by the answer
+    optimizer.zero_grad()
+
+def train_step(model, optimizer, loss_fn, x, y):
+    helper(optimizer)
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+def never_clears(model, optimizer, loss_fn, x, y):
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+def hangs(params, lr):
+    while True:
+        pass
+
+def dies(t):
+    os._exit(3)
+"""
+
+
+def run(script: str) -> subprocess.CompletedProcess:
+    code = textwrap.dedent(WITHOUT_FORK) + textwrap.dedent(script)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+def test_a_correct_function_passes_through_a_spawned_child():
+    done = run("""
+        check_train_step(train_step)
+        check_train_step(train_step, start="dirty", seed=12)
+    """)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("✅ train_step") == 2
+
+
+def test_a_mistake_is_named_as_with_fork():
+    done = run("""
+        try:
+            check_train_step(never_clears)
+        except AssertionError as exc:
+            print("failed:", exc)
+    """)
+    assert "❌ train_step [never_clears]" in done.stdout, done.stderr
+
+
+def test_a_hang_times_out_and_a_crash_is_an_error_and_the_kernel_carries_on():
+    done = run("""
+        for name, fn in (("manual_sgd_step", hangs), ("graph_ops", dies)):
+            try:
+                check(name, fn, timeout=5)
+            except AssertionError as exc:
+                print("failed:", exc)
+        print("still here")
+    """)
+    assert "[timeout]" in done.stdout and "graph_ops [error]" in done.stdout, done.stdout + done.stderr
+    assert "still here" in done.stdout
