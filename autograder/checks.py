@@ -38,6 +38,12 @@ def _report(verdict: Verdict, printed: str = "") -> None:
 
 def _check(exercise: str, fn, start: str, seed: int, timeout: float | None) -> None:
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
+    if os.environ.get("AUTOGRADER_CHECKS") == "outside":
+        # Grading: the grader runs this check itself, outside this kernel, and its verdict replaces
+        # this cell's output (autograder/grading/score.py). Should that step be missing, the cell
+        # fails here rather than pass without a check.
+        print(f"{exercise}: checked by the grader outside the notebook.")
+        raise NotYet(f"{exercise}: this check runs outside the notebook, in the grader (ScoreChecks)")
     if not callable(fn):
         _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
     limits = DEFAULTS if timeout is None else replace(DEFAULTS, check_seconds=timeout)
@@ -85,7 +91,8 @@ def load_quiz(assignment: str) -> dict:
 
 
 def check_quiz(assignment: str, question: str, answer) -> None:
-    """Check one multiple-choice answer (a letter such as "b").  The key stores only hashes,
+    """Check one multiple-choice answer (a letter such as "b").  The quick checks are formative:
+    this self-check tells right from wrong, so they carry no points.  The key stores only hashes,
     so reading the package does not hand out the answers at a glance."""
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     quiz = load_quiz(assignment)

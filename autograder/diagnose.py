@@ -28,7 +28,9 @@ from .verdict import Verdict
 OUTPUT_SHOWN = 2000  # characters of a student's own prints shown back in a notebook
 
 
-def verdict_from_record(exercise: str, scenarios: list, result: dict) -> Verdict:
+def verdict_from_record(exercise: str, scenarios: list, result: dict, limits: Limits = DEFAULTS) -> Verdict:
+    if result.get("failure"):
+        return verdict_from_outcome(exercise, scenarios, Outcome(None, result["failure"], result["detail"]), limits)
     if result.get("tampered"):
         return Verdict(
             exercise,
@@ -84,17 +86,15 @@ def verdict_from_outcome(exercise: str, scenarios: list, outcome: Outcome, limit
             "or a very long computation.",
         )
     if outcome.record is None:
+        advice = " Never call os._exit() or exit() in the function." if "exit code" in outcome.detail else ""
         return Verdict(
-            exercise,
-            "error",
-            f"Your code ended the Python process before finishing ({outcome.detail}); "
-            "never call os._exit() or exit() in the function.",
+            exercise, "error", f"The process running your code ended before finishing: {outcome.detail}.{advice}"
         )
     try:
         result = decode(outcome.record)
     except Exception as exc:  # noqa: BLE001 - anything the student's process may have written
         return Verdict(exercise, "error", f"The run produced an unreadable record ({type(exc).__name__}).")
-    return verdict_from_record(exercise, scenarios, result)
+    return verdict_from_record(exercise, scenarios, result, limits)
 
 
 def diagnose_file(exercise: str, path: str, start: str = "all", seed: int = 0, limits: Limits = DEFAULTS) -> Verdict:
@@ -141,28 +141,38 @@ def diagnose_function(
 ) -> tuple[Verdict, str]:
     """The verdict for a function object (a notebook's), and what the function printed.
 
-    Each scenario runs in its own child forked from this process, so a crash, a hang or a
-    change to torch made by the student's function cannot reach the judge."""
+    Each scenario runs in its own child of this process, so a crash, a hang or a change to
+    torch made by the student's function cannot reach the judge."""
     scenarios = exercises.get(exercise).suite(start, seed)
     problems = tamper.provenance_problems()
     if problems:
         return verdict_from_record(exercise, scenarios, {"tampered": problems}), ""
-    merged = {"observations": [], "error": None, "tampered": []}
+    result = record_in_children(exercise, fn, scenarios, limits)
+    return verdict_from_record(exercise, scenarios, result, limits), result["output"]
+
+
+def record_in_children(exercise: str, fn, scenarios: list, limits: Limits = DEFAULTS) -> dict:
+    """Run ``fn`` through the scenarios, each in a child of this process that starts from this
+    process's state (so state the function keeps cannot leak from one scenario to the next); the
+    records merged, plain data.  A child that hangs or dies ends the record with ``failure``."""
+    merged = {"observations": [], "error": None, "tampered": [], "failure": None, "detail": "", "output": ""}
     printed = []
     for scenario in scenarios:
         outcome = run_in_child(partial(_child_work, exercise, fn, scenario), limits)
-        if outcome.record is None:
-            return verdict_from_outcome(exercise, scenarios, outcome, limits), "".join(printed)
         try:
-            result = decode(outcome.record)
-        except Exception:  # noqa: BLE001
-            return verdict_from_outcome(exercise, scenarios, Outcome(b"garbage"), limits), ""
+            result = decode(outcome.record) if outcome.record is not None else None
+        except Exception:  # noqa: BLE001 - anything the student's process may have written
+            outcome, result = Outcome(None, "died", "it wrote an unreadable record"), None
+        if result is None:
+            merged.update(failure=outcome.failure, detail=outcome.detail)
+            break
         printed.append(result.pop("output", ""))
         merged["observations"] += result["observations"]
         if result["error"] or result["tampered"]:
             merged.update(error=result["error"], tampered=result["tampered"])
             break
-    return verdict_from_record(exercise, scenarios, merged), "".join(printed)[:OUTPUT_SHOWN]
+    merged["output"] = "".join(printed)[:OUTPUT_SHOWN]
+    return merged
 
 
 def _child_work(exercise: str, fn, scenario) -> bytes:

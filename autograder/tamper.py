@@ -17,67 +17,46 @@ import importlib
 import inspect
 import os
 import sys
+import threading
 import types
 
 import torch
 
-# (module path, attribute path) pairs whose identity must not change while grading.
+# Whole surfaces (a module or a class, by dotted path) every attribute of which must keep its
+# identity while student code runs: what the recorder, the scenarios and the checks rely on, and
+# what a student could patch to change what they see (``torch.Tensor.__sub__``, an optimizer's
+# ``step``, ``clip_grad_norm_``, ``builtins.float``).  Subclasses of nn.Module and of Optimizer
+# are added below, all of them.
+SURFACES = (
+    "torch",
+    "torch.Tensor",
+    "torch._C.TensorBase",
+    "torch.autograd",
+    "torch.autograd.function.Function",
+    "torch.autograd.grad_mode",
+    "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.enable_grad",
+    "torch.autograd.grad_mode.set_grad_enabled",
+    "torch.nn",
+    "torch.nn.Module",
+    "torch.nn.Parameter",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.nn.utils",
+    "torch.nn.utils.clip_grad",
+    "torch.optim",
+    "torch.optim.Optimizer",
+)
+# Names Python itself adds to a class on first use: copyreg caches __slotnames__ when a tensor is pickled.
+CACHES = {"__slotnames__"}
+# Builtins the judge and the recorder use, whatever else a notebook's display hook puts there (``_``).
+BUILTINS = tuple(name for name in dir(builtins) if not name.startswith("_")) + ("__import__", "__build_class__")
+
+# (module path, attribute path) pairs outside those surfaces whose identity must not change.
 WATCHED = (
-    ("torch", "Tensor.backward"),
-    ("torch", "Tensor.register_hook"),
-    ("torch", "Tensor.register_post_accumulate_grad_hook"),
-    ("torch", "Tensor.zero_"),
-    ("torch", "Tensor.item"),
-    ("torch", "Tensor.clone"),
-    ("torch", "Tensor.detach"),
-    ("torch", "Tensor.__float__"),
-    ("torch", "autograd.backward"),
-    ("torch", "autograd.grad"),
-    ("torch", "autograd.function.Function.apply"),
-    ("torch", "allclose"),
-    ("torch", "equal"),
-    ("torch", "is_grad_enabled"),
-    ("torch", "set_grad_enabled"),
-    ("torch", "no_grad"),
-    ("torch", "enable_grad"),
     ("torch", "save"),
     ("torch", "load"),
-    ("torch", "optim.Optimizer.step"),
-    ("torch", "optim.Optimizer.zero_grad"),
-    ("torch", "optim.Optimizer.register_step_pre_hook"),
-    ("torch", "optim.Optimizer.profile_hook_step"),
-    ("torch", "optim.Optimizer.__init__"),
-    ("torch", "optim.SGD.step"),
-    ("torch", "optim.SGD.__init__"),
-    ("torch", "optim.Adam.step"),
-    ("torch", "optim.Adam.__init__"),
-    ("torch", "nn.Module.__call__"),
-    ("torch", "nn.Module._call_impl"),
-    ("torch", "nn.Module._wrapped_call_impl"),
-    ("torch", "nn.Module.zero_grad"),
-    ("torch", "nn.Module.parameters"),
-    ("torch", "nn.Module.named_parameters"),
-    ("torch", "nn.Module.register_forward_pre_hook"),
-    ("torch", "nn.Module.forward"),
-    ("torch", "nn.Module.train"),
-    ("torch", "nn.Module.eval"),
-    ("torch", "nn.Module.requires_grad_"),
-    ("torch", "Tensor.requires_grad_"),
-    ("torch", "inference_mode"),
-    ("torch", "autograd.gradcheck"),
-    ("torch", "autograd.grad_mode.no_grad.__enter__"),
-    ("torch", "autograd.grad_mode.set_grad_enabled.__init__"),
-    ("torch", "nn.Linear.forward"),
-    ("torch", "nn.functional.linear"),
-    ("torch", "nn.functional.mse_loss"),
-    ("torch", "nn.functional.cross_entropy"),
-    ("torch", "nn.MSELoss.forward"),
-    ("torch", "nn.CrossEntropyLoss.forward"),
-    ("builtins", "float"),
-    ("builtins", "isinstance"),
-    ("builtins", "len"),
-    ("builtins", "id"),
-    ("builtins", "getattr"),
+    ("torch", "utils.hooks.RemovableHandle.remove"),  # not the whole class: next_id counts hooks
 )
 
 # Global hook registries: student code can slip behaviour into every optimizer or module
@@ -92,13 +71,15 @@ GLOBAL_HOOK_TABLES = (
     ("torch.nn.modules.module", "_global_parameter_registration_hooks"),
 )
 
+_HOOK_TABLES = {f"{module}.{table}" for module, table in GLOBAL_HOOK_TABLES}
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 _GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
+# Where installed code lives: torch, the standard library, site-packages and the grader.  A function
+# on a watched surface defined anywhere else was written by student code (a notebook cell, a file).
 _GRADER_HOMES = tuple(
     {_GRADER_DIR, _TORCH_DIR, os.path.dirname(os.__file__)}
     | {os.path.dirname(os.path.dirname(_TORCH_DIR))}  # site-packages
 )
-_BUILTIN_ORIGINALS = {name: getattr(builtins, name) for name in ("float", "isinstance", "len", "id", "getattr")}
 
 
 def _resolve(module: str, path: str):
@@ -110,12 +91,44 @@ def _resolve(module: str, path: str):
     return inspect.getattr_static(obj, last)
 
 
+def _object(dotted: str):
+    """A module or a class by dotted path (the longest importable prefix, then attributes)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            obj = getattr(obj, part)
+        return obj
+    raise ImportError(dotted)
+
+
+def _surfaces() -> dict[str, object]:
+    """Every watched module or class by name: the fixed list, every nn.Module and Optimizer class."""
+    found = {name: _object(name) for name in SURFACES}
+    for module in (torch.nn, torch.optim):
+        for name, value in list(vars(module).items()):
+            if isinstance(value, type) and issubclass(value, (torch.nn.Module, torch.optim.Optimizer)):
+                found.setdefault(f"{module.__name__}.{name}", value)
+    return found
+
+
 def _warm_up() -> None:
     """Let torch finish its own lazy patching before any snapshot: the first optimizer of a
     class wraps that class's ``step`` once (``Optimizer._patch_step_function``)."""
     weight = torch.nn.Parameter(torch.zeros(1))
-    for optimizer in (torch.optim.SGD, torch.optim.Adam):
-        optimizer([weight], lr=0.1)
+    for _, optimizer in sorted(vars(torch.optim).items()):
+        if (
+            isinstance(optimizer, type)
+            and issubclass(optimizer, torch.optim.Optimizer)
+            and optimizer is not torch.optim.Optimizer
+        ):
+            try:
+                optimizer([weight], lr=0.1)
+            except Exception:  # noqa: BLE001 - an optimizer that needs other arguments is patched on first use
+                pass
 
 
 _warm_up()
@@ -139,6 +152,16 @@ def _grader_functions() -> dict[str, object]:
 
 def _watched_objects() -> dict[str, object]:
     objects = {}
+    for owner, obj in _surfaces().items():
+        for name, value in list(vars(obj).items()):
+            objects[f"{owner}.{name}"] = value
+        if isinstance(obj, type):
+            # A new attribute on a class can shadow an inherited one (Tensor.__sub__ comes from
+            # TensorBase): the set of names is watched too.  Modules gain names as torch imports
+            # its parts lazily, so theirs is not.
+            objects[f"{owner}.__dict__"] = tuple(sorted(set(vars(obj)) - CACHES))
+    for name in BUILTINS:
+        objects[f"builtins.{name}"] = getattr(builtins, name, None)
     for module, path in WATCHED:
         try:
             objects[f"{module}.{path}"] = _resolve(module, path)
@@ -147,35 +170,59 @@ def _watched_objects() -> dict[str, object]:
     for module, table in GLOBAL_HOOK_TABLES:
         hooks = getattr(importlib.import_module(module), table, {})
         objects[f"{module}.{table}"] = tuple(sorted(id(h) for h in hooks.values()))
+    # What sees every line or every import: a tracer, a profiler, an import hook.
+    objects["sys.settrace"] = _Hook(sys.gettrace())
+    objects["sys.setprofile"] = _Hook(sys.getprofile())
+    objects["threading.settrace"] = _Hook(getattr(threading, "_trace_hook", None))
+    objects["sys.meta_path"] = tuple(id(f) for f in sys.meta_path)
+    objects["sys.path_hooks"] = tuple(id(h) for h in sys.path_hooks)
     objects.update(_grader_functions())
     return objects
 
 
+class _Hook:
+    """A tracer or profiler seen in a snapshot: compared by identity, and a problem if it was
+    defined outside installed code."""
+
+    def __init__(self, hook) -> None:
+        self.hook = hook
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Hook) and self.hook is other.hook
+
+    __hash__ = object.__hash__
+
+
 def _same(a, b) -> bool:
-    # Hook tables are compared by content; everything else by identity.  The snapshot holds
-    # the objects themselves, not their id(): a replaced function can be freed and its id
+    # Hook tables and hooks are compared by content; everything else by identity.  The snapshot
+    # holds the objects themselves, not their id(): a replaced function can be freed and its id
     # reused by the replacement.
-    return a == b if isinstance(a, tuple) else a is b
+    return a == b if isinstance(a, (tuple, _Hook)) else a is b
 
 
 def provenance_problems() -> list[str]:
-    """Watched objects that were not defined by torch, Python or the grader itself."""
+    """Watched objects that were not defined by installed code (torch, Python, site-packages, the
+    grader): what student code that ran before the grader was imported has put there."""
     problems = []
     for name, obj in _watched_objects().items():
-        if isinstance(obj, tuple):
+        if isinstance(obj, _Hook):
+            if obj.hook is not None and not _defined_under(obj.hook, _GRADER_HOMES):
+                problems.append(name)
+            continue
+        if name in ("sys.meta_path", "sys.path_hooks"):
+            hooks = sys.meta_path if name == "sys.meta_path" else sys.path_hooks
+            if any(not _defined_under(h if isinstance(h, type) else type(h), _GRADER_HOMES) for h in hooks):
+                problems.append(name)
+            continue
+        if name in _HOOK_TABLES:
             if obj:
                 problems.append(name)  # a global hook table that someone filled
             continue
-        if name.startswith("builtins."):
-            if obj is not _BUILTIN_ORIGINALS[name.split(".", 1)[1]]:
-                problems.append(name)
-            continue
         if name.startswith("autograder") and name.rsplit(".", 1)[-1].startswith("__"):
             continue  # dunders that dataclasses and friends generate have no source file
-        # Grader modules also hold what they imported from the standard library.
-        homes = _GRADER_HOMES if name.startswith("autograder") else (_TORCH_DIR,)
-        if not _defined_under(obj, homes):
-            problems.append(name)
+        if isinstance(obj, (types.FunctionType, types.MethodType, type, staticmethod, classmethod, property)):
+            if not _defined_under(obj, _GRADER_HOMES):
+                problems.append(name)
     return sorted(problems)
 
 
@@ -187,9 +234,14 @@ def _defined_under(obj, folders: tuple[str, ...]) -> bool:
     if isinstance(obj, property):
         obj = obj.fget
     if isinstance(obj, type):
+        if obj.__module__ in ("builtins", "sys"):
+            return True
+        if obj.__module__ == "__main__":
+            return False  # made in a notebook or a script
         module = sys.modules.get(obj.__module__)
         file = getattr(module, "__file__", None)
-        return file is None or os.path.abspath(file).startswith(folders)
+        # No file: a submodule of a compiled extension (torch._C._profiler), not student code.
+        return module is not None and (file is None or os.path.abspath(file).startswith(folders))
     code = getattr(obj, "__code__", None)
     if code is None:
         # C functions, slot wrappers and method descriptors come from compiled code: student
@@ -229,7 +281,14 @@ def start_watch():
     def changes() -> list[str]:
         try:
             now = watched()
-            changed = [name for name, obj in before.items() if name in now and not same(obj, now[name])]
+            changed = []
+            for name, obj in before.items():
+                if name in now and not same(obj, now[name]):
+                    if name.endswith(".__dict__"):  # name the attributes added or removed
+                        owner = name[: -len(".__dict__")]
+                        changed += [f"{owner}.{a}" for a in sorted(set(now[name]) ^ set(obj))] or [name]
+                    else:
+                        changed.append(name)
         except Exception:  # noqa: BLE001 - the check was broken from outside
             return ["the grader's own tamper check"]
         changed += [name for name in now if name not in before and name.startswith("autograder")]

@@ -3,8 +3,11 @@
 Each case is a function of (release notebook, correct answers, paths) that writes a
 submission folder and returns what grading must record: the expected score and a phrase the
 grading notes (or the graded cells) must contain.  Nasty code goes into the answer cell of
-``train_accumulated``, after a correct definition, so the quiz and ``train_step`` tests that
-come before it are still graded normally.
+``train_accumulated``, after a correct definition, so the ``train_step`` tests that come before
+it are still graded normally.  Forgeries go into the first answer cell, with every exercise
+answered wrongly: whatever they do in the kernel, the score must stay zero, because the checks
+are scored outside it.  Submission folders with links, devices, FIFOs and big files test what
+nbgrader may copy.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from tests.course_copy import answered, grade_id, write
+from tests.course_copy import NEVER_CLEARS, answered, grade_id, write
 
 LESSON = "lesson3_zeroing_grad"
 NASTY_CELL = "train_accumulated"
@@ -46,6 +49,63 @@ def _with_nasty(code: str):
         write(ctx.path(student), answered(release, nasty))
 
     return build
+
+
+WRONG = {
+    "train_step": NEVER_CLEARS,
+    "train_accumulated": "def train_accumulated(model, optimizer, loss_fn, micro_batches, accum_steps):\n    return []",
+    "manual_sgd_step": "def manual_sgd_step(params, lr):\n    pass",
+}
+
+
+def _forged(code: str):
+    """Every exercise answered wrongly, and ``code`` in the first answer cell (a quiz answer)."""
+
+    def build(release, answers, ctx, student):
+        first = next(grade_id(c) for c in release["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
+        forged = {**answers, **WRONG, first: answers[first] + "\n" + code}
+        write(ctx.path(student), answered(release, forged))
+
+    return build
+
+
+def _beside(make):
+    """The correct notebook, which tries to read what ``make(folder, ctx)`` puts beside it."""
+
+    def build(release, answers, ctx, student):
+        nasty = {**answers, NASTY_CELL: answers[NASTY_CELL] + "\n" + READ_BESIDE}
+        write(ctx.path(student), answered(release, nasty))
+        make(os.path.dirname(ctx.path(student)), ctx)
+
+    return build
+
+
+def _links(folder, ctx):
+    os.symlink(os.path.join(ctx.course, "gradebook.db"), os.path.join(folder, "data.csv"))
+    os.symlink(os.path.join(ctx.course, "notebooks", LESSON, f"{LESSON}.ipynb"), os.path.join(folder, "notes.txt"))
+    os.symlink("/etc/shadow", os.path.join(folder, "shadow.txt"))
+
+
+def _specials(folder, ctx):
+    os.symlink("/dev/zero", os.path.join(folder, "zeros.bin"))
+    os.mkfifo(os.path.join(folder, "pipe"))
+    with open(os.path.join(folder, "big.bin"), "wb") as f:
+        f.truncate(100 * 2**20)  # sparse, but 100 MiB to whoever copies it
+
+
+def _other_students_notebook(release, answers, ctx, student):
+    victim = ctx.path("alice")
+    os.makedirs(os.path.dirname(ctx.path(student)), exist_ok=True)
+    os.symlink(victim, ctx.path(student))
+
+
+READ_BESIDE = """
+for name in ['data.csv', 'notes.txt', 'shadow.txt', 'zeros.bin', 'big.bin']:
+    try:
+        print(name, open(name, 'rb').read(200))
+    except Exception as error:
+        print('could not read', name, type(error).__name__)
+"""
 
 
 def _edited(change):
@@ -168,6 +228,73 @@ for _ in range(6):
 time.sleep(60)
 """
 
+REPLACE_CHECKS = """
+import autograder.checks as checks
+for name in ('check', 'check_train_step', 'check_train_accumulated', 'check_manual_sgd_step'):
+    setattr(checks, name, lambda *args, **kwargs: print('all good'))
+checks._report = lambda *args, **kwargs: None
+"""
+IMPORT_HOOK = """
+import sys, types
+fake = types.ModuleType('autograder.checks')
+for name in ('check', 'check_train_step', 'check_train_accumulated', 'check_manual_sgd_step', 'check_quiz'):
+    setattr(fake, name, lambda *args, **kwargs: None)
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        return None
+sys.meta_path.insert(0, Finder())
+sys.modules['autograder.checks'] = fake
+"""
+INPUT_TRANSFORMER = """
+get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])
+"""
+SETTRACE = """
+import sys, threading
+def tracer(frame, event, arg):
+    if event == 'exception' and type(arg[1]).__name__ == 'NotYet':
+        raise SystemExit
+    return tracer
+sys.settrace(tracer)
+threading.settrace(tracer)
+"""
+TENSOR_SUB = """
+import torch
+_sub = torch.Tensor.__sub__
+torch.Tensor.__sub__ = lambda self, other: _sub(self, other) * 0
+torch.optim.SGD.step = lambda self, closure=None: None
+"""
+DISK = """
+import os
+try:
+    with open('fill.bin', 'wb') as f:
+        for _ in range(1024):
+            f.write(b'x' * 2**20)
+except OSError as error:
+    print('write stopped:', error)
+folder = os.path.dirname(os.path.dirname(os.getcwd()))
+for i in range(40):
+    with open(os.path.join(folder, 'junk%d.bin' % i), 'wb') as f:
+        for _ in range(60):
+            f.write(b'x' * 2**20)
+"""
+COMM_FLOOD = """
+from comm import create_comm
+for _ in range(40):
+    create_comm(target_name='flood', data=dict(blob='x' * 25_000_000))
+"""
+SLEEPING_FORKS = """
+import os, time
+children = []
+for _ in range(60):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(20)
+        os._exit(0)
+    children.append(pid)
+time.sleep(1)
+print('forked', len(children))
+"""
+
 CASES = [
     Case("loop_forever", "before", "this cell ran longer than its limit", _with_nasty("while True:\n    pass")),
     Case(
@@ -214,6 +341,20 @@ CASES = [
     Case("invalid_json", "zero", "not a readable notebook", _invalid_json),
     Case("files_beside", "full", "", _files_beside),
     Case("warnings_on_stderr", "full", "", _with_nasty(WARNS)),
+    # forged scores: every exercise wrong, and the kernel told otherwise in every way known
+    Case("forge_replace_checks", "zero", r"❌ train_step \[tampered\]", _forged(REPLACE_CHECKS)),
+    Case("forge_import_hook", "zero", r"❌ train_step \[tampered\]", _forged(IMPORT_HOOK)),
+    Case("forge_input_transformer", "zero", r"❌ train_step \[never_clears\]", _forged(INPUT_TRANSFORMER)),
+    Case("forge_settrace", "zero", r"❌ train_step \[tampered\]", _forged(SETTRACE)),
+    Case("forge_tensor_sub", "zero", r"❌ train_step \[tampered\]", _forged(TENSOR_SUB)),
+    # what nbgrader would copy: links and special files are refused before, and noted
+    Case("links_beside", "full", "'data.csv' was not graded: it was a link", _beside(_links)),
+    Case("specials_beside", "full", "'pipe' was not graded: it was a FIFO", _beside(_specials)),
+    Case("notebook_is_a_link", "zero", "was not graded: it was a link", _other_students_notebook),
+    # one notebook's disk, widget messages and forks
+    Case("disk_filler", "before", "disk: the notebook wrote more than", _with_nasty(DISK)),
+    Case("comm_flood", "before", "more than 8 MiB of output", _with_nasty(COMM_FLOOD)),
+    Case("sleeping_forks", "full", "forked 60", _with_nasty(SLEEPING_FORKS)),
 ]
 
 

@@ -35,12 +35,22 @@ def error_output(ename: str, evalue: str):
     return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
 
+COUNTED = ("stream", "display_data", "update_display_data", "execute_result", "error", "comm_open", "comm_msg")
+
+
 def _message_bytes(msg: dict) -> int:
+    """What an output message adds to a notebook: its text, data, traceback, and for widget
+    (comm) messages their state and binary buffers, which nbclient keeps in the notebook too."""
     content = msg.get("content", {})
     size = len(content.get("text", "") or "")
-    for value in (content.get("data") or {}).values():
-        size += len(value) if isinstance(value, str) else len(str(value))
+    data = content.get("data") or {}
+    if msg.get("msg_type", "").startswith("comm"):
+        size += len(json.dumps(data, default=str))
+    else:
+        for value in data.values():
+            size += len(value) if isinstance(value, str) else len(str(value))
     size += sum(len(line) for line in content.get("traceback", []) or [])
+    size += sum(len(b) for b in msg.get("buffers") or [])
     return size
 
 
@@ -202,7 +212,7 @@ class SandboxedExecute(Execute):
 
     # -- output accounting -----------------------------------------------------------------
     def process_message(self, msg, cell, cell_index):
-        if msg.get("msg_type") in ("stream", "display_data", "update_display_data", "execute_result", "error"):
+        if msg.get("msg_type") in COUNTED:
             self._output_bytes += _message_bytes(msg)
             if self._output_bytes > self.output_limit_bytes:
                 if hasattr(self.km, "kill_for"):

@@ -4,15 +4,25 @@ Preprocessors add notes to ``resources["autograder_notes"]``; ``RecordNotes`` (t
 of autograding) writes them into the graded notebook twice: as a Markdown cell at the top, which
 the formgrader and the student's feedback show, and as ``metadata["autograder"]["notes"]``,
 which ``python -m autograder report`` reads.
+
+A grading that is cut short (``kill -9``, a power cut) must not count as done.  The graded
+notebook is marked graded only by the last step, and while a submission is being graded its
+graded copy's ``timestamp.txt`` reads the epoch: ``nbgrader autograde`` run again then sees the
+submission as newer than its graded copy and grades it again (nbgrader's own rule), and
+``python -m autograder grade`` grades again every notebook without the mark.
 """
 
 from __future__ import annotations
 
+import os
+
 from nbformat.v4 import new_markdown_cell
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 KEY = "autograder_notes"
 NOTE_CELL_TAG = "autograder-notes"
+IN_PROGRESS = "1970-01-01 00:00:00.000000 UTC"  # a graded copy's timestamp while it is being graded
 
 
 def add_note(resources: dict, text: str) -> None:
@@ -48,7 +58,30 @@ class RecordNotes(NbGraderPreprocessor):
             if nb.get("nbformat_minor", 5) < 5:
                 cell.pop("id", None)  # cell ids came with nbformat 4.5
             nb.cells.insert(0, cell)
+        self._stamp(resources)
         return nb, resources
+
+    def _stamp(self, resources: dict) -> None:
+        """The graded copy's timestamp: the epoch while grading runs, the submission's once done."""
+        info = resources.get("nbgrader", {})
+        if not info.get("student") or not info.get("assignment"):
+            return
+        coursedir = CourseDirectory(config=self.config)
+        source = coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])
+        graded = coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"])
+        stamp = os.path.join(source, "timestamp.txt")
+        if not os.path.isfile(stamp) or os.path.islink(stamp) or not os.path.isdir(graded):
+            return
+        target = os.path.join(graded, "timestamp.txt")
+        if self.graded:
+            with open(stamp, encoding="utf-8", errors="replace") as f:
+                text = f.read(200)
+        else:
+            text = IN_PROGRESS
+        if os.path.lexists(target):
+            os.remove(target)  # nbgrader's copy may be read-only
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 class RecordGradingNotes(RecordNotes):

@@ -125,7 +125,8 @@ def restore_cells(released: list, submitted: list) -> tuple[list, list[str]]:
         elif gid and gid not in released_ids:
             notes.append(f"Cell '{gid}' is not part of the assignment; it was kept as an ordinary cell.")
         extra = copy.deepcopy(cell)
-        extra.get("metadata", {}).pop("nbgrader", None)
+        extra.setdefault("metadata", {}).pop("nbgrader", None)
+        extra["metadata"]["autograder"] = {"added": True}  # the student's code: scored with the answers
         if extra.get("cell_type") == "code":
             extra["outputs"], extra["execution_count"] = [], None
         attached[after].append(extra)

@@ -105,8 +105,8 @@ def _death(code: int) -> str:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return f"the process died ({name})"
-    return f"the process ended with exit code {code} before reporting"
+        return f"killed by {name}"
+    return f"exit code {code}"
 
 
 # ---- macOS, Windows: a fresh interpreter --------------------------------------------------------

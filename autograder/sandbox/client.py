@@ -9,11 +9,14 @@ cells.  ``run_exercise`` is what ``diagnose`` uses: one Python file, one exercis
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import glob
 import hashlib
 import itertools
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -29,8 +32,9 @@ from .outcome import Outcome
 from .policy import SandboxError, bwrap_command, describe_signal, package_roots
 from .server import OUTPUT_LIMIT_EXIT, SETUP_FAILED
 
-FIRST_UID = 61000  # jobs run as FIRST_UID, FIRST_UID + 1, ... (one user id per running job)
-UIDS = 1000
+FIRST_UID = 61000  # as root, jobs run as FIRST_UID ... FIRST_UID + UIDS - 1, one user id per running job
+UIDS = 2000
+UID_LOCKS = "/run/lock/autograder-uids"  # one lock file per user id, shared by every grader on the machine
 MAX_RECORD_BYTES = 64 * 2**20
 
 
@@ -55,6 +59,40 @@ def _remove_stale_scratch(parent: str) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+class UidPool:
+    """User ids for jobs, unique across every server and every grading run on the machine: a job's
+    id is held by an exclusive lock on the file of that id for as long as the job runs (the lock
+    goes with the process that held it, however it ends)."""
+
+    def __init__(self, folder: str = UID_LOCKS, first: int = FIRST_UID, count: int = UIDS) -> None:
+        self.first, self.count = first, count
+        self.folder = folder if _writable(folder) else os.path.join(tempfile.gettempdir(), "autograder-uids")
+        os.makedirs(self.folder, mode=0o700, exist_ok=True)
+        self.next = random.randrange(count)  # servers start at different ids: fewer locks to try
+
+    def take(self) -> tuple[int, int]:
+        """(uid, the open lock file to close when the job is over)."""
+        for step in range(self.count):
+            uid = self.first + (self.next + step) % self.count
+            fd = os.open(os.path.join(self.folder, str(uid)), os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.next = (self.next + step + 1) % self.count
+            return uid, fd
+        raise SandboxError(f"all {self.count} user ids for sandboxed jobs are in use on this machine")
+
+
+def _writable(folder: str) -> bool:
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
+
+
 def _bootstrap(profile: str) -> list[str]:
     """The server's command: Python in isolated mode, importing the grader from wherever this
     process imported it (so that any clone or course folder grades with its own code)."""
@@ -70,12 +108,18 @@ class Server:
 
     def __init__(self, profile: str = "kernel", template: list[str] | None = None) -> None:
         self.profile = profile
+        self.template = template  # the shared cells this server ran, if any
         _remove_stale_scratch(scratch_parent())
         self.scratch = tempfile.mkdtemp(prefix="autograder-", dir=scratch_parent())
         os.chmod(self.scratch, 0o711)
         with open(os.path.join(self.scratch, "owner.pid"), "w") as f:
             f.write(str(os.getpid()))
         os.makedirs(os.path.join(self.scratch, "tmp"))
+        # Job records live outside the jobs' folders, in a folder only the grader's user may open,
+        # and the grader reads each one from a descriptor it opened before the job started: a job
+        # that deletes or replaces every file it can reach cannot take its record with it.
+        self.records = os.path.join(self.scratch, "records")
+        os.makedirs(self.records, mode=0o700)
         command = _bootstrap(profile)
         if template is not None:
             spec = os.path.join(self.scratch, "template.json")
@@ -92,7 +136,7 @@ class Server:
         self.process = subprocess.Popen(sandboxed, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
         self.lock = threading.Lock()
         self.ids = itertools.count(1)
-        self.uids = itertools.cycle(range(FIRST_UID, FIRST_UID + UIDS))
+        self.uids = UidPool() if os.geteuid() == 0 else None
         ready = self.process.stdout.readline()
         if ready and not json.loads(ready).get("ready"):
             self.close()
@@ -133,25 +177,49 @@ class Server:
         env["PATH"] = f"{os.path.dirname(sys.executable)}:/usr/bin:/bin"
         return env
 
-    def _uid(self) -> int:
-        return next(self.uids) if os.geteuid() == 0 else os.getuid()
+    def _uid(self) -> tuple[int, int | None]:
+        """A user id for a new job, and the lock that holds it (None when we are not root: every
+        job then runs as our own user, in its own namespaces)."""
+        return self.uids.take() if self.uids is not None else (os.getuid(), None)
+
+    def _spawn(self, limits: Limits, **fields) -> JobProcess:
+        uid, lock = self._uid()
+        record = None
+        try:
+            if fields.get("record") is True:
+                fields["record"] = os.path.join(self.records, os.path.basename(fields["job_dir"]))
+                record = os.fdopen(os.open(fields["record"], os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                                           0o600), "rb")  # fmt: skip
+            answer = self.request("spawn", uid=uid, limits=limits.as_dict(), env=fields.pop("env", None)
+                                  or self._environment(), **fields)  # fmt: skip
+        except BaseException:
+            if lock is not None:
+                os.close(lock)
+            if record is not None:
+                record.close()
+            raise
+        return JobProcess(self, answer["job"], limits, lock, record, fields.get("record"))
 
     def spawn_kernel(self, job_dir: str, work_dir: str, connection_file: str, limits: Limits) -> JobProcess:
-        env = {**self._environment(), "NBGRADER_EXECUTION": "autograde"}  # what nbgrader tells a kernel
-        answer = self.request(
-            "spawn", kind="kernel", job_dir=job_dir, work_dir=work_dir, connection_file=connection_file,
-            uid=self._uid(), limits=limits.as_dict(), env=env,
-        )  # fmt: skip
-        return JobProcess(self, answer["job"], limits)
+        # What nbgrader tells a kernel, and that the checks in test cells are scored outside it.
+        env = {**self._environment(), "NBGRADER_EXECUTION": "autograde", "AUTOGRADER_CHECKS": "outside"}
+        return self._spawn(limits, kind="kernel", job_dir=job_dir, work_dir=work_dir, connection_file=connection_file,
+                           env=env)  # fmt: skip
 
     def spawn_exercise(self, job_dir: str, source: str, exercise: str, start: str, seed: int, limits: Limits):
         """A job that judges-to-be the function ``exercise`` of the file ``source`` (in job_dir)."""
-        answer = self.request(
-            "spawn", kind="exercise", job_dir=job_dir, work_dir=os.path.join(job_dir, "work"), uid=self._uid(),
-            limits=limits.as_dict(), env=self._environment(), exercise=exercise, source=source, start=start,
-            seed=int(seed), record=os.path.join(job_dir, "record.pt"),
-        )  # fmt: skip
-        return JobProcess(self, answer["job"], limits)
+        return self._spawn(limits, kind="exercise", job_dir=job_dir, work_dir=os.path.join(job_dir, "work"),
+                           exercise=exercise, source=source, start=start, seed=int(seed),
+                           record=True)  # fmt: skip
+
+    def spawn_score(self, job_dir: str, plan: dict, limits: Limits) -> JobProcess:
+        """A job that scores a notebook's checks outside its kernel (``server.run_score``); its
+        records come back with ``read_records(job)``."""
+        path = os.path.join(job_dir, "plan.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(plan, f)
+        return self._spawn(limits, kind="score", job_dir=job_dir, work_dir=os.path.join(job_dir, "work"), plan=path,
+                           record=True)  # fmt: skip
 
     def close(self) -> None:
         if self.alive():
@@ -170,13 +238,29 @@ class JobProcess:
 
     stdin = stdout = stderr = None  # jupyter_client closes these if present
 
-    def __init__(self, server: Server, job: int, limits: Limits = DEFAULTS):
+    def __init__(
+        self, server: Server, job: int, limits: Limits = DEFAULTS, uid_lock: int | None = None, record=None,
+        record_path: str | None = None,
+    ):  # fmt: skip
         self.server = server
+        self.record = record  # the grader's own descriptor on the job's record file, if it has one
+        self.record_path = record_path
         self.pid = job
         self.limits = limits
+        self.uid_lock = uid_lock  # released once the job has ended
         self.returncode: int | None = None
         self.reason = ""
         self.stop_reason = ""  # why the grader itself stopped the job, if it did
+
+    def close_record(self) -> None:
+        """Forget the job's record file (read or not)."""
+        if self.record is not None:
+            self.record.close()
+            self.record = None
+        if self.record_path:
+            with contextlib.suppress(OSError):
+                os.remove(self.record_path)
+            self.record_path = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -188,6 +272,9 @@ class JobProcess:
             if answer["returncode"] is not None:
                 self.returncode, self.reason = answer["returncode"], answer["reason"]
                 self.server.request("forget", job=self.pid)
+        if self.returncode is not None and self.uid_lock is not None:
+            os.close(self.uid_lock)  # the job and everything in its namespace are gone: its user id is free
+            self.uid_lock = None
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -282,37 +369,68 @@ def run_exercise(source: str, exercise: str, start: str, seed: int, limits: Limi
     began = time.monotonic()
     server = shared_server("exercises")
     job_dir = server.new_job_dir()
+    job = None
     try:
-        target = os.path.join(job_dir, "work", "submission.py")
-        shutil.copyfile(source, target)
-        job = server.spawn_exercise(job_dir, target, exercise, start, seed, limits)
+        shutil.copyfile(source, os.path.join(job_dir, "work", "submission.py"))
+        job = server.spawn_exercise(job_dir, "submission.py", exercise, start, seed, limits)
         try:
             code = job.wait(timeout=limits.check_seconds)
         except subprocess.TimeoutExpired:
             job.kill("timeout")
             job.wait()
             return Outcome(None, "timeout", f"{limits.check_seconds:g} s", time.monotonic() - began)
-        record = os.path.join(job_dir, "record.pt")
-        data = b""
-        if os.path.isfile(record) and not os.path.islink(record):
-            with open(record, "rb") as f:
-                data = f.read(MAX_RECORD_BYTES + 1)
-        if not data or len(data) > MAX_RECORD_BYTES:
+        data = read_records(job).get("record")
+        if not data:
             return Outcome(None, "died", _death(job, code, job_dir), time.monotonic() - began)
         return Outcome(data, seconds=time.monotonic() - began)
     finally:
+        if job is not None:
+            job.close_record()
         shutil.rmtree(job_dir, ignore_errors=True)
+
+
+def read_records(job: JobProcess) -> dict[str, bytes]:
+    """The records a job wrote (``server.write_frame``): name -> bytes, read from the descriptor the
+    grader opened before the job started (then closed).  A frame cut short (the job was stopped
+    while writing it) or garbled ends the reading; what came before it counts."""
+    found: dict[str, bytes] = {}
+    if job.record is None:
+        return found
+    try:
+        _read_frames(job.record, found)
+    finally:
+        job.close_record()
+    return found
+
+
+def _read_frames(f, found: dict[str, bytes]) -> None:
+    f.seek(0)
+    while True:
+        header = f.readline(4096)
+        if not header.endswith(b"\n"):
+            return
+        try:
+            meta = json.loads(header)
+            name, size = str(meta["name"]), int(meta["size"])
+        except (ValueError, KeyError, TypeError):
+            return
+        if not 0 < size <= MAX_RECORD_BYTES:
+            return
+        data = f.read(size)
+        if len(data) != size:
+            return
+        found[name] = data
 
 
 def _death(job: JobProcess, code: int, job_dir: str) -> str:
     if job.reason:
         return job.reason
     if code < 0:
-        return f"the process died: {describe_signal(-code)}"
+        return describe_signal(-code)
     try:
         with open(os.path.join(job_dir, "output.log"), errors="replace") as f:
             tail = [line for line in f.read()[-2000:].splitlines() if line.strip()][-1:]
     except OSError:
         tail = []
     last = f" ({tail[0][:200]})" if tail else ""
-    return f"the process ended with exit code {code} before reporting{last}"
+    return f"exit code {code}{last}"

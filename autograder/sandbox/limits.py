@@ -35,6 +35,10 @@ class Limits:
     max_processes: int = 128
     #: MiB that any one file the job writes may reach.
     file_size_mb: int = 64
+    #: MiB that all of a job's files may take together: its working folder, home, temporary folder
+    #: and /dev/shm are one private in-memory file system of this size (a hard limit), and anything
+    #: written elsewhere in its folder is measured every half second (the job is stopped above it).
+    disk_mb: int = 256
     #: MiB of output (text and images) one notebook may produce before its kernel is stopped.
     output_mb: float = 8
     #: Seconds one exercise check may take, all its scenarios together: a file in ``diagnose``,
@@ -53,6 +57,10 @@ class Limits:
     @property
     def file_size_bytes(self) -> int:
         return int(self.file_size_mb * MiB)
+
+    @property
+    def disk_bytes(self) -> int:
+        return int(self.disk_mb * MiB)
 
     @property
     def output_bytes(self) -> int:
@@ -75,6 +83,7 @@ class SandboxLimits(Configurable):
     memory_mb = _trait(Integer, "memory_mb", "MiB that all of one notebook's processes may use together")
     max_processes = _trait(Integer, "max_processes", "Processes and threads one notebook may run at once")
     file_size_mb = _trait(Integer, "file_size_mb", "MiB that any file a notebook writes may reach")
+    disk_mb = _trait(Integer, "disk_mb", "MiB that all of a notebook's files may take together")
     output_mb = _trait(Float, "output_mb", "MiB of output (text and images) one notebook may produce")
     check_seconds = _trait(Float, "check_seconds", "Seconds one exercise check may take")
     cell_seconds = _trait(Integer, "cell_seconds", "Seconds one cell may run")

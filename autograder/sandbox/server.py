@@ -11,7 +11,10 @@ stdin, one reply per line on stdout):
 ``{"op": "spawn", "kind": "exercise", "job_dir", "work_dir", "uid", "limits", "env", "exercise",
 "source", "start", "seed", "record"}``
     fork a child that runs the exercise's scenarios on the function the Python file ``source``
-    defines and writes the record (``autograder.runner``) to the file ``record``; reply ``{"job": <id>}``
+    (a name in ``work_dir``) defines and writes the record (``autograder.runner``) to the file
+    ``record`` (``write_frame``); reply ``{"job": <id>}``
+``{"op": "spawn", "kind": "score", "job_dir", "work_dir", "uid", "limits", "env", "plan", "record"}``
+    fork a child that scores a notebook's checks outside its kernel (``run_score``); reply ``{"job": <id>}``
 ``{"op": "poll", "job": <id>}``
     reply ``{"returncode": None | int, "reason": str}``
 ``{"op": "signal", "job": <id>, "signal": <n>}``
@@ -50,10 +53,11 @@ CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
 WATCH_INTERVAL = 0.1  # seconds between memory checks
 OUTPUT_LIMIT_EXIT = 86  # a kernel's exit status when it printed more than its output limit
 PSS_INTERVAL = 0.5  # seconds between proportional measures of one job (they walk page tables)
+DISK_INTERVAL = 0.5  # seconds between measures of a job's folder
 NICE = 5  # jobs yield the CPU to the grader, so a busy notebook cannot stall the others' bookkeeping
 SETUP_FAILED = 70  # a job's exit status when it could not lock itself down
 
@@ -99,13 +103,24 @@ TEMPLATE: dict = {}  # {"shell": the shell that ran the shared cells, "work_dir"
 
 def run_template(spec_path: str) -> None:
     """Run the shared cells once, here; every kernel forked afterwards inherits their results."""
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
-
     with open(spec_path, encoding="utf-8") as f:
         spec = json.load(f)
     os.makedirs(spec["work_dir"], exist_ok=True)
     os.chdir(spec["work_dir"])
+    quiet = open(os.devnull, "w")  # noqa: SIM115 - the outputs come from the first full run
+    real = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = quiet
+    try:
+        shell = run_cells(spec["cells"])
+    finally:
+        sys.stdout, sys.stderr = real
+    TEMPLATE.update(shell=shell, work_dir=spec["work_dir"], cells=len(spec["cells"]))
+
+
+def run_cells(cells: list[str]):
+    """A plain IPython shell (no history, no GUI) that has run these trusted cells."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
 
     class TemplateShell(InteractiveShell):
         def enable_gui(self, gui=None):
@@ -114,51 +129,59 @@ def run_template(spec_path: str) -> None:
     config = Config()
     config.HistoryManager.enabled = False  # no history thread: this process forks
     shell = TemplateShell.instance(config=config)
-    quiet = open(os.devnull, "w")  # noqa: SIM115 - the outputs come from the first full run
-    real = sys.stdout, sys.stderr
-    sys.stdout = sys.stderr = quiet
-    try:
-        for number, source in enumerate(spec["cells"], start=1):
-            result = shell.run_cell(source, store_history=False)
-            if not result.success:
-                error = result.error_in_exec or result.error_before_exec
-                raise RuntimeError(f"shared cell {number} failed: {type(error).__name__}: {error}")
-    finally:
-        sys.stdout, sys.stderr = real
-    TEMPLATE.update(shell=shell, work_dir=spec["work_dir"], cells=len(spec["cells"]))
+    for number, source in enumerate(cells, start=1):
+        result = shell.run_cell(source, store_history=False)
+        if not result.success:
+            error = result.error_in_exec or result.error_before_exec
+            raise RuntimeError(f"shared cell {number} failed: {type(error).__name__}: {error}")
+    return shell
 
 
 # ---- one job ------------------------------------------------------------------------------
 
 
+RECORD_FD = 3  # exercise and score jobs write their records here: a file the server opened for them
+INODES = 20000  # files and folders a job's private file system may hold
+
+
 def lock_down(request: dict, limits: Limits) -> None:
-    """In the new namespaces, as PID 1, before any student code: private /proc and /dev/shm, the
-    job's folder owned by its user, logs, limits, no inherited descriptors, no privileges."""
+    """In the new namespaces, as PID 1, before any student code: private /proc; a private file
+    system of ``limits.disk_mb`` for the job's working folder, home, temporary folder and
+    /dev/shm; the job's folder owned by its user; logs and the record opened here; limits; no
+    inherited descriptors; no privileges.  Sets ``request["work_dir"]`` to the private copy."""
+    import shutil
+
     job_dir, uid = request["job_dir"], int(request["uid"])
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
-    if os.path.isdir("/dev/shm"):
-        _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m")
+    private = os.path.join(job_dir, "private")
+    os.makedirs(private, exist_ok=True)
+    _mount("tmpfs", private, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limits.disk_mb}m,nr_inodes={INODES},mode=0700")
+    work = os.path.join(private, "work")
+    shutil.copytree(request["work_dir"], work)  # what the grader handed in (the submission's files)
     if TEMPLATE and request["kind"] == "kernel":
-        import shutil
-
-        shutil.copytree(TEMPLATE["work_dir"], request["work_dir"], dirs_exist_ok=True)  # what the shared cells wrote
-    for name in ("ipython", "matplotlib", "tmp"):
-        os.makedirs(os.path.join(job_dir, name), exist_ok=True)
+        shutil.copytree(TEMPLATE["work_dir"], work, dirs_exist_ok=True)  # what the shared cells wrote
+    for name in ("ipython", "matplotlib", "tmp", "shm"):
+        os.makedirs(os.path.join(private, name))
+    if os.path.isdir("/dev/shm"):
+        _mount(os.path.join(private, "shm"), "/dev/shm", None, MS_BIND)  # inside the same quota
     if uid != os.getuid():
         for folder, _, files in os.walk(job_dir):
             for name in [folder, *(os.path.join(folder, f) for f in files)]:
                 os.chown(name, uid, uid)
         os.chmod(job_dir, 0o700)
     log = os.open(os.path.join(job_dir, "output.log"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    if uid != os.getuid():
-        os.fchown(log, uid, uid)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    os.closerange(3, 65536)
-    cpu = limits.check_seconds if request["kind"] == "exercise" else None
+    if request.get("record"):
+        record = os.open(request["record"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        os.dup2(record, RECORD_FD)
+        os.closerange(RECORD_FD + 1, 65536)
+    else:
+        os.closerange(3, 65536)
+    cpu = limits.check_seconds if request["kind"] == "exercise" else None  # a kernel or a scoring runs long
     set_rlimits(limits, cpu_seconds=cpu)
     os.setpriority(os.PRIO_PROCESS, 0, NICE)  # the grader and its server stay responsive
     drop_privileges(uid)
@@ -166,19 +189,28 @@ def lock_down(request: dict, limits: Limits) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    os.chdir(request["work_dir"])
+    request["work_dir"] = work
+    os.chdir(work)
     os.environ.clear()
     os.environ.update(request["env"])
     os.environ.update(
-        HOME=request["work_dir"],
-        TMPDIR=os.path.join(job_dir, "tmp"),  # private; the sandbox's /tmp is read-only
-        IPYTHONDIR=os.path.join(job_dir, "ipython"),
-        MPLCONFIGDIR=os.path.join(job_dir, "matplotlib"),
+        HOME=work,
+        TMPDIR=os.path.join(private, "tmp"),  # private; the sandbox's /tmp is read-only
+        IPYTHONDIR=os.path.join(private, "ipython"),
+        MPLCONFIGDIR=os.path.join(private, "matplotlib"),
         MPLBACKEND="module://matplotlib_inline.backend_inline",
     )
     import random
 
     random.seed()  # a cold interpreter would have drawn a fresh seed too
+
+
+def write_frame(name: str, data: bytes) -> None:
+    """One record on the record file: a header line (its name and size), then its bytes."""
+    os.write(RECORD_FD, json.dumps({"name": name, "size": len(data)}).encode() + b"\n")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(RECORD_FD, view) :]
 
 
 def run_kernel(request: dict, limits: Limits) -> None:
@@ -218,15 +250,75 @@ def run_exercise(request: dict) -> None:
     from autograder import exercises
     from autograder.runner import collect, describe_exception, encode, load_source
 
-    source, exercise = request["source"], request["exercise"]
+    source, exercise = os.path.join(request["work_dir"], request["source"]), request["exercise"]
     try:
         scenarios = exercises.get(exercise).suite(request["start"], int(request["seed"]))
         result = collect(exercise, load_source(source, exercise), scenarios, source)
     except BaseException as exc:  # noqa: BLE001 - a syntax error, a file that cannot be read
         result = {"observations": [], "error": describe_exception(exc, source), "tampered": []}
-    with open(request["record"], "wb") as out:
-        out.write(encode(result))
+    write_frame("record", encode(result))
     # Skip interpreter shutdown: student objects may have left atexit handlers or threads.
+    os._exit(0)
+
+
+class CellTimeout(Exception):
+    """An answer cell ran longer than a cell may while it was executed for scoring."""
+
+
+def run_score(request: dict, limits: Limits) -> None:
+    """Score a notebook's checks outside its kernel.  Never returns.
+
+    The plan (``request["plan"]``, written by the grader) lists the submission's answer cells
+    and added cells, and its test cells' checks, in notebook order.  Starting from the shared
+    cells' namespace (this server's template, or the shared cells run here), each answer cell is
+    executed as Run All would (an error is noted, and the next cell runs); at each test cell,
+    each check runs the named function through the exercise's scenarios, every scenario in a
+    child of this process (``record_in_children``), and its record is written to the record file
+    as ``<cell>-<k>``.  The judge reads the records in the grader."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from autograder import exercises
+    from autograder.diagnose import record_in_children
+    from autograder.runner import describe_exception, encode
+    from autograder.tamper import start_watch
+
+    with open(request["plan"], encoding="utf-8") as f:
+        plan = json.load(f)
+    shell = TEMPLATE["shell"] if TEMPLATE else run_cells(plan["shared"])
+    namespace = shell.user_ns
+    changes = start_watch()  # before any student code: what it changes in torch or the grader shows
+    transform = TransformerManager().transform_cell
+    failed = None  # the last answer cell that raised, for the message of a function it did not define
+
+    def on_alarm(signum, frame):
+        raise CellTimeout(f"this cell ran longer than {limits.cell_seconds} s")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    for item in plan["items"]:
+        if item["kind"] == "code":
+            try:
+                signal.alarm(int(limits.cell_seconds))
+                exec(compile(transform(item["source"]), f"<answer cell {item['index']}>", "exec"), namespace)
+            except BaseException as exc:  # noqa: BLE001 - as Run All: note it, run the next cell
+                failed = {**describe_exception(exc), "cell": item["index"]}
+            finally:
+                signal.alarm(0)
+            continue
+        for k, check in enumerate(item["checks"]):
+            exercise = check["exercise"]
+            scenarios = exercises.get(exercise).suite(check["start"], int(check["seed"]))
+            fn = namespace.get(check["function"])
+            tampered = changes()
+            if tampered:
+                result = {"observations": [], "error": None, "tampered": tampered}
+            elif not callable(fn):
+                why = f"your answer cells do not define a function named {check['function']}"
+                if failed:
+                    why += f" (a cell raised {failed['type']}: {failed['message'][:200]})"
+                result = {"observations": [], "error": {"type": "NotDefined", "message": why}, "tampered": []}
+            else:
+                result = record_in_children(exercise, fn, scenarios, limits)
+            write_frame(f"{item['index']}-{k}", encode(result))
     os._exit(0)
 
 
@@ -271,6 +363,8 @@ def _keep(request: dict, report: int) -> None:
                 os._exit(SETUP_FAILED)
         if request["kind"] == "kernel":
             run_kernel(request, limits)
+        if request["kind"] == "score":
+            run_score(request, limits)
         run_exercise(request)
     os.write(report, json.dumps({"pid": job}).encode())
     os.close(report)
@@ -288,14 +382,16 @@ def _keep(request: dict, report: int) -> None:
 
 
 class Job:
-    def __init__(self, keeper: int, pid: int, limits: Limits, kind: str):
+    def __init__(self, keeper: int, pid: int, limits: Limits, kind: str, folder: str):
         self.keeper = keeper
-        self.kind = kind  # "kernel" or "exercise"
+        self.kind = kind  # "kernel", "exercise" or "score"
+        self.folder = folder  # its job folder: what it writes there, outside its private file system, counts
         self.pid = pid  # PID 1 of the job's namespace, as this server sees it
         self.limits = limits
         self.returncode: int | None = None
         self.reason = ""
         self.measured = 0.0  # when the job's proportional size was last measured
+        self.disk_checked = 0.0  # when its folder was last measured
 
     def kill(self) -> None:
         """SIGKILL the keeper and the job (PID 1 of its namespace: everything in it goes too)."""
@@ -314,6 +410,24 @@ class Job:
             return [top, *top.children(recursive=True)]
         except psutil.Error:
             return []
+
+
+def _disk(folder: str, limit: int) -> tuple[int, int]:
+    """(bytes, entries) under ``folder``, without following links; stops counting past the limit."""
+    used = entries = 0
+    stack = [folder]
+    while stack and used <= limit and entries <= INODES:
+        try:
+            with os.scandir(stack.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        used += entry.stat(follow_symlinks=False).st_blocks * 512
+        except OSError:
+            continue
+    return used, entries
 
 
 def _memory(processes: list[psutil.Process], proportional: bool) -> int:
@@ -337,7 +451,7 @@ class Server:
         self.out.flush()
 
     def spawn(self, request: dict) -> dict:
-        if request.get("kind") not in ("kernel", "exercise"):
+        if request.get("kind") not in ("kernel", "exercise", "score"):
             return {"error": f"unknown kind of job {request.get('kind')!r}"}
         read, write = os.pipe()
         keeper = os.fork()
@@ -353,7 +467,7 @@ class Server:
         if "error" in answer:
             os.waitpid(keeper, 0)
             return {"error": answer["error"]}
-        self.jobs[keeper] = Job(keeper, answer["pid"], Limits(**request["limits"]), request["kind"])
+        self.jobs[keeper] = Job(keeper, answer["pid"], Limits(**request["limits"]), request["kind"], request["job_dir"])
         return {"job": keeper}
 
     def poll(self, request: dict) -> dict:
@@ -399,7 +513,8 @@ class Server:
             job.pid = -1
 
     def watch_memory(self) -> None:
-        """Kill a job whose processes together hold more memory than its limit.
+        """Kill a job whose processes together hold more memory than its limit, or whose folder
+        holds more than its disk quota (outside its private file system, which has that size).
 
         Resident sizes are cheap to read but count the pages a forked child shares with its
         parent once per process (a hundred sleeping forks of a kernel look like 25 GB); a job over
@@ -414,13 +529,20 @@ class Server:
                 continue
             processes = job.processes()
             limit = job.limits.memory_bytes
+            whose = "the notebook" if job.kind == "kernel" else "your code"
+            if now - job.disk_checked >= DISK_INTERVAL:
+                job.disk_checked = now
+                used, entries = _disk(job.folder, job.limits.disk_bytes)
+                if used > job.limits.disk_bytes or entries > INODES:
+                    job.reason = f"disk: {whose} wrote more than {job.limits.disk_mb} MiB (or {INODES} files)"
+                    job.kill()
+                    continue
             if _memory(processes, proportional=False) <= limit or now - job.measured < PSS_INTERVAL:
                 continue
             job.measured = now
             if _memory(processes, proportional=True) > limit:
-                whose = "the notebook's" if job.kind == "kernel" else "your code's"
                 job.reason = (
-                    f"memory: {whose} {len(processes)} processes used more than {job.limits.memory_mb} MiB together"
+                    f"memory: {whose}'s {len(processes)} processes used more than {job.limits.memory_mb} MiB together"
                 )
                 job.kill()
 

@@ -47,6 +47,29 @@ def test_student_code_cannot_delete_files_outside(tmp_path):
 
 
 @requires_bwrap
+def test_code_that_deletes_every_file_it_can_reach_still_gets_its_verdict(tmp_path):
+    # Everything writable from the job (its folder, its parent, the record it writes to) is removed
+    # at every call; the grader reads the record from a descriptor it holds, outside the job's folder.
+    wipe = (
+        "    import shutil\n"
+        "    for top in ('.', '..', '../..', '../../..'):\n"
+        "        try:\n"
+        "            names = os.listdir(top)\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "        for name in names:\n"
+        "            path = os.path.join(top, name)\n"
+        "            shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else None\n"
+        "            try:\n"
+        "                os.remove(path)\n"
+        "            except OSError:\n"
+        "                pass"
+    )
+    row = diagnose(tmp_path, wipe)
+    assert (row["code"], row["passed"]) == ("ok", True), row
+
+
+@requires_bwrap
 def test_student_code_has_no_network(tmp_path):
     body = (
         "    try:\n"

@@ -1,0 +1,263 @@
+"""Scores that student code cannot forge: each test cell's checks run outside the student's kernel.
+
+Inside the kernel, everything the notebook does is the student's to change: the check functions,
+``sys.settrace``, an import hook, an input transformer that turns later cells into ``pass``.  So
+while grading, the checks in test cells do not run there (``autograder.checks`` only says so,
+and fails the cell in case this step is missing), and ``ScoreChecks``, right after the notebook
+ran, scores them from outside:
+
+* the plan: the submission's answer cells and the cells the student added, and each test cell's
+  checks (read from the test cell's code, which nbgrader has put back to the instructor's version,
+  hidden tests included), in notebook order;
+* one job of the sandbox's server (the one that ran the lesson's shared cells, so the answers run
+  where they ran in the notebook) executes the answer cells in order and, at each test cell, runs
+  its checks, each scenario in a child of that job (``server.run_score``);
+* the judge runs here, in the grader, on the records; each test cell's outputs become the
+  verdicts (an error when a check fails, which nbgrader scores 0) and its metadata holds them as
+  data (``metadata.autograder.checks``), which the report reads.
+
+A test cell the kernel did not run (the notebook was stopped earlier by a limit) keeps its
+"did not run" error: a stop can only cost points, so nothing a student does there can earn any.
+Quiz answers are read the same way, from the answer cells, into the quiz check cell's metadata.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from ..sandbox.limits import SandboxLimits
+from .execute import NOT_RUN, STOPPED, error_output, shared_cells
+from .notes import add_note
+from .structure import released_notebook
+
+# The check functions of autograder.checks: name -> (exercise, or None when the first argument names it).
+CHECKS = {
+    "check": None,
+    "check_train_step": "train_step",
+    "check_train_accumulated": "train_accumulated",
+    "check_manual_sgd_step": "manual_sgd_step",
+}
+OUTSIDE = "AUTOGRADER_CHECKS"  # set to "outside" in grading kernels: checks there only say so
+
+
+def _meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def _literal(node, default=None):
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return default
+
+
+def checks_in(source: str) -> list[dict]:
+    """The checks a test cell's code calls: exercise, function name, start and seed each."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CHECKS):
+            continue
+        args = list(node.args)
+        exercise = CHECKS[node.func.id]
+        if exercise is None:
+            if not args:
+                continue
+            exercise = _literal(args.pop(0))
+        keywords = {k.arg: k.value for k in node.keywords}
+        fn = args[0] if args else keywords.get({"check": "fn"}.get(node.func.id, exercise))
+        if not isinstance(exercise, str) or not isinstance(fn, ast.Name):
+            continue
+        start = keywords.get("start", args[1] if len(args) > 1 and node.func.id != "check_manual_sgd_step" else None)
+        seed = keywords.get("seed")
+        if seed is None:
+            position = 1 if node.func.id == "check_manual_sgd_step" else 2
+            seed = args[position] if len(args) > position else None
+        found.append(
+            {
+                "line": (node.lineno, node.col_offset),
+                "exercise": exercise,
+                "function": fn.id,
+                "start": _literal(start, "fresh") if start is not None else "fresh",
+                "seed": _literal(seed, 0) if seed is not None else 0,
+            }
+        )
+    found.sort(key=lambda c: c.pop("line"))  # in the order the cell calls them
+    return found
+
+
+def quiz_question(source: str) -> tuple[str, str] | None:
+    """(assignment, question) of a ``check_quiz("<assignment>", "qN", qN)`` cell."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check_quiz":
+            values = [_literal(a) for a in node.args[:2]]
+            if len(values) == 2 and all(isinstance(v, str) for v in values):
+                return values[0], values[1]
+    return None
+
+
+def quiz_answer(source: str, question: str):
+    """The value the answer cell gives ``question`` (``q1 = "b"``), or None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    answer = None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == question for t in node.targets):
+            answer = _literal(node.value)
+    return answer
+
+
+UNANSWERED = "Not answered yet: the answer cell of {name} is still as it was handed out."
+
+
+def _normal(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+def unanswered(nb, released) -> set[str]:
+    """Grade ids of the answer cells that are still as the released notebook has them."""
+    if released is None:
+        return set()
+    handed_out = {_meta(c).get("grade_id"): _normal(c.source) for c in released.cells if _meta(c).get("solution")}
+    return {
+        _meta(c)["grade_id"]
+        for c in nb.cells
+        if _meta(c).get("solution") and handed_out.get(_meta(c).get("grade_id")) == _normal(c.source)
+    }
+
+
+def _did_not_run(cell) -> bool:
+    return any(
+        o.get("output_type") == "error" and o.get("ename") in (NOT_RUN, STOPPED) for o in cell.get("outputs", [])
+    )
+
+
+class ScoreChecks(NbGraderPreprocessor):
+    """Score each test cell's checks outside the student's kernel (see the module's docstring)."""
+
+    def preprocess(self, nb, resources):
+        from ..sandbox.client import shared_server, template_server
+
+        plan, targets = self._plan(nb)
+        self._quizzes(nb)
+        if not targets:
+            return nb, resources
+        limits = SandboxLimits(parent=self).limits()
+        released = released_notebook(self.config, resources)
+        template = [c.source for c in shared_cells(released) if c.cell_type == "code"] if released is not None else []
+        server = (template_server(template) if template else None) or shared_server("kernel")
+        if server.template is None:
+            plan["shared"] = template  # no warm namespace: the job runs the shared cells first
+        blank = unanswered(nb, released)
+        job_dir = server.new_job_dir()
+        try:
+            records = self._run(server, job_dir, plan, limits, resources)
+            for index, checks in targets.items():
+                self._write(nb.cells[index], index, checks, records, limits, blank)
+        finally:
+            shutil.rmtree(job_dir, ignore_errors=True)
+        return nb, resources
+
+    def _plan(self, nb) -> tuple[dict, dict[int, list[dict]]]:
+        items, targets = [], {}
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            meta = _meta(cell)
+            if meta.get("solution") or not meta:
+                # answers, and the cells the student added (handed-out code cells without grading
+                # metadata are the lesson's own: they are in the shared cells, or they are demos)
+                if meta.get("solution") or cell.metadata.get("autograder", {}).get("added"):
+                    items.append({"kind": "code", "index": index, "source": cell.source})
+                continue
+            if not meta.get("grade"):
+                continue
+            checks = checks_in(cell.source)
+            if checks and not _did_not_run(cell):
+                items.append({"kind": "checks", "index": index, "checks": checks})
+                targets[index] = checks
+        return {"items": items, "shared": []}, targets
+
+    def _run(self, server, job_dir: str, plan: dict, limits, resources) -> dict:
+        from ..sandbox.client import read_records
+
+        job = server.spawn_score(job_dir, plan, limits)
+        try:
+            job.wait(timeout=limits.notebook_seconds)
+        except subprocess.TimeoutExpired:
+            job.kill("timeout")
+            job.wait()
+            add_note(resources, f"Scoring the checks took longer than {limits.notebook_seconds} s; the rest timed out.")
+        if job.returncode not in (0, None) and job.reason:
+            add_note(resources, f"Scoring the checks stopped: {job.reason}.")
+        records = read_records(job)
+        self._ended = job.describe_end() if job.returncode else ""
+        return records
+
+    def _write(self, cell, index: int, checks: list[dict], records: dict, limits, blank: set[str]) -> None:
+        from .. import exercises
+        from ..diagnose import verdict_from_outcome
+        from ..sandbox.outcome import Outcome
+        from ..verdict import Verdict
+
+        results, lines = [], ["Checked by the grader on your answer cells, outside your notebook:"]
+        for k, check in enumerate(checks):
+            if check["exercise"] in blank:
+                verdict = Verdict(check["exercise"], "unanswered", UNANSWERED.format(name=check["exercise"]))
+                results.append({**check, "code": verdict.code, "passed": False, "message": verdict.message})
+                lines.append(f"❌ {verdict.exercise} [unanswered]: {verdict.message}")
+                continue
+            scenarios = exercises.get(check["exercise"]).suite(check["start"], check["seed"])
+            data = records.get(f"{index}-{k}")
+            if data is None:
+                why = self._ended or "it did not finish in time"
+                outcome = Outcome(None, "timeout" if "timeout" in why or "time" in why else "died", why)
+            else:
+                outcome = Outcome(data)
+            verdict = verdict_from_outcome(check["exercise"], scenarios, outcome, limits)
+            results.append({**check, "code": verdict.code, "passed": verdict.passed, "message": verdict.message})
+            mark = "✅" if verdict.passed else "❌"
+            code = "" if verdict.passed else f" [{verdict.code}]"
+            lines.append(f"{mark} {verdict.exercise}{code}: {verdict.message}")
+        cell.outputs = [new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
+        failed = [r for r in results if not r["passed"]]
+        if failed:
+            first = failed[0]
+            cell.outputs.append(error_output("NotYet", f"{first['exercise']}: {first['code']}: {first['message']}"))
+        cell.metadata.setdefault("autograder", {})["checks"] = results
+
+    def _quizzes(self, nb) -> None:
+        """Each quick-check answer, and whether it is right, into its check cell's metadata."""
+        from ..checks import _answer_hash, load_quiz
+
+        answers = {_meta(c).get("grade_id"): c.source for c in nb.cells if _meta(c).get("solution")}
+        for cell in nb.cells:
+            found = quiz_question(cell.source) if cell.cell_type == "code" else None
+            if not found:
+                continue
+            assignment, question = found
+            try:
+                key = load_quiz(assignment)[question]
+            except (OSError, KeyError, ValueError):
+                continue
+            answer = quiz_answer(answers.get(f"quiz_{question}", ""), question)
+            right = (
+                isinstance(answer, str)
+                and _answer_hash(assignment, question, answer.strip().lower()) == key["answer_sha256"]
+            )
+            shown = answer.strip().lower() if isinstance(answer, str) else None
+            cell.metadata.setdefault("autograder", {})["quiz"] = {"question": question, "answer": shown, "right": right}
