@@ -17,8 +17,11 @@ c.CourseDirectory.release_directory = "release"
 c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
-# The gradebook, next to this file.
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(c.CourseDirectory.root, "gradebook.db")
+# The gradebook: a SQLite file next to this file, or a database server named by AUTOGRADER_DB_URL
+# (a hub sets it to PostgreSQL, which several graders may write at once; see hub/).
+c.CourseDirectory.db_url = os.environ.get("AUTOGRADER_DB_URL") or "sqlite:///" + os.path.join(
+    c.CourseDirectory.root, "gradebook.db"
+)
 # A course id, used by the exchange and the formgrader.
 c.CourseDirectory.course_id = "autograd-course"
 
@@ -36,7 +39,13 @@ c.ExecutePreprocessor.iopub_timeout = 10
 # /tmp and limits.  Each limit stops that notebook only; its cells get a clear error and grading
 # goes on.  Without bubblewrap, grading refuses to start.
 c.Autograde.exporter_class = "autograder.grading.structure.SubmissionExporter"  # unreadable file: graded, noted
+# Before nbgrader copies a submission (following links, as the instructor): links, devices, FIFOs
+# and oversized files are moved out of it, into submitted/<student>/.refused/<assignment>/.
+c.Autograde.pre_convert_hook = "autograder.grading.intake.refuse_irregular"
+# Graded copies are readable by the instructor (and a shared group), not by every user.
+c.Autograde.permissions = 440
 c.Autograde.sanitize_preprocessors = [
+    "autograder.grading.intake.RecordRefusals",  # notes on what the hook above refused
     "autograder.grading.structure.RestoreStructure",  # rebuild on the released notebook
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
@@ -47,12 +56,14 @@ c.Autograde.sanitize_preprocessors = [
 ]
 c.Autograde.autograde_preprocessors = [
     "autograder.grading.execute.SandboxedExecute",  # nbgrader's Execute, in the sandbox
+    "autograder.grading.score.ScoreChecks",  # the test cells' checks, scored outside the kernel
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
+    "autograder.grading.sanitize.SanitizeStudentHTML",  # no script from a student in the formgrader
     "autograder.grading.notes.RecordGradingNotes",  # notes on top; marks the notebook graded
 ]
 # Limits (memory, processes, file size, output, time per check, per cell and per notebook): their
@@ -60,9 +71,16 @@ c.Autograde.autograde_preprocessors = [
 #   c.SandboxLimits.memory_mb = 4096
 #   c.SandboxLimits.cell_seconds = 120      (or nbgrader's own c.ExecutePreprocessor.timeout)
 
+# Student outputs and Markdown are sanitized wherever they are shown as HTML: the formgrader's view
+# of a submission and the feedback (nbconvert's sanitizer, on bleach): no script, no on* handler.
+c.HTMLExporter.sanitize_html = True
+# Grades as CSV that a spreadsheet cannot read as formulas (nbgrader export --to grades.csv).
+c.ExportApp.plugin_class = "autograder.grading.export.SafeCsvExport"
+
 # Feedback shows the diagnosis printed by each check, never the code of hidden tests.
 c.GenerateFeedback.preprocessors = [
     "autograder.grading.feedback.HideHiddenTests",
+    "autograder.grading.sanitize.SanitizeStudentHTML",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -57,5 +57,8 @@ def unprivileged_user() -> str:
     try:
         pwd.getpwnam(name)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+        # another test process may be making it at the same moment: it is there afterwards either way
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                       capture_output=True)  # fmt: skip
+        pwd.getpwnam(name)
     return name

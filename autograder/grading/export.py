@@ -1,0 +1,62 @@
+"""Grades as CSV that a spreadsheet opens as data, never as formulas.
+
+A cell that starts with ``=``, ``+``, ``-``, ``@`` (or a tab or carriage return) is a formula to
+Excel, LibreOffice and Google Sheets; a student id or an error message that starts so would run
+as one when the instructor opens the file.  ``spreadsheet_safe`` prefixes such text with an
+apostrophe (the spreadsheets' own "this is text" mark).  ``SafeCsvExport`` is nbgrader's CSV
+export (``nbgrader export``, set as ``ExportApp.plugin_class`` in nbgrader_config.py) written with
+the csv module (commas and quotes in names are quoted, which nbgrader's own export does not do)
+and with every text cell made safe; the class report's CSV uses the same function.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins.export import CsvExportPlugin
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """The value as a spreadsheet should show it: numbers as they are, text never as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+           "raw_score", "late_submission_penalty", "score", "max_score"]  # fmt: skip
+
+
+class SafeCsvExport(CsvExportPlugin):
+    """nbgrader's CSV export, quoted by the csv module and safe to open in a spreadsheet."""
+
+    def export(self, gradebook: Gradebook) -> None:
+        students = [str(s) for s in self.student]
+        assignments = [str(a) for a in self.assignment]
+        with open(self.to or "grades.csv", "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(COLUMNS)
+            for assignment in gradebook.assignments:
+                if assignments and assignment.name not in assignments:
+                    continue
+                for student in gradebook.students:
+                    if students and student.id not in students:
+                        continue
+                    try:
+                        submission = gradebook.find_submission(assignment.name, student.id)
+                    except MissingEntry:  # nothing submitted: a score of zero, as nbgrader exports it
+                        timestamp, raw, penalty = "", 0.0, 0.0
+                    else:
+                        timestamp, raw, penalty = (
+                            submission.timestamp,
+                            submission.score,
+                            submission.late_submission_penalty,
+                        )
+                    row = [assignment.name, assignment.duedate, timestamp, student.id, student.last_name,
+                           student.first_name, student.email, raw, penalty, max(0.0, raw - penalty),
+                           assignment.max_score]  # fmt: skip
+                    writer.writerow([spreadsheet_safe("" if v is None else v if isinstance(v, (int, float)) else str(v))
+                                     for v in row])  # fmt: skip
