@@ -9,7 +9,7 @@ import re
 import pytest
 from nbgrader.api import Gradebook
 
-from tests.conftest import ASSIGNMENTS
+from tests.conftest import ASSIGNMENTS, ROOT
 from tests.course_copy import (
     CLEARS_AFTER_STEP,
     LOSS_NOT_SCALED,
@@ -134,15 +134,27 @@ def test_a_complete_submission_gets_full_marks_and_a_blank_one_none(course, grad
 
 def test_lesson3_partial_credit_is_scored_as_expected(course, graded):
     full = points(_source(course, LESSON))
-    quiz = {g: p for g, p in full.items() if g.startswith("test_quiz_")}
     expected = {
-        "bob": {**full, "test_train_step_dirty_start": 0.0, "test_quiz_q1": 0.0},
+        "bob": {**full, "test_train_step_dirty_start": 0.0},  # a wrong quiz answer costs nothing
         "carol": {g: 0.0 for g in full},
         "dave": full,
     }
-    assert len(quiz) >= 4 and len(full) >= len(quiz) + 5
+    assert len(full) == 5 and not any(g.startswith("test_quiz_") for g in full)
     for student, scores in expected.items():
         assert _scores(course, LESSON, student) == scores, student
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_quick_checks_carry_no_points_so_no_shipped_key_earns_any(assignment):
+    """The self-check tells right from wrong with the hashed keys shipped in autograder/quizzes/,
+    which anyone can try four letters against: the quick checks are formative."""
+    cells = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))["cells"]
+    quiz = [
+        c["metadata"]["nbgrader"]
+        for c in cells
+        if (c["metadata"].get("nbgrader", {}).get("grade_id") or "").startswith("test_quiz_")
+    ]
+    assert quiz and all(not m.get("grade") and "points" not in m for m in quiz)
 
 
 def test_feedback_shows_the_diagnosis(course, graded):
@@ -184,4 +196,4 @@ def test_export_writes_every_student_grade(course, graded):
         assert float(rows[assignment, "alice"]["score"]) == total
         assert float(rows[assignment, "erin"]["score"]) == 0.0
     total = sum(points(_source(course, LESSON)).values())
-    assert float(rows[LESSON, "bob"]["score"]) == total - 3
+    assert float(rows[LESSON, "bob"]["score"]) == total - 2  # the dirty start only: quizzes carry no points

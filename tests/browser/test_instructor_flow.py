@@ -41,11 +41,10 @@ def test_validate_button_fails_the_unanswered_student_notebook(lab):
     expect(message).to_have_class(re.compile(r"\bvalidation-failed\b"))
     text = message.inner_text()
     assert "Success" not in text
-    # Every graded test cell fails while its answer is missing: the quiz checks and the exercise checks.
-    assert 'check_quiz("lesson3_zeroing_grad", "q1", q1)' in text
+    # Every graded test cell fails while its answer is missing (the quick checks are not graded).
     assert "check_train_step(train_step)" in text
     assert "check_manual_sgd_step(manual_sgd_step)" in text
-    assert text.count("The following cell failed:") >= 5 + 5
+    assert text.count("The following cell failed:") >= 5
     lab.page.locator(".jp-Dialog button.jp-mod-accept").click()
     lab.assert_no_javascript_errors()
 
