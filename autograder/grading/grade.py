@@ -9,7 +9,8 @@ sandboxed execution, the same gradebook.  What changes is around it:
 - a submission is graded only if it has no complete grade yet (or with ``force``), where
   complete means its graded notebook carries the mark of the last autograding step, so a run
   that was interrupted, or a submission that failed, is simply graded again next time;
-- a progress line with an estimate of the time left, and a summary at the end.
+- a progress line with an estimate of the time left, and a summary at the end;
+- with ``shard``, one of several graders side by side on one gradebook server (see locks.py).
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ from tqdm import tqdm
 
 from .course import Course, GradeError
 from .ledger import write_ledger
+from .locks import Shard, claim, grading_lock
 
-__all__ = ["GradeError", "Grader", "Summary"]
+__all__ = ["GradeError", "Grader", "Shard", "Summary"]
 
 
 @dataclass
 class Outcome:
     student: str
-    status: str  # "graded", "skipped" or "failed"
+    status: str  # "graded", "skipped", "failed" or "busy" (another grader has it)
     seconds: float = 0.0
     reason: str = ""
     notes: list[str] = field(default_factory=list)
@@ -47,6 +49,7 @@ class Summary:
     outcomes: list[Outcome]
     seconds: float
     interrupted: bool = False
+    shard: Shard | None = None
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
@@ -55,9 +58,12 @@ class Summary:
         graded, skipped, failed = self.count("graded"), self.count("skipped"), self.count("failed")
         done = graded + failed
         rate = f", {self.seconds / done:.2f} s per submission" if done else ""
+        busy = self.count("busy")
+        busy = f", {busy} left to another grader that was grading them" if busy else ""
+        part = f" (shard {self.shard}: {len(self.outcomes)} of the submissions)" if self.shard else ""
         lines = [
-            f"{self.assignment}: {graded} graded, {skipped} already graded (skipped), {failed} failed "
-            f"in {self.seconds:.1f} s{rate}."
+            f"{self.assignment}{part}: {graded} graded, {skipped} already graded (skipped), {failed} failed"
+            f"{busy} in {self.seconds:.1f} s{rate}."
         ]
         for outcome in self.outcomes:
             if outcome.status == "failed":
@@ -98,7 +104,10 @@ def _failure_reason(messages: list[tuple[int, str]], error: BaseException | None
 class Grader:
     """Grades one assignment's submissions with nbgrader's Autograde converter."""
 
-    def __init__(self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None, warm=True):
+    def __init__(
+        self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None, warm=True,
+        shard: Shard | None = None,
+    ):  # fmt: skip
         if warm:
             threading.Thread(target=_warm_up, daemon=True).start()  # imports torch while nbgrader loads
         self.view = Course(course, assignment)
@@ -109,6 +118,13 @@ class Grader:
         self.app, self.coursedir = self.view.app, self.view.coursedir
         self.thread_log = _ThreadLog()  # nbgrader's messages, kept per thread, shown only for a failure
         self.app.log.handlers[:] = [self.thread_log]
+        self.shard = shard
+        if shard is not None and shard.count > 1 and self.coursedir.db_url.startswith("sqlite"):
+            raise GradeError(
+                "--shard needs a gradebook server: this course's gradebook is a SQLite file, which nbgrader "
+                "does not support for graders writing at once. Point AUTOGRADER_DB_URL (read by "
+                "nbgrader_config.py) at PostgreSQL, or grade in one process, where --jobs sets the parallelism."
+            )
 
     def submissions(self) -> list[str]:
         return self.view.submissions()
@@ -118,6 +134,14 @@ class Grader:
 
     # -- grading -----------------------------------------------------------------------------
     def grade_one(self, student: str) -> Outcome:
+        with claim(self.course, self.assignment, student) as mine:
+            if not mine:
+                return Outcome(student, "busy", reason="another grader is grading it")
+            if not self.force and self.is_complete(student):
+                return Outcome(student, "skipped")  # graded by another grader since this run started
+            return self._grade(student)
+
+    def _grade(self, student: str) -> Outcome:
         from nbgrader.coursedir import CourseDirectory
 
         started = time.monotonic()
@@ -163,7 +187,8 @@ class Grader:
         here = os.getcwd()
         os.chdir(self.course)
         try:
-            return self._run(students, started)
+            with grading_lock(self.course, self.shard):
+                return self._run(students, started)
         finally:
             os.chdir(here)
 
@@ -176,6 +201,10 @@ class Grader:
             if unknown:
                 raise GradeError(f"No submission of {self.assignment} from: {', '.join(unknown)}.")
             everyone = [s for s in everyone if s in students]
+        if self.shard is not None:
+            everyone = [s for s in self.shard.take(self.submissions()) if s in everyone]
+            if not everyone:
+                return Summary(self.assignment, [], time.monotonic() - started, shard=self.shard)
         if not everyone:
             folder = self.coursedir.format_path(self.coursedir.submitted_directory, "<student>", self.assignment)
             raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
@@ -193,6 +222,8 @@ class Grader:
                     outcome = future.result()
                     outcomes[outcome.student] = outcome
                     progress.update(outcome)
+                    if outcome.status not in ("graded", "failed"):
+                        continue  # another grader's to record
                     write_ledger(self.course, self.assignment, {outcome.student: {
                         "status": outcome.status, "reason": outcome.reason,
                         "seconds": round(outcome.seconds, 2), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -206,7 +237,7 @@ class Grader:
                 pool.shutdown(wait=True, cancel_futures=True)
                 progress.finish()
         ordered = [outcomes[s] for s in everyone if s in outcomes]
-        return Summary(self.assignment, ordered, time.monotonic() - started, interrupted)
+        return Summary(self.assignment, ordered, time.monotonic() - started, interrupted, self.shard)
 
 
 def _warm_up() -> None:
@@ -251,25 +282,25 @@ class _Progress:
     """Progress on stderr, with tqdm: a live bar on a terminal; elsewhere (a CI log, a file) one
     line per graded submission, in the same format."""
 
-    FORMAT = "{l_bar}{bar:30}| {n_fmt}/{total_fmt} graded, {postfix} failed, {elapsed} spent, ETA {remaining}"
+    FORMAT = "{l_bar}{bar:30}| {n_fmt}/{total_fmt} graded, {elapsed} spent, ETA {remaining}{postfix}"
 
     def __init__(self, total: int, stream) -> None:
-        self.total, self.stream, self.failed = total, stream, 0
+        self.total, self.stream, self.done, self.failed = total, stream, 0, 0
         self.live = hasattr(stream, "isatty") and stream.isatty()
         self.started = time.monotonic()
-        self.bar = tqdm(
-            total=total, file=stream, bar_format=self.FORMAT, postfix="0", disable=not self.live or not total
-        )
+        self.bar = tqdm(total=total, file=stream, bar_format=self.FORMAT, disable=not self.live or not total)
 
     def update(self, outcome: Outcome) -> None:
+        self.done += 1
         self.failed += outcome.status == "failed"
-        self.bar.postfix = str(self.failed)
-        self.bar.update(1)
-        if not self.live:
-            line = tqdm.format_meter(self.bar.n, self.total, time.monotonic() - self.started,
-                                     bar_format=self.FORMAT, postfix=str(self.failed))  # fmt: skip
-            self.stream.write(f"{line}  ({outcome.student}: {outcome.status})\n")
-            self.stream.flush()
+        if self.live:
+            self.bar.set_postfix_str(f"{self.failed} failed", refresh=False)
+            self.bar.update(1)
+            return
+        line = tqdm.format_meter(self.done, self.total, time.monotonic() - self.started, bar_format=self.FORMAT,
+                                 postfix=f"{self.failed} failed", ncols=100)  # fmt: skip
+        self.stream.write(f"{line}  ({outcome.student}: {outcome.status})\n")
+        self.stream.flush()
 
     def finish(self) -> None:
         self.bar.close()
