@@ -55,6 +55,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--force", action="store_true", help="grade again what is already graded")
     grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")
     grade.add_argument("--course", default=".", help="the course folder (default: the current folder)")
+    grade.add_argument(
+        "--shard", metavar="K/N", default=None,
+        help="grade only the K-th of N equal groups of the submissions, beside the graders of the other "
+        "groups (one process each, any machines sharing the course folder); needs a PostgreSQL gradebook",
+    )  # fmt: skip
 
     report = commands.add_parser(
         "report",
@@ -72,15 +77,30 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _quiet_gradebook() -> None:
+    """nbgrader's gradebook code makes SQLAlchemy warn ("Object of type <SubmittedAssignment> not in
+    session, add operation along 'Student.submissions' will not proceed") on every submission,
+    under `nbgrader autograde` as well: its autoflush, harmless, and nothing an instructor can act
+    on. The two commands that read the gradebook keep those warnings (and only those) out of their
+    output."""
+    import warnings
+
+    from sqlalchemy.exc import SAWarning
+
+    warnings.filterwarnings("ignore", category=SAWarning)
+
+
 def grade_main(args) -> int:
     from .grading.course import GradeError
-    from .grading.grade import Grader
+    from .grading.grade import Grader, Shard
     from .sandbox.policy import SandboxError
 
     if args.jobs < 0:
         return _fail("--jobs must not be negative")
+    _quiet_gradebook()
     try:
-        grader = Grader(args.course, args.assignment, jobs=args.jobs, force=args.force)
+        shard = Shard.parse(args.shard) if args.shard is not None else None
+        grader = Grader(args.course, args.assignment, jobs=args.jobs, force=args.force, shard=shard)
         summary = grader.run(args.student)
     except (GradeError, SandboxError) as error:
         return _fail(str(error))
@@ -95,6 +115,7 @@ def report_main(args) -> int:
     from .grading.course import GradeError
     from .grading.report import make_report
 
+    _quiet_gradebook()
     try:
         html_path, csv_path = make_report(args.course, args.assignment, args.output)
     except GradeError as error:

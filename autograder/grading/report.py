@@ -1,18 +1,21 @@
-"""``python -m autograder report``: what a class got right and wrong, on one page.
+"""``python -m autograder report``: what a class got right and wrong, and what to teach next.
 
-It reads the gradebook (scores) and the graded notebooks (each test cell's outcome), and
-writes one self-contained HTML page (plots embedded as PNG) and a CSV with a row per student:
+It reads the gradebook (scores) and the graded notebooks (each check's verdict), and writes one
+self-contained HTML page (plots embedded as PNG) and a CSV with a row per student.  The page
+leads with what an instructor acts on:
 
+- what to teach next: per exercise, the students who did not pass it, split by diagnosis code,
+  each code with its meaning in words, how many students got it (and who), and the lesson
+  section to read again (``autograder/codes.py``); exercises most missed first;
 - the score distribution and the pass rate of each exercise;
-- per exercise, how many students made each mistake (the diagnosis codes the checks print),
-  which shows the misconceptions the class holds;
-- a table of students with their codes and grading notes;
-- the submissions that did not get graded, and why.
+- the quick-check answers (not graded): how many chose each answer;
+- a table of students with their codes and grading notes, and the submissions not graded.
 
-A test cell's outcome is read from its error: the course's checks raise
-``NotYet("<exercise>: <code>: <message>")``, a quiz check ``NotYet("<question>: ...")``; a cell
-that passed has no error.  Any other error (``NameError`` when the answer is missing,
-``KernelStopped`` when a limit stopped the notebook, ...) is reported by its name.
+A test cell's verdicts are read from its metadata (``metadata.autograder.checks``, written by
+``ScoreChecks``: one code per check, ``unanswered`` for an answer cell left as handed out).  A
+cell without them (a notebook stopped by a limit before it, an older graded copy) is read from
+its error: ``NotYet("<exercise>: <code>: <message>")``, or the error's name (``NotRun``,
+``KernelStopped``, ...).  Quick-check answers come from ``metadata.autograder.quiz``.
 """
 
 from __future__ import annotations
@@ -21,11 +24,16 @@ import base64
 import csv
 import io
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .. import codes as code_table
 from .course import Course, GradeError
+from .export import spreadsheet_safe
 from .ledger import read_ledger
+
+UNANSWERED = "unanswered"
 
 
 @dataclass
@@ -35,8 +43,19 @@ class StudentRow:
     score: float | None = None
     max_score: float | None = None
     codes: dict[str, str] = field(default_factory=dict)  # exercise -> "ok" or the first mistake
+    quiz: dict[str, str | None] = field(default_factory=dict)  # question -> the answer given (None: blank)
     notes: list[str] = field(default_factory=list)
     reason: str = ""
+
+
+@dataclass
+class Mistake:
+    """One diagnosis code of one exercise, as the class got it."""
+
+    code: str
+    meaning: str
+    section: str
+    students: list[str]
 
 
 @dataclass
@@ -44,6 +63,7 @@ class ClassReport:
     assignment: str
     exercises: list[str]
     rows: list[StudentRow]
+    quiz_keys: dict[str, str | None] = field(default_factory=dict)  # question -> right answer, when known
 
     def graded(self) -> list[StudentRow]:
         return [r for r in self.rows if r.status == "graded"]
@@ -55,10 +75,48 @@ class ClassReport:
     def code_counts(self, exercise: str) -> Counter:
         return Counter(r.codes[exercise] for r in self.graded() if exercise in r.codes)
 
+    def mistakes(self, exercise: str) -> list[Mistake]:
+        """The codes other than ok, most frequent first, unanswered last (a gap, not a misconception)."""
+        who: dict[str, list[str]] = {}
+        for row in self.graded():
+            code = row.codes.get(exercise)
+            if code and code != "ok":
+                who.setdefault(code, []).append(row.student)
+        order = sorted(who, key=lambda c: (c == UNANSWERED, -len(who[c]), c))
+        return [Mistake(c, _meaning(exercise, c), code_table.revisit(exercise, c), who[c]) for c in order]
+
+    def teach_next(self) -> list[tuple[str, int, int, list[Mistake]]]:
+        """(exercise, students who did not pass, students graded on it, mistakes), most missed first."""
+        found = []
+        for exercise in self.exercises:
+            graded = sum(1 for r in self.graded() if exercise in r.codes)
+            missed = sum(1 for r in self.graded() if r.codes.get(exercise, "ok") != "ok")
+            found.append((exercise, missed, graded, self.mistakes(exercise)))
+        return sorted(found, key=lambda item: -item[1])
+
+    def quiz_questions(self) -> list[str]:
+        return sorted({q for r in self.graded() for q in r.quiz}, key=lambda q: (len(q), q))
+
+    def quiz_counts(self, question: str) -> Counter:
+        return Counter(r.quiz[question] or UNANSWERED for r in self.graded() if question in r.quiz)
+
+
+def _meaning(exercise: str, code: str) -> str:
+    words = code_table.meaning(exercise, code)
+    if words:
+        return words
+    if code in ("NotRun", "KernelStopped"):
+        return "the test did not run: a limit stopped the notebook before it (see the grading notes)"
+    return f"the test cell ended with {code}"
+
 
 # -- reading ---------------------------------------------------------------------------------
 def test_outcome(cell) -> str:
     """ "ok", or the diagnosis code, or the name of the error a test cell ended with."""
+    checks = cell.get("metadata", {}).get("autograder", {}).get("checks")
+    if checks:
+        failed = [c for c in checks if not c.get("passed")]
+        return failed[0].get("code", "error") if failed else "ok"
     for output in cell.get("outputs", []):
         if output.get("output_type") != "error":
             continue
@@ -92,6 +150,24 @@ def notebook_codes(nb) -> dict[str, str]:
     return codes
 
 
+def notebook_quiz(nb) -> dict[str, str | None]:
+    found = {}
+    for cell in nb.cells:
+        quiz = cell.metadata.get("autograder", {}).get("quiz")
+        if quiz and quiz.get("question"):
+            found[quiz["question"]] = quiz.get("answer")
+    return found
+
+
+def quiz_keys(nb) -> dict[str, str | None]:
+    """The right answer of each question, from graded notebooks that got it right."""
+    return {
+        quiz["question"]: quiz.get("answer")
+        for cell in nb.cells
+        if (quiz := cell.metadata.get("autograder", {}).get("quiz")) and quiz.get("right")
+    }
+
+
 def build_report(course: str, assignment: str) -> ClassReport:
     from nbgrader.api import Gradebook, MissingEntry
 
@@ -101,7 +177,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
     students = sorted(set(view.submissions()) | set(ledger))
     if not students:
         raise GradeError(f"No submissions of {assignment} yet, so there is nothing to report.")
-    rows, exercises = [], []
+    rows, exercises, keys = [], [], {}
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         for student in students:
             row = StudentRow(student, "not graded")
@@ -113,6 +189,8 @@ def build_report(course: str, assignment: str) -> ClassReport:
                     row.reason = "graded notebook found, but the gradebook has no grade"
                 for nb in view.graded_notebooks(student):
                     row.codes.update(notebook_codes(nb))
+                    row.quiz.update(notebook_quiz(nb))
+                    keys.update(quiz_keys(nb))
                     row.notes += nb.metadata.get("autograder", {}).get("notes", [])
                 exercises += [e for e in row.codes if e not in exercises]
             if row.status != "graded":
@@ -122,7 +200,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
                 elif not row.reason:
                     row.reason = "not graded yet (run python -m autograder grade)"
             rows.append(row)
-    return ClassReport(assignment, exercises, rows)
+    return ClassReport(assignment, exercises, rows, keys)
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -164,33 +242,33 @@ def pass_rate_plot(report: ClassReport) -> str:
     return _png(fig)
 
 
-def codes_plot(report: ClassReport, exercise: str) -> str:
-    counts = report.code_counts(exercise).most_common()
-    fig = _figure(6, 0.4 * len(counts) + 1)
-    ax = fig.add_subplot()
-    labels = [c for c, _ in counts][::-1]
-    ax.barh(labels, [n for _, n in counts][::-1],
-            color=["#55a868" if c == "ok" else "#c44e52" for c in labels])  # fmt: skip
-    ax.set_xlabel("students")
-    ax.set_title(f"{exercise}: outcome of each student")
-    return _png(fig)
+def _code_markup(text: str):
+    """Markdown's `code` spans of the meanings as <code>, everything else escaped."""
+    from markupsafe import Markup, escape
+
+    return Markup(re.sub(r"`([^`]+)`", lambda m: f"<code>{m[1]}</code>", str(escape(text))))
 
 
 def write_csv(report: ClassReport, path: str) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["student", "status", "score", "max_score", *report.exercises, "notes", "reason"])
+        questions = report.quiz_questions()
+        writer.writerow(["student", "status", "score", "max_score", *report.exercises, *questions, "notes", "reason"])
         for r in report.rows:
-            writer.writerow([
+            row = [
                 r.student, r.status, "" if r.score is None else r.score, "" if r.max_score is None else r.max_score,
-                *(r.codes.get(e, "") for e in report.exercises), " | ".join(r.notes), r.reason,
-            ])  # fmt: skip
+                *(r.codes.get(e, "") for e in report.exercises),
+                *((r.quiz.get(q) or UNANSWERED) if q in r.quiz else "" for q in questions),
+                " | ".join(r.notes), r.reason,
+            ]  # fmt: skip
+            writer.writerow([spreadsheet_safe(value) for value in row])
 
 
 def write_html(report: ClassReport, path: str) -> None:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     environment = Environment(loader=PackageLoader("autograder.grading"), autoescape=select_autoescape())
+    environment.filters["code"] = _code_markup
     graded = report.graded()
     scores = [r.score for r in graded if r.score is not None]
     page = environment.get_template("report.html.j2").render(
@@ -198,12 +276,20 @@ def write_html(report: ClassReport, path: str) -> None:
         graded=graded,
         failed=[r for r in report.rows if r.status != "graded"],
         mean=f"{sum(scores) / len(scores):.2f}" if scores else "–",
+        lesson=_lesson_title(report.assignment),
+        teach_next=report.teach_next(),
+        questions=report.quiz_questions(),
         score_png=score_plot(report),
         pass_rate_png=pass_rate_plot(report),
-        code_pngs={e: codes_plot(report, e) for e in report.exercises},
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
+
+
+def _lesson_title(assignment: str) -> str:
+    """ "Lesson 3" for lesson3_zeroing_grad; the assignment id for a name without a number."""
+    found = re.match(r"lesson(\d+)", assignment)
+    return f"Lesson {found[1]}" if found else assignment
 
 
 def make_report(course: str, assignment: str, output: str | None = None) -> tuple[str, str]:

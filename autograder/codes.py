@@ -1,0 +1,250 @@
+# ruff: noqa: E501 - one meaning per line, as the README tables show them
+"""What each diagnosis code means, in words, and the lesson section a student who got it should
+read again: for the class report (what to teach next) and the README's code tables, which
+``python3 course.py sync`` writes from here.
+
+``MEANINGS[exercise]`` lists the codes of an exercise as its documentation gives them (an
+exercise's own table; the three lesson 3 exercises share the contract's table); ``SHARED`` holds
+the codes every exercise can end with.  ``REVISIT[exercise]`` names a lesson section (its heading,
+without the ``## ``) per code, with ``None`` for the section of the exercise's default; a test
+checks every heading against the lesson notebooks, so renaming a section cannot leave the report
+pointing at nothing.  Pure data: ``course.py`` reads it without torch.
+"""
+
+from __future__ import annotations
+
+SHARED = {
+    "ok": "correct",
+    "unanswered": "the answer cell was left as it was handed out",
+    "error": "the function raised, or the process running it died",
+    "timeout": "it did not finish within the time limit",
+    "tampered": "the code changed torch, the optimizer or the grader's own tools",
+}
+
+# The contract's table for lesson 3, shared by its three exercises.
+LESSON3 = {
+    "ok": "correct (the only code that passes)",
+    "clears_after_step": "clears only after `step()`: stale gradients leak into the first update",
+    "never_clears": "gradients pile up across updates (also what a fresh start shows for `clears_once`)",
+    "clears_once": "clears once before the loop (or on the first call), then never again",
+    "clears_after_backward": "clears between `backward()` and `step()`: the step sees no gradient",
+    "clears_every_micro_batch": "accumulation: only the last micro-batch of each update counts",
+    "clears_some_params": "clears only some parameters",
+    "loss_not_scaled": "accumulation: the sum of the micro-batch gradients, not the mean",
+    "steps_every_micro_batch": "accumulation: a step after every micro-batch",
+    "no_backward": "backward never ran",
+    "no_step": "`step()` never ran",
+    "no_clear": "manual step: the gradient is not cleared",
+    "update_tracked": "manual step: the update is recorded by autograd (or the tensor stops requiring grad)",
+    "wrong_update": "manual step: wrong sign, scale, or not in place; for the optimizer exercises, a number of effective `step()` calls other than one per update",
+    "wrong_gradient": "`step()` saw a gradient that matches none of the above (also: the gradients were rescaled or changed between `backward()` and `step()`)",
+    "clips_gradients": "the gradient is clipped (`clip_grad_norm_`, `clip_grad_value_`, `.grad.clamp_` by hand) between `backward()` and `step()`; named from the in-place write, whatever the gradient norms (a clip that does not fire still writes)",
+    "swapped_loss_args": "the loss is computed as `loss_fn(target, prediction)` (fails with cross-entropy; with MSE it gives the same numbers)",
+    "weighted_by_examples": "accumulation: each micro-batch weighted by its number of examples (one big batch's gradient) instead of the mean of the micro-batch gradients; the graded micro-batches have different sizes",
+    "none_grad_crash": "manual step: the update fails on a tensor whose `.grad` is `None` instead of skipping it (`p -= lr * p.grad` for every tensor, as d2l and fastbook write it)",
+    "error": "the function raised, the process died, the file has no such function, or the returned value is not the loss (a tensor instead of a float, a scaled loss)",
+    "timeout": "it did not finish within the time limit",
+    "tampered": "the code changed torch, the optimizer, their hooks or the grader's own functions",
+}
+
+MEANINGS: dict[str, dict[str, str]] = {
+    "graph_ops": {
+        "ok": "correct",
+        "crashes_on_leaf": "raised on a tensor whose `grad_fn` is `None` instead of returning `[]`",
+        "includes_none": '`None` entries of `next_functions` were listed (as `None`/`"NoneType"`) or expanded (crash)',
+        "not_a_list": "returned something other than a list (a tuple, a generator, `None`)",
+        "wrong_names": "node objects, reprs (`<MulBackward0 object at ...>`) or C++ names (`torch::autograd::AccumulateGrad` from `node.name()`) instead of `type(node).__name__`",
+        "duplicates": "a node reached by several paths is listed more than once",
+        "dedupe_by_name": "distinct nodes with the same class name (two leaves' `AccumulateGrad`) listed once",
+        "depth_first": "the right nodes in a depth-first order (recursive or stack)",
+        "wrong_order": "the right nodes in another order (e.g. children reversed)",
+        "missing_leaves": "the `AccumulateGrad` nodes are missing",
+        "wrong_nodes": "other lists (e.g. `t.grad_fn` itself missing, nodes for a leaf)",
+    },
+    "freeze_all_but": {
+        "ok": "correct",
+        "replaced_parameters": "parameters replaced, detached or their values changed instead of flagged",
+        "inverted": "the named parameters were frozen and the others made trainable",
+        "never_unfreezes": "only freezes: a named parameter frozen before the call stays frozen",
+        "never_freezes": "only unfreezes: unnamed parameters keep their old flag",
+        "exact_name_match": "compares whole names (`name in trainable`) instead of prefixes",
+        "substring_match": '`prefix in name`, so `"0"` also matches `"10.weight"`',
+        "layer_name_match": 'whole layer names (`name.startswith(prefix + ".")`, or the part of the name before the first dot), so `"1"` does not select `"10.weight"` as the plain prefix rule does',
+        "wrong_params": "flags that match none of the above",
+        "wrong_count": "flags right, but the return is not the trainable scalar count as an `int` (tensors counted, all or frozen parameters counted, `None`, a float or a tensor)",
+    },
+    "make_trainable": {
+        "ok": "correct",
+        "integer_requires_grad": "asked an integer tensor to require grad (PyTorch raises)",
+        "not_a_tensor": "did not return a tensor",
+        "wrong_values": "values or shape differ from the input (rounded through an integer dtype, flattened)",
+        "wrong_dtype": "not `float32`",
+        "changes_input": "the caller's tensor was changed (values, or its `requires_grad` flag flipped because `as_tensor` returned it)",
+        "shares_input": "the result shares memory with the input (`detach()` without `clone()`, or the input itself)",
+        "no_requires_grad": "the result does not require grad",
+        "not_leaf": "the result has a `grad_fn` (cloned without `detach()`, or computed after `requires_grad_()`)",
+    },
+    "derivative": {
+        "finite_difference": "`f` was called several times and never on a tensor that requires grad: a finite difference instead of autograd",
+        "too_many_calls": "`f` was called more than once (e.g. once to print its value, once for `backward()`)",
+        "no_requires_grad": '`f` got a tensor that does not require grad, or `backward()` raised "element 0 of tensors does not require grad" (forgotten `requires_grad=True`, or `f` run under `torch.no_grad()`)',
+        "wrong_type": "the slope came back as a tensor (or anything else), not a Python float",
+        "wrong_value": "any other wrong number; the message says which: `f` never called, `f` called at another point, `f(x)` returned instead of the slope, or both numbers (e.g. after two `backward()` calls)",
+    },
+    "finite_difference_grad": {
+        "used_autograd": "`f` saw a tensor that requires grad, or `x` was switched to `requires_grad` / got a `.grad`",
+        "modifies_x": "`x` was different after the call (nudged in place and not put back)",
+        "wrong_type": "the result is not a tensor (a list, a float)",
+        "wrong_shape": "the result has another shape than `x` (typically flattened)",
+        "wrong_scale": "divided by `eps` instead of `2·eps`",
+        "forward_difference": "a one-sided difference, `(f(x + eps) − f(x)) / eps` (or the backward one)",
+        "ignores_eps": "the `eps` argument was ignored: the result is the central difference of another step (1e-2 … 1e-8), or much closer to the exact gradient than the given `eps` allows",
+        "wrong_value": "any other wrong estimate (e.g. the sign flipped)",
+    },
+    "input_gradient": {
+        "touches_param_grad": "a parameter's `.grad` changed: `backward()` was used, or `zero_grad()` wiped the stale gradients",
+        "modifies_input": "the caller's `x` now requires grad, has a `.grad`, or other values",
+        "non_scalar_output": 'autograd was started from the non-scalar `model(x)`: "grad can be implicitly created only for scalar outputs"',
+        "no_requires_grad": "the differentiated tensor had no graph: the input did not require grad, or the forward ran under `torch.no_grad()`",
+        "not_in_graph": "the gradient was asked with respect to a tensor the model never saw (a leaf copy made, but the model run on the original `x`)",
+        "wrong_type": "not a tensor",
+        "wrong_shape": "not shaped like `x` (e.g. only the first example)",
+        "wrong_reduction": "the gradient of the mean of the outputs instead of their sum",
+        "wrong_value": "any other wrong gradient (also: the parameters were changed)",
+    },
+    "train_step": LESSON3,
+    "train_accumulated": LESSON3,
+    "manual_sgd_step": LESSON3,
+    "predict": {
+        "ok": "correct",
+        "builds_graph": "the forward pass ran with tracking on and the output has a `grad_fn` (e.g. `eval()` without `no_grad()`)",
+        "detach_only": "tracking was on during the forward pass, the output was detached afterwards",
+        "not_eval": "the forward pass ran in training mode (dropout active), e.g. `no_grad()` without `eval()`, or `model.training = False` set by hand",
+        "mode_not_restored": "left in eval mode after a call that started in train mode, or switched to train mode after a call that started in eval mode",
+        "not_restored_on_error": "when the forward pass raised, the model stayed in eval mode (no `finally`)",
+        "swallows_error": "the forward pass's exception did not reach the caller",
+        "grad_left_off": "tracking (or inference mode) was still off after the call (`torch.set_grad_enabled(False)` as a statement)",
+        "wrong_output": "not the model's eval-mode output (argmax, softmax, a list, the model never called)",
+    },
+    "evaluate": {
+        "ok": "correct",
+        "builds_graph": "a forward pass ran with tracking on (also `total += loss` without `no_grad()`)",
+        "not_eval": "a forward pass ran in training mode",
+        "mode_not_restored": "the model's previous mode was not restored",
+        "grad_left_off": "tracking still off after the call",
+        "returns_tensor": "returned a tensor instead of a Python float",
+        "sum_not_mean": "the sum of the per-batch losses",
+        "last_batch_only": "the loss of the last batch only",
+        "weighted_by_examples": "the per-example mean (each batch weighted by its size) instead of the per-batch mean",
+        "swapped_loss_args": "the loss is called as `loss_fn(y, output)` (fails with cross-entropy; harmless with MSE)",
+        "wrong_value": "any other value, a non-float, or the model never called",
+    },
+    "head_forward": {
+        "ok": "correct",
+        "backbone_tracked": "the backbone ran with tracking on and backward reached its parameters",
+        "detach_only": "the backbone ran with tracking on, its output was detached afterwards",
+        "head_not_tracked": "the head ran with tracking off (or its output was detached): backward cannot train it",
+        "inference_tensor": "features made under `inference_mode()` were fed to the tracked head (PyTorch raises)",
+        "froze_params": "`requires_grad` of some parameter was changed",
+        "grad_left_off": "tracking still off after the call",
+        "wrong_output": "not `head(backbone(x))`, wrong head gradients, or a model never called",
+    },
+}
+
+# The section to read again, per code; "" is the exercise's default (the section that teaches what
+# the exercise asks).  Headings as in the source notebooks, without "## ".
+REVISIT: dict[str, dict[str, str]] = {
+    "graph_ops": {
+        "": "3. The graph: `grad_fn`",
+        "crashes_on_leaf": "4. Leaves",
+        "missing_leaves": "4. Leaves",
+        "wrong_names": "Going deeper (optional): walking the graph by hand",
+        "duplicates": "Going deeper (optional): walking the graph by hand",
+        "dedupe_by_name": "Going deeper (optional): walking the graph by hand",
+        "depth_first": "Going deeper (optional): walking the graph by hand",
+        "wrong_order": "Going deeper (optional): walking the graph by hand",
+    },
+    "freeze_all_but": {"": "6. Freezing parameters"},
+    "make_trainable": {
+        "": "1. A tensor that requires grad",
+        "not_leaf": "4. Leaves",
+        "no_requires_grad": "5. Switching tracking on and off",
+    },
+    "derivative": {
+        "": "1. `backward()` fills `.grad`",
+        "finite_difference": "3. Checking a gradient numerically",
+        "wrong_value": "2. The chain rule, by hand and by autograd",
+    },
+    "finite_difference_grad": {
+        "": "3. Checking a gradient numerically",
+        "ignores_eps": "Going deeper (optional): choosing `eps`, and `gradcheck`",
+        "used_autograd": "3. Checking a gradient numerically",
+    },
+    "input_gradient": {
+        "": "7. `torch.autograd.grad`: gradients without `.grad`",
+        "non_scalar_output": "4. A vector output needs a reduction",
+        "wrong_reduction": "4. A vector output needs a reduction",
+        "no_requires_grad": "1. `backward()` fills `.grad`",
+    },
+    "train_step": {
+        "": "4. The fix: clear first, every step",
+        "never_clears": "3. The bug: forgetting to clear",
+        "clears_once": "3. The bug: forgetting to clear",
+        "clears_after_step": "Going deeper (optional): what the first step sees",
+        "clips_gradients": "Going deeper (optional): more on debugging gradients",
+    },
+    "train_accumulated": {
+        "": "2. Gradients add up",
+        "never_clears": "3. The bug: forgetting to clear",
+        "clears_once": "3. The bug: forgetting to clear",
+        "clears_after_step": "Going deeper (optional): what the first step sees",
+        "clears_after_backward": "4. The fix: clear first, every step",
+        "weighted_by_examples": "Going deeper (optional): accumulation with unequal micro-batches",
+        "clips_gradients": "Going deeper (optional): more on debugging gradients",
+    },
+    "manual_sgd_step": {
+        "": "5. Clearing by hand; `None` versus zeros",
+        "update_tracked": "Going deeper (optional): in-place changes and autograd's version counter",
+        "none_grad_crash": "Going deeper (optional): why `None` is cheaper, and what optimizers do with it",
+    },
+    "predict": {
+        "": "4. `model.eval()` is not `no_grad()`",
+        "builds_graph": "2. `torch.no_grad()`, as a block or a decorator",
+        "detach_only": "2. `torch.no_grad()`, as a block or a decorator",
+        "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
+    },
+    "evaluate": {
+        "": "7. Validation loops: keep numbers, not loss tensors",
+        "not_eval": "4. `model.eval()` is not `no_grad()`",
+        "mode_not_restored": "4. `model.eval()` is not `no_grad()`",
+        "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
+    },
+    "head_forward": {
+        "": "6. `detach()` or `no_grad()`: a frozen backbone",
+        "inference_tensor": "5. `torch.inference_mode()`",
+        "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
+    },
+}
+
+
+def meaning(exercise: str, code: str) -> str:
+    """The code's meaning in words ("" for a code nobody documented: a test keeps that from happening)."""
+    return MEANINGS.get(exercise, {}).get(code) or SHARED.get(code, "")
+
+
+def revisit(exercise: str, code: str) -> str:
+    """The heading of the lesson section to read again after getting ``code`` in ``exercise``."""
+    sections = REVISIT.get(exercise, {})
+    return sections.get(code) or sections.get("", "")
+
+
+def table(exercises: list[str]) -> str:
+    """The README's markdown table of the codes of ``exercises`` (one table when they share theirs);
+    ``["shared"]`` gives the shared codes."""
+    found = {e: SHARED if e == "shared" else MEANINGS[e] for e in exercises}
+    one = len({id(codes) for codes in found.values()}) == 1
+    rows = ["| code | meaning |", "| --- | --- |"] if one else ["| exercise | code | meaning |", "| --- | --- | --- |"]
+    for exercise in exercises[:1] if one else exercises:
+        for code, words in found[exercise].items():
+            rows.append(f"| `{code}` | {words} |" if one else f"| `{exercise}` | `{code}` | {words} |")
+    return "\n".join(rows)
