@@ -34,7 +34,10 @@ BIN = os.path.join(VENV, "bin")
 STAMP = os.path.join(VENV, ".course-installed")
 WORK = os.path.join(ROOT, "my-work")
 FIRST_LESSON = "lesson1_requires_grad"
-INPUTS = ("requirements.txt", "requirements-dev.txt", "pyproject.toml")
+INPUTS = ("requirements.txt", "requirements-dev.txt", "hub/requirements.txt", "pyproject.toml", "lab/overrides.json")
+# The course's JupyterLab settings (no "get notified about Jupyter news?" popup, no update checks),
+# installed where JupyterLab reads settings for every user of an environment: here, on Binder and on the hub.
+LAB_SETTINGS = os.path.join("lab", "overrides.json")
 SETTINGS_TABLE = "autograd-course"  # [tool.autograd-course] in pyproject.toml: the one place for the repository URL
 README_START = "<!-- badges: made by `python3 course.py sync` from [tool.autograd-course] in pyproject.toml -->"
 README_END = "<!-- /badges -->"
@@ -63,8 +66,17 @@ def setup() -> None:
     print("course.py: installing the pinned dependencies and the course packages ...", flush=True)
     pip = [os.path.join(BIN, "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run(pip + ["-r", os.path.join(ROOT, "requirements-dev.txt"), "-e", ROOT], check=True)
+    install_lab_settings(VENV)
     with open(STAMP, "w") as f:
         f.write(_fingerprint())
+
+
+def install_lab_settings(prefix: str) -> str:
+    """Put the course's JupyterLab settings where the environment at ``prefix`` reads them."""
+    target = os.path.join(prefix, "share", "jupyter", "lab", "settings", "overrides.json")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    shutil.copyfile(os.path.join(ROOT, LAB_SETTINGS), target)
+    return target
 
 
 def copy_student_notebooks() -> None:
@@ -82,12 +94,32 @@ def lab(extra: list[str]) -> int:
     setup()
     copy_student_notebooks()
     notebook = os.path.join("my-work", f"{FIRST_LESSON}.ipynb")
-    return subprocess.call([os.path.join(BIN, "jupyter"), "lab", notebook, *extra], cwd=ROOT)
+    return subprocess.call([os.path.join(BIN, "jupyter"), "lab", notebook, *root_flags(), *extra], cwd=ROOT)
+
+
+def root_flags() -> list[str]:
+    """JupyterLab refuses to start as root ("Running as root is not recommended") unless told: in a
+    container or a CI machine, where root is the only user, say why and tell it."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    print(
+        "course.py: you are root (as in a container or on a CI machine). JupyterLab refuses to run as root\n"
+        "unless told, so it starts with --allow-root. On a machine people share, run it as a normal user instead.",
+        flush=True,
+    )
+    return ["--allow-root"]
+
+
+TEST_PROCESSES = ["-n", "2", "--dist", "loadfile"]  # a file's tests share their fixtures, in one process
 
 
 def test(extra: list[str]) -> int:
+    """The whole suite, in two processes (pytest-xdist), each test file whole in one of them; options
+    after `test` go to pytest (`-n 0` runs everything in one process)."""
     setup()
-    return subprocess.call([os.path.join(BIN, "python"), "-m", "pytest", *extra], cwd=ROOT)
+    chosen = any(a.startswith(("-n", "--numprocesses", "--dist")) for a in extra)
+    parallel = [] if chosen else TEST_PROCESSES
+    return subprocess.call([os.path.join(BIN, "python"), "-m", "pytest", *parallel, *extra], cwd=ROOT)
 
 
 # ---- one source of truth for where the course lives: badges and the Colab install cell ----
@@ -256,6 +288,23 @@ def length_block() -> str:
     return "\n".join([LENGTH_START, *rows, LENGTH_END])
 
 
+CODES = re.compile(r"(<!-- codes: ([\w ]+?) \(made by .*?-->\n).*?(<!-- /codes -->)", re.S)
+
+
+def _codes_module():
+    """autograder/codes.py, loaded by path: plain data, so no torch (nor the course's venv) is needed."""
+    spec = importlib.util.spec_from_file_location("_course_codes", os.path.join(ROOT, "autograder", "codes.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def codes_blocks(text: str) -> str:
+    """The README with every diagnosis-code table written again from autograder/codes.py."""
+    codes = _codes_module()
+    return CODES.sub(lambda m: f"{m[1]}{codes.table(m[2].split())}\n{m[3]}", text)
+
+
 def stats(extra: list[str]) -> int:
     print(length_block().split("\n", 1)[1].rsplit("\n", 1)[0])
     print(
@@ -291,7 +340,7 @@ def sync(extra: list[str]) -> int:
             f.write(_dump(synced_notebook(nb, repository, branch, assignment)))
     with open(readme, "w", encoding="utf-8") as f:
         text = block.sub(lambda _: readme_block(repository, branch), text, count=1)
-        f.write(lengths.sub(lambda _: length_block(), text, count=1))
+        f.write(codes_blocks(lengths.sub(lambda _: length_block(), text, count=1)))
     # The student notebooks come from the sources, through nbgrader as always.
     if importlib.util.find_spec("nbgrader") is not None:
         nbgrader = [sys.executable, "-m", "nbgrader"]

@@ -4,6 +4,7 @@ tests/test_environment.py checks that environment.yml parses, pins what requirem
 covers every import.  Here: what repo2docker does with the repository after that.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -55,6 +56,9 @@ def test_post_build_installs_the_course_packages_and_lands_on_lesson_one(tmp_pat
     assert len(found) == 2 and all(path.startswith(str(env_dir)) for path in found), found
     quizzes = list((env_dir / "lib").glob("python*/site-packages/autograder/quizzes/*.json"))
     assert len(quizzes) == 4, "the quiz keys are package data"
+
+    settings = env_dir / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    assert json.loads(settings.read_text()) == json.load(open(os.path.join(ROOT, "lab", "overrides.json")))
 
     config = PyFileConfigLoader("jupyter_server_config.py", str(home / ".jupyter")).load_config()
     landing = config.ServerApp.default_url

@@ -28,3 +28,26 @@ def test_an_unknown_command_prints_the_usage(monkeypatch, tmp_path, capsys):
     course = load_course(monkeypatch, tmp_path)
     assert course.main(["fly"]) == 2
     assert "python3 course.py lab" in capsys.readouterr().out
+
+
+def test_as_root_lab_explains_and_starts_jupyterlab_with_allow_root(monkeypatch, tmp_path, capsys):
+    course = load_course(monkeypatch, tmp_path)
+    monkeypatch.setattr(course.os, "geteuid", lambda: 0)
+    assert course.root_flags() == ["--allow-root"]
+    assert "you are root" in capsys.readouterr().out
+    monkeypatch.setattr(course.os, "geteuid", lambda: 1000)
+    assert course.root_flags() == []
+
+
+def test_the_lab_settings_turn_the_news_popup_off_for_the_whole_environment(monkeypatch, tmp_path):
+    import json
+    import sys
+
+    course = load_course(monkeypatch, tmp_path)
+    target = course.install_lab_settings(str(tmp_path / "env"))
+    settings = json.load(open(target))["@jupyterlab/apputils-extension:notification"]
+    assert settings == {"fetchNews": "false", "checkForUpdates": False}
+    assert target.endswith(os.path.join("share", "jupyter", "lab", "settings", "overrides.json"))
+    # and the test environment itself has them (course.py's setup installed them)
+    installed = os.path.join(sys.prefix, "share", "jupyter", "lab", "settings", "overrides.json")
+    assert json.load(open(installed)) == json.load(open(os.path.join(ROOT, "lab", "overrides.json")))

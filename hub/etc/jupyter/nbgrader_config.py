@@ -1,0 +1,10 @@
+"""nbgrader's settings for every user of the hub.  The hub points every server at this folder
+(``JUPYTER_CONFIG_PATH``); the course folder's own nbgrader_config.py adds the course's pipeline."""
+
+import os
+
+c = get_config()  # noqa: F821 - provided by nbgrader and its JupyterLab extension
+
+# The course, and the folder where assignments, submissions and feedback travel between users.
+c.CourseDirectory.course_id = "autograd-course"
+c.Exchange.root = os.environ.get("AUTOGRAD_EXCHANGE", "/srv/nbgrader/exchange")

@@ -1,0 +1,126 @@
+"""JupyterHub for one class of this course, on one machine.
+
+Who: ``roster.toml`` (``AUTOGRAD_ROSTER``) lists the instructors, the teaching assistants and the
+students, by their account names on this machine (PAM logs them in with their own passwords;
+swap ``c.JupyterHub.authenticator_class`` for your institution's, e.g. LTI or OAuth, and keep
+the groups).  Instructors are hub admins.
+
+What each gets:
+
+* students: their own JupyterLab (the course's environment, the same pins as requirements.txt),
+  with nbgrader's *Assignments* tab: fetch, work, submit, fetch feedback, through the exchange;
+* instructors and TAs: the course's shared grading server, a hub service named after the
+  course (``/services/<course>/``), running as the course's grader account in the course folder,
+  with nbgrader's formgrader; it is there that ``python -m autograder grade`` runs (a terminal in
+  that server), into the gradebook on PostgreSQL.
+
+Settings (environment variables, read when the hub starts; see the README's hub section):
+
+``AUTOGRAD_ROSTER``       the roster (default: hub/roster.toml beside this file)
+``AUTOGRAD_COURSE_ROOT``  the course folder, a clone of this repository owned by the grader account
+``AUTOGRAD_GRADER_USER``  that account (default: grader-<course id>)
+``AUTOGRAD_DB_URL``       the gradebook, e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course
+``AUTOGRAD_EXCHANGE``     nbgrader's exchange folder (default /srv/nbgrader/exchange)
+``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``, ``AUTOGRAD_SERVICE_PORT``  where the hub and the grading server listen
+``AUTOGRAD_PROXY``        the configurable-http-proxy command (default: found on PATH)
+"""
+
+import os
+import sys
+
+import tomllib
+
+c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COURSE_ID = "autograd-course"  # nbgrader's course id: the exchange's folder and the service's name
+with open(os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")), "rb") as f:
+    ROSTER = tomllib.load(f)
+INSTRUCTORS, TAS, STUDENTS = (list(ROSTER.get(group, [])) for group in ("instructors", "tas", "students"))
+COURSE_ROOT = os.environ.get("AUTOGRAD_COURSE_ROOT", "/srv/" + COURSE_ID)
+GRADER = os.environ.get("AUTOGRAD_GRADER_USER", "grader-" + COURSE_ID)
+SERVICE_PORT = int(os.environ.get("AUTOGRAD_SERVICE_PORT", "9999"))
+# Every user runs the course's environment: the Python this hub runs in.
+BIN = os.path.dirname(sys.executable)
+SINGLEUSER = os.path.join(BIN, "jupyterhub-singleuser")
+
+c.JupyterHub.ip = os.environ.get("AUTOGRAD_HUB_IP", "0.0.0.0")
+c.JupyterHub.port = int(os.environ.get("AUTOGRAD_HUB_PORT", "8000"))
+c.JupyterHub.cookie_secret_file = os.path.join(os.environ.get("AUTOGRAD_HUB_STATE", HERE), "jupyterhub_cookie_secret")
+c.JupyterHub.db_url = "sqlite:///" + os.path.join(os.environ.get("AUTOGRAD_HUB_STATE", HERE), "jupyterhub.sqlite")
+if os.environ.get("AUTOGRAD_PROXY"):
+    c.ConfigurableHTTPProxy.command = [os.environ["AUTOGRAD_PROXY"]]
+
+# Who may log in, and in which groups.
+c.JupyterHub.authenticator_class = "pam"
+c.Authenticator.allowed_users = set(INSTRUCTORS + TAS + STUDENTS)
+c.Authenticator.admin_users = set(INSTRUCTORS)
+c.JupyterHub.load_groups = {
+    "instructors": {"users": INSTRUCTORS},
+    "tas": {"users": TAS},
+    "students": {"users": STUDENTS},
+    # nbgrader looks for this group name: who may grade the course through its formgrader.
+    f"formgrade-{COURSE_ID}": {"users": INSTRUCTORS + TAS},
+}
+c.JupyterHub.load_roles = [
+    {
+        "name": f"formgrade-{COURSE_ID}",
+        "groups": [f"formgrade-{COURSE_ID}"],
+        "scopes": [f"access:services!service={COURSE_ID}", "list:services", f"read:services!service={COURSE_ID}"],
+    },
+    # A user's server may list the hub's services (nbgrader's course list asks which exist).
+    {"name": "server", "scopes": ["inherit"]},
+]
+
+# Everyone's JupyterLab: the course's environment, JupyterLab by default, and the hub's Jupyter
+# settings (hub/etc/jupyter: nbgrader's exchange and course id, the formgrader allowed in a frame).
+COMMON_ENVIRONMENT = {
+    "PATH": f"{BIN}:/usr/bin:/bin",
+    "JUPYTER_CONFIG_PATH": os.path.join(HERE, "etc", "jupyter"),
+    "AUTOGRAD_EXCHANGE": os.environ.get("AUTOGRAD_EXCHANGE", "/srv/nbgrader/exchange"),
+}
+c.Spawner.cmd = [SINGLEUSER]
+c.Spawner.default_url = "/lab"
+c.Spawner.environment = dict(COMMON_ENVIRONMENT)
+
+
+def before_spawn(spawner):
+    """Every user's home is private (many systems make homes readable by all, and a student's work
+    lives there: nbgrader's exchange is the only way it should travel).  Students also get
+    hub/etc/student: nbgrader's assignment list only (no formgrader, no "create assignment"
+    toolbar); instructors and TAs grade through the course's service."""
+    import pwd
+
+    try:
+        home = pwd.getpwnam(spawner.user.name).pw_dir
+        if os.path.isdir(home) and os.stat(home).st_uid == pwd.getpwnam(spawner.user.name).pw_uid:
+            os.chmod(home, 0o700)
+    except (KeyError, OSError):
+        pass  # no local account yet (the spawner says so), or a home managed elsewhere
+    if spawner.user.name in STUDENTS:
+        paths = [os.path.join(HERE, "etc", "student"), COMMON_ENVIRONMENT["JUPYTER_CONFIG_PATH"]]
+        spawner.environment["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+
+
+c.Spawner.pre_spawn_hook = before_spawn
+
+# The course's grading server, shared by instructors and TAs: JupyterLab as the grader account,
+# in the course folder, with the formgrader; the gradebook URL reaches nbgrader_config.py there.
+service_environment = {
+    **COMMON_ENVIRONMENT,
+    "JUPYTERHUB_DEFAULT_URL": "/lab",
+    "HOME": os.environ.get("AUTOGRAD_GRADER_HOME", os.path.join("/home", GRADER)),
+}
+if os.environ.get("AUTOGRAD_DB_URL"):
+    service_environment["AUTOGRADER_DB_URL"] = os.environ["AUTOGRAD_DB_URL"]
+c.JupyterHub.services = [
+    {
+        "name": COURSE_ID,
+        "url": f"http://127.0.0.1:{SERVICE_PORT}",
+        "command": [SINGLEUSER, f"--ServerApp.root_dir={COURSE_ROOT}"],
+        "user": GRADER,
+        "cwd": COURSE_ROOT,
+        "environment": service_environment,
+        "oauth_no_confirm": True,
+    }
+]

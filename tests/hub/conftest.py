@@ -1,0 +1,174 @@
+"""A real JupyterHub for one class, on this machine: local accounts made for the test (PAM logs them
+in), PostgreSQL started by the test in its own data folder (the gradebook), configurable-http-proxy
+from npm, the course's hub configuration (hub/) on a clone of the course, and Chromium.
+
+Everything is made here and removed afterwards, except the accounts (made again, with fresh homes,
+by the next run).  The fixtures need root (accounts, a hub that spawns servers as other users),
+bubblewrap, Debian's PostgreSQL server and Chromium; `.ci/run` installs them.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.browser.lab import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.conftest import ROOT
+from tests.course_copy import copy_working_tree
+from tests.postgres import Postgres, free_port, postgres_bin, run
+
+COURSE_ID = "autograd-course"
+GRADER = f"grader-{COURSE_ID}"
+ROSTER = {"instructors": ["instructor1"], "tas": ["ta1"], "students": ["student1", "student2"]}
+CHP_VERSION = "5.3.0"
+
+pytestmark = [pytest.mark.hub, pytest.mark.slow]
+
+
+def proxy_command() -> str:
+    """configurable-http-proxy: from PATH, or installed once from npm into .cache/hub-node."""
+    found = shutil.which("configurable-http-proxy")
+    if found:
+        return found
+    prefix = os.path.join(ROOT, ".cache", "hub-node")
+    command = os.path.join(prefix, "node_modules", ".bin", "configurable-http-proxy")
+    if not os.path.exists(command):
+        if shutil.which("npm") is None:
+            pytest.fail("npm is needed to install configurable-http-proxy (apt-get install npm)", pytrace=False)
+        subprocess.run(["npm", "install", "--silent", "--prefix", prefix, f"configurable-http-proxy@{CHP_VERSION}"],
+                       check=True, capture_output=True, timeout=600)  # fmt: skip
+    return command
+
+
+def make_account(name: str, password: str) -> None:
+    """A fresh local account with a fresh home (an earlier run's files would change the story)."""
+    if run("id", name, check=False).returncode == 0:
+        run("pkill", "-KILL", "-u", name, check=False)
+        run("userdel", "--remove", name, check=False)
+    run("useradd", "--create-home", "--shell", "/bin/bash", name)
+    subprocess.run(["chpasswd"], input=f"{name}:{password}", text=True, check=True)
+
+
+@dataclass
+class Hub:
+    url: str
+    password: str
+    course: str
+    exchange: str
+    state: str
+    db_url: str
+    process: subprocess.Popen
+    environment: dict = field(default_factory=dict)
+
+    def log(self, tail: int = 6000) -> str:
+        with open(os.path.join(self.state, "hub.log"), errors="replace") as f:
+            return f.read()[-tail:]
+
+    def as_grader(self, *command: str, timeout: float = 900) -> subprocess.CompletedProcess:
+        """A command as the course's grader account, in the course folder, with the hub's settings:
+        what an instructor types in the grading server's terminal."""
+        env = ["env", f"AUTOGRADER_DB_URL={self.db_url}", f"JUPYTER_CONFIG_PATH={self.course}/hub/etc/jupyter",
+               f"AUTOGRAD_EXCHANGE={self.exchange}", f"HOME=/home/{GRADER}",
+               f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
+        return run(*env, *command, user=GRADER, check=False, cwd=self.course, timeout=timeout)
+
+
+@pytest.fixture(scope="package")
+def postgres(tmp_path_factory):
+    """One PostgreSQL server for the package; each test makes its own databases in it."""
+    if postgres_bin() is None:
+        pytest.fail("these tests need Debian's postgresql (see .ci/run)", pytrace=False)
+    base = tempfile.mkdtemp(prefix="autograd-pg-", dir="/var/tmp")
+    os.chmod(base, 0o755)
+    server = Postgres.start(os.path.join(base, "pg"))
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="package")
+def hub(postgres):
+    if os.geteuid() != 0:
+        pytest.skip("the hub test makes local accounts and runs JupyterHub as root")
+    if shutil.which("bwrap") is None or not os.path.exists(CHROMIUM):
+        pytest.fail("the hub test needs bubblewrap and chromium (see .ci/run)", pytrace=False)
+    proxy = proxy_command()
+    base = tempfile.mkdtemp(prefix="autograd-hub-", dir="/var/tmp")
+    os.chmod(base, 0o755)  # the accounts read the course's hub settings there
+    password = secrets.token_urlsafe(12)
+    for name in [*sum(ROSTER.values(), []), GRADER]:
+        make_account(name, password)
+    db_url = postgres.database("autograd_course")
+    course = copy_working_tree(os.path.join(base, "course"), untracked=True)
+    exchange, state = os.path.join(base, "exchange"), os.path.join(base, "state")
+    os.makedirs(state)
+    roster = os.path.join(state, "roster.toml")
+    with open(roster, "w") as f:
+        f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
+    done = run(sys.executable, os.path.join(course, "hub", "install.py"), "--course", course, "--exchange", exchange,
+               check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    port = free_port()
+    environment = {
+        **os.environ,
+        "AUTOGRAD_ROSTER": roster, "AUTOGRAD_COURSE_ROOT": course, "AUTOGRAD_DB_URL": db_url,
+        "AUTOGRAD_EXCHANGE": exchange, "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1",
+        "AUTOGRAD_HUB_PORT": str(port), "AUTOGRAD_SERVICE_PORT": str(free_port()), "AUTOGRAD_PROXY": proxy,
+        "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}",
+    }  # fmt: skip
+    log = open(os.path.join(state, "hub.log"), "wb")  # noqa: SIM115
+    process = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), "jupyterhub"), "-f", os.path.join(course, "hub",
+         "jupyterhub_config.py")], cwd=state, env=environment, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    hub = Hub(f"http://127.0.0.1:{port}", password, course, exchange, state, db_url, process, environment)
+    try:
+        for _ in range(240):
+            try:
+                with urllib.request.urlopen(f"{hub.url}/hub/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None:
+                raise AssertionError(f"JupyterHub stopped:\n{hub.log()}")
+            time.sleep(0.5)
+        else:
+            raise AssertionError(f"JupyterHub did not answer:\n{hub.log()}")
+        yield hub
+    finally:
+        process.send_signal(signal.SIGTERM)  # the hub stops its users' servers and its service
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        for name in [*sum(ROSTER.values(), []), GRADER]:
+            run("pkill", "-KILL", "-u", name, check=False)
+        log.close()
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        shutil.copy(os.path.join(state, "hub.log"), os.path.join(ARTIFACTS, "hub.log"))  # for a failed run
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="package")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
