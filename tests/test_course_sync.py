@@ -87,6 +87,9 @@ def course_copy(tmp_path):
         shutil.copy(os.path.join(ROOT, name), tmp_path / name)
     shutil.copytree(os.path.join(ROOT, "notebooks"), tmp_path / "notebooks")
     shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), tmp_path)
+    # sync writes the README's code tables from autograder/codes.py
+    (tmp_path / "autograder").mkdir()
+    shutil.copy(os.path.join(ROOT, "autograder", "codes.py"), tmp_path / "autograder" / "codes.py")
     return tmp_path
 
 

@@ -95,7 +95,7 @@ def test_a_second_grading_run_on_the_same_course_is_refused_while_the_first_work
     write(os.path.join(folder, "submitted", "slowpoke", LESSON, f"{LESSON}.ipynb"), slow)
     first = autograder(folder, "grade", LESSON, "--student", "slowpoke", wait=False)
     try:
-        holder = os.path.join(folder, ".autograder", "grade.pid")
+        holder = os.path.join(folder, ".autograder", "grade.lock.pid")
         for _ in range(300):
             if os.path.isfile(holder) and open(holder).read().strip() == str(first.pid):
                 break

@@ -66,7 +66,8 @@ def test_a_function_that_kills_its_process_is_an_error_and_the_kernel_survives()
 
     verdict, _ = diagnose_function("train_step", exits)
     assert verdict.code == "error"
-    assert "stopped before finishing (exit code 3)" in verdict.message
+    assert "ended before finishing: exit code 3" in verdict.message
+    assert "Never call os._exit()" in verdict.message
 
 
 def test_a_hanging_function_times_out():
