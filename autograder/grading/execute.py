@@ -10,12 +10,14 @@ with the next notebook.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import hashlib
 import json
 import threading
 import time
 
+from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
@@ -201,6 +203,7 @@ class SandboxedExecute(Execute):
             except Exception:  # noqa: BLE001
                 pass
         self._stopped = f"grading stopped the notebook at an earlier cell because {why}."
+        run_sync(_drop_output_polls)()
         cell.outputs = [o for o in cell.outputs if o.get("output_type") != "error"]
         cell.outputs.append(error_output(STOPPED, f"Grading stopped the notebook here because {why}."))
         add_note(self._resources, f"Stopped at cell {self._cell_label(cell)}: {why}; the cells below did not run.")
@@ -219,6 +222,16 @@ class SandboxedExecute(Execute):
                     self.km.kill_for(self._too_much_output())
                 return None  # dropped: the cell already holds more than its share
         return super().process_message(msg, cell, cell_index)
+
+
+async def _drop_output_polls() -> None:
+    """Cancel nbclient's output-polling task of a stopped cell.  nbclient leaves it pending on a
+    timeout, and no later cell runs this thread's event loop again: at exit Python would print
+    "Task was destroyed but it is pending!" on the grader's stderr."""
+    for task in asyncio.all_tasks():
+        if task.get_coro().__name__ == "_async_poll_output_msg":
+            task.cancel()
+    await asyncio.sleep(0)
 
 
 def shared_cells(released) -> list:

@@ -190,6 +190,10 @@ class ScoreChecks(NbGraderPreprocessor):
             if checks and not _did_not_run(cell):
                 items.append({"kind": "checks", "index": index, "checks": checks})
                 targets[index] = checks
+        # Cells after the last test cell to score cannot change any score: running them would only
+        # spend the job's time (a cell that hangs or forks forever would cost the whole budget).
+        while items and items[-1]["kind"] != "checks":
+            items.pop()
         return {"items": items, "shared": []}, targets
 
     def _run(self, server, job_dir: str, plan: dict, limits, resources) -> dict:
