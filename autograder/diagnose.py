@@ -20,9 +20,10 @@ import torch
 
 from . import exercises, tamper
 from .runner import collect, decode, describe_exception, encode
-from .sandbox.child import run_in_child
+from .sandbox.child import forking_is_safe, run_in_child
 from .sandbox.limits import DEFAULTS, Limits
 from .sandbox.outcome import Outcome
+from .tamper import start_watch
 from .verdict import Verdict
 
 OUTPUT_SHOWN = 2000  # characters of a student's own prints shown back in a notebook
@@ -157,8 +158,11 @@ def record_in_children(exercise: str, fn, scenarios: list, limits: Limits = DEFA
     records merged, plain data.  A child that hangs or dies ends the record with ``failure``."""
     merged = {"observations": [], "error": None, "tampered": [], "failure": None, "detail": "", "output": ""}
     printed = []
+    # A forked child starts with this process's state, so one snapshot taken here serves every
+    # child (a spawned child, on macOS and Windows, cannot share it and takes its own).
+    watch = start_watch() if forking_is_safe() else None
     for scenario in scenarios:
-        outcome = run_in_child(partial(_child_work, exercise, fn, scenario), limits)
+        outcome = run_in_child(partial(_child_work, exercise, fn, scenario, watch), limits)
         try:
             result = decode(outcome.record) if outcome.record is not None else None
         except Exception:  # noqa: BLE001 - anything the student's process may have written
@@ -175,7 +179,7 @@ def record_in_children(exercise: str, fn, scenarios: list, limits: Limits = DEFA
     return merged
 
 
-def _child_work(exercise: str, fn, scenario) -> bytes:
+def _child_work(exercise: str, fn, scenario, watch=None) -> bytes:
     """In the child: capture output, run one scenario, return the encoded record."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -184,7 +188,7 @@ def _child_work(exercise: str, fn, scenario) -> bytes:
     sys.stdout = sys.stderr = captured
     torch.set_num_threads(1)
     try:
-        result = collect(exercise, lambda: fn, [scenario])
+        result = collect(exercise, lambda: fn, [scenario], changes=watch)
     except BaseException as exc:  # noqa: BLE001
         result = {"observations": [], "error": describe_exception(exc), "tampered": []}
     result["output"] = captured.getvalue()[:OUTPUT_SHOWN]

@@ -34,10 +34,15 @@ def describe_exception(exc: BaseException, source: str | None = None) -> dict:
     return {"type": type(exc).__name__, "message": message[:400], "where": where}
 
 
-def collect(exercise: str, load, scenarios: list, source: str | None = None) -> dict:
-    """Run every scenario; ``load()`` returns the student's function (afresh when it can)."""
+def collect(exercise: str, load, scenarios: list, source: str | None = None, changes=None) -> dict:
+    """Run every scenario; ``load()`` returns the student's function (afresh when it can).
+
+    ``changes`` is a tamper watch (``start_watch()``) taken earlier with this process's current
+    state, e.g. by the parent of a forked child: the child then compares with it instead of taking
+    its own snapshot, which costs a forked child more than its scenario (every object it visits is
+    a page the child must copy)."""
     module = exercises.get(exercise)
-    changes = start_watch()
+    changes = changes or start_watch()
     result = {"observations": [], "error": None, "tampered": []}
     for scenario in scenarios:
         try:

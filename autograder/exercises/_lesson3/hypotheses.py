@@ -9,6 +9,7 @@ every step matches that hypothesis; the verdict is the hypothesis every paramete
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 
 import torch
@@ -47,14 +48,22 @@ class Run:
         return self.scenario.accum_steps
 
 
+@functools.lru_cache(maxsize=64)
+def _reference_model(scenario: Scenario):
+    """The scenario's model in float64, its loss and batches: built once per scenario (seeding the
+    generators is most of the judge's time), then only copied."""
+    model, loss_fn, batches = build_model(scenario)
+    return model.double(), loss_fn, batches
+
+
 def reference_gradients(scenario: Scenario, params_at: list[list[torch.Tensor]]):
     """Gradient and loss of every batch of the scenario, batch i evaluated at ``params_at[i]``.
 
     Computed in float64 on a private copy of the model with ``torch.autograd.grad``: nothing
     the student's code did in its own process can reach this computation.
     """
-    model, loss_fn, batches = build_model(scenario)
-    model = copy.deepcopy(model).double()
+    model, loss_fn, batches = _reference_model(scenario)
+    model = copy.deepcopy(model)  # a copy of its own: judges run in several threads at once
     grads, losses = [], []
     for (x, y), values in zip(batches, params_at):
         with torch.no_grad():
