@@ -19,10 +19,22 @@ LESSON = "lesson3_zeroing_grad"
 # An answer cell that reports what its kernel may do, then the right answer.
 PROBE = """import os
 status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+try:
+    group = open("/proc/self/autogroup").read().split()[-1]  # the group's nice
+except OSError:
+    group = "none"
 import autograder
 print("PROBE", os.getuid(), status["NoNewPrivs"].strip(), status["CapEff"].strip(), status["CapBnd"].strip(),
-      autograder.__file__)
+      os.getsid(0) == os.getpid(), group, autograder.__file__)
 """
+
+
+def autogroup_on() -> bool:
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return False
 
 
 def probed_class(course: str, owner: str | None = None) -> str:
@@ -62,10 +74,14 @@ def test_a_kernel_has_no_new_privileges_and_no_capabilities_and_its_own_user(tmp
     graded = probed_class(course)
     done = grade(course)
     assert done.returncode == 0, done.stdout + done.stderr
-    uid, nnp, capeff, capbnd, _ = probe_line(graded)
+    uid, nnp, capeff, capbnd, leader, group, _ = probe_line(graded)
     assert (nnp, capeff, capbnd) == ("1", "0" * 16, "0" * 16)
     if os.geteuid() == 0:
         assert int(uid) >= 61000
+    # A session of its own, so a fork bomb shares one scheduling group (autogroup) at low priority
+    assert leader == "True"
+    if autogroup_on():
+        assert group == "5"
 
 
 @pytest.mark.skipif(shutil.which("runuser") is None, reason="runuser is needed to switch users")
@@ -81,9 +97,9 @@ def test_as_an_unprivileged_user_a_kernel_is_locked_down_the_same_way(tmp_path_f
     graded = probed_class(course, owner=unprivileged_user)
     done = grade(course, user=unprivileged_user)
     assert done.returncode == 0, done.stdout + done.stderr
-    uid, nnp, capeff, capbnd, _ = probe_line(graded)
+    uid, nnp, capeff, capbnd, leader, _, _ = probe_line(graded)
     assert (nnp, capeff, capbnd) == ("1", "0" * 16, "0" * 16)
-    assert uid != "0"
+    assert uid != "0" and leader == "True"
 
 
 def test_a_second_clone_grades_with_its_own_grader(tmp_path):

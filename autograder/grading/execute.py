@@ -17,8 +17,8 @@ import json
 import threading
 import time
 
-from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import run_sync
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, default
