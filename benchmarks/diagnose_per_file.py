@@ -67,6 +67,7 @@ def extract(ref: str, folder: str) -> str:
     archive = subprocess.run(["git", "archive", ref, "autograder", "gradlessons"], cwd=ROOT, capture_output=True)
     if archive.returncode != 0:
         raise SystemExit(f"git archive {ref}: {archive.stderr.decode().strip()}")
+    os.makedirs(folder, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
     return folder
 

@@ -314,7 +314,9 @@ CASES = [
             "except MemoryError:\n    hoard = None\n    raise"
         ),
     ),
-    Case("memory_many_processes", "before", "memory: the notebook", _with_nasty(MANY)),
+    # On a busy machine the processes (one scheduling group at low priority) may not reach the
+    # memory limit within the short cell limit the suite sets: either stop contains them.
+    Case("memory_many_processes", "before", "memory: the notebook|ran longer than its limit", _with_nasty(MANY)),
     Case(
         "fork_bomb",
         "before",
