@@ -88,6 +88,21 @@ def test_a_memory_hog_is_stopped_by_the_memory_limit(tmp_path):
     assert "memory" in row["message"]
 
 
+@requires_bwrap
+def test_memory_spread_over_processes_that_each_stay_under_the_limit_is_stopped(tmp_path):
+    body = (
+        "    for _ in range(4):\n"
+        "        if os.fork() == 0:\n"
+        "            block = b'x' * (500 * 2**20)\n"
+        "            time.sleep(60)\n"
+        "            os._exit(0)\n"
+        "    time.sleep(60)"
+    )
+    row = diagnose(tmp_path, body, "--memory-mb", "1500", "--timeout", "40")
+    assert row["code"] == "error", row
+    assert "memory" in row["message"], row
+
+
 def test_a_hang_is_stopped_by_the_time_limit(tmp_path):
     row = diagnose(tmp_path, "    time.sleep(1000)", "--timeout", "4")
     assert row["code"] == "timeout"
