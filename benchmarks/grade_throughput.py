@@ -57,11 +57,15 @@ def variants(good: dict[str, str]) -> list[dict[str, str]]:
     ]
 
 
-def make_class(course: str, n: int) -> None:
+def make_class(course: str, n: int, config: str = "") -> None:
+    """N submissions in a new course; ``config`` is added to its nbgrader_config.py first."""
     sys.path.insert(0, ROOT)
     from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
 
     make_course(course)
+    if config:
+        with open(os.path.join(course, "nbgrader_config.py"), "a") as f:
+            f.write(config)
     nbgrader(course, "generate_assignment", LESSON)
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))

@@ -34,19 +34,9 @@ sys.path.insert(0, ROOT)
 
 
 def make_class(course: str, db_url: str, n: int) -> None:
-    from benchmarks.grade_throughput import variants
-    from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
+    from benchmarks.grade_throughput import make_class as make_lesson3_class
 
-    make_course(course)
-    with open(os.path.join(course, "nbgrader_config.py"), "a") as f:
-        f.write(f"\nc.CourseDirectory.db_url = {db_url!r}\n")
-    nbgrader(course, "generate_assignment", LESSON)
-    source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
-    release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
-    mix = variants(solutions(source))
-    for i in range(n):
-        path = os.path.join(course, "submitted", f"student{i:03d}", LESSON, f"{LESSON}.ipynb")
-        write(path, answered(release, mix[i % len(mix)]))
+    make_lesson3_class(course, n, config=f"\nc.CourseDirectory.db_url = {db_url!r}\n")
 
 
 def scores(db_url: str) -> dict[str, float]:
