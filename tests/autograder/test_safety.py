@@ -193,3 +193,17 @@ def test_nbgraders_export_through_the_course_config_is_quoted_and_safe(tmp_path)
     assert rows[0]["student_id"] == '\'=HYPERLINK("http://evil","x")'
     assert rows[0]["first_name"] == "Ann, the first" and rows[0]["last_name"] == 'O"Neil'
     assert rows[0]["score"] == "0.0"
+
+
+def test_while_grading_a_test_cell_check_fails_with_a_short_traceback(monkeypatch):
+    """In a grading kernel a check only says that the grader runs it outside, and fails the cell
+    in case that step is missing; IPython shows the exception's own line instead of formatting a
+    traceback (which cost 50-200 ms a test cell)."""
+    from autograder.checks import NotYet, check_train_step
+
+    monkeypatch.setenv("AUTOGRADER_CHECKS", "outside")
+    with pytest.raises(NotYet) as caught:
+        check_train_step(lambda *a: None)
+    assert caught.value._render_traceback_() == [
+        "NotYet: train_step: this check runs outside the notebook, in the grader (ScoreChecks)"
+    ]
