@@ -13,6 +13,7 @@ Two complementary checks, because student code can run before or during a diagno
 from __future__ import annotations
 
 import builtins
+import gc
 import importlib
 import inspect
 import os
@@ -256,6 +257,132 @@ def describe(names: list[str], limit: int = 3) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+def _version_reader():
+    """A function that reads a dict's version tag by the dict's address, or None where this
+    Python does not keep one that changes with every change to the dict.
+
+    Why: the snapshot is compared in a forked child after each scenario, and comparing it object
+    by object touches every watched object (a reference count is a write), so the child copies
+    every memory page that holds one: about 5,000 pages, 25 ms and most of a scenario child's
+    cost.  CPython gives every dict a version tag that it changes on every insertion, deletion
+    or replacement (PEP 509, ``ma_version_tag``; 3.6 to 3.13); reading the tags of the dicts
+    that hold the watched objects touches none of them.  The layout is checked on this very
+    interpreter before it is trusted: any doubt, and every comparison is the full one."""
+    if sys.implementation.name != "cpython":
+        return None
+    try:
+        import ctypes
+    except ImportError:  # noqa: PERF203
+        return None
+    # PyDictObject: PyObject_HEAD (ob_refcnt, ob_type), Py_ssize_t ma_used, uint64_t ma_version_tag.
+    offset = 2 * ctypes.sizeof(ctypes.c_void_p) + ctypes.sizeof(ctypes.c_ssize_t)
+
+    def read(address: int) -> int:
+        return ctypes.c_uint64.from_address(address + offset).value
+
+    try:
+        probe, module = {}, types.ModuleType("probe")
+        cls = type("Probe", (), {})
+        tags = [read(id(probe))]
+        tags.append(read(id(probe)))
+        if tags[0] != tags[1]:
+            return None
+        probe["a"] = 1
+        tags.append(read(id(probe)))
+        probe["a"] = 2
+        tags.append(read(id(probe)))
+        del probe["a"]
+        tags.append(read(id(probe)))
+        before = read(id(vars(module)))
+        module.a = 1
+        class_dict = _dict_of(cls)
+        class_before = read(id(class_dict))
+        cls.a = 1
+        if len(set(tags[1:])) != 4 or read(id(vars(module))) == before or read(id(class_dict)) == class_before:
+            return None
+    except Exception:  # noqa: BLE001 - an interpreter laid out otherwise
+        return None
+    return read
+
+
+def _dict_of(obj) -> dict | None:
+    """The dict that holds a module's or a class's attributes (for a class, the one behind the
+    read-only proxy ``vars()`` gives)."""
+    if isinstance(obj, types.ModuleType):
+        return vars(obj)
+    if isinstance(obj, type):
+        found = [d for d in gc.get_referents(vars(obj)) if isinstance(d, dict)]
+        return found[0] if len(found) == 1 else None
+    return None
+
+
+def _quick_watch():
+    """A check that nothing watched changed which touches no watched object (see
+    ``_version_reader``), or None where it cannot be made: the dicts that hold every watched
+    object keep their version tags, and what is not in such a dict (the tracer, the profiler,
+    the import hooks, the grader's modules) keeps its identity.  It answers only "unchanged";
+    on anything else, the full comparison runs and names the change."""
+    read = _READ_VERSION
+    if read is None:
+        return None
+    owners = [builtins, *_surfaces().values(), *(importlib.import_module(m) for m, _ in GLOBAL_HOOK_TABLES)]
+    for module, path in WATCHED:  # the modules on the way (torch.utils, torch.utils.hooks); the objects
+        obj = importlib.import_module(module)  # themselves are compared one by one below (a hook
+        for part in path.split(".")[:-1]:  # changes RemovableHandle's dict: it counts them)
+            obj = getattr(obj, part)
+            if isinstance(obj, types.ModuleType):
+                owners.append(obj)
+    singles = {(m, p): _resolve(m, p) for m, p in WATCHED}
+    grader = {n: m for n, m in list(sys.modules.items()) if n == "autograder" or n.startswith("autograder.")}
+    # The modules the full comparison finds by name (sys.modules): each must stay the one it was,
+    # or stay absent (a module planted under "torch.Tensor" would be found first).
+    names = {".".join(d.split(".")[:i]) for d in SURFACES for i in range(1, d.count(".") + 2)}
+    names |= {m for m, _ in WATCHED} | {m for m, _ in GLOBAL_HOOK_TABLES}
+    found = {n: sys.modules.get(n) for n in names} | grader
+    for module in grader.values():
+        owners.append(module)
+        owners += [v for v in vars(module).values() if isinstance(v, type) and v.__module__ == module.__name__]
+    dicts = [_dict_of(o) for o in owners]
+    dicts += [getattr(importlib.import_module(m), t, None) for m, t in GLOBAL_HOOK_TABLES]
+    if any(not isinstance(d, dict) for d in dicts):
+        return None
+    addresses = tuple(id(d) for d in dicts)
+    tags = tuple(read(a) for a in addresses)
+    modules_address = id(sys.modules)
+    modules_tag = read(modules_address)
+    gettrace, getprofile = sys.gettrace, sys.getprofile
+    trace, profile = gettrace(), getprofile()
+    # threading's own globals change in every forked child (it resets its thread table), so its
+    # tracer is compared itself, not through its module's dict.
+    thread_trace = getattr(threading, "_trace_hook", None)
+    meta_path, path_hooks = list(sys.meta_path), list(sys.path_hooks)
+
+    def unchanged() -> bool:
+        keep = dicts  # noqa: F841 - holds the dicts, so that no address is reused while this lives
+        if gettrace() is not trace or getprofile() is not profile:
+            return False
+        if getattr(threading, "_trace_hook", None) is not thread_trace:
+            return False
+        if any(_resolve(m, p) is not obj for (m, p), obj in singles.items()):
+            return False
+        for now, then in ((sys.meta_path, meta_path), (sys.path_hooks, path_hooks)):
+            if len(now) != len(then) or any(a is not b for a, b in zip(now, then)):
+                return False
+        if any(read(a) != t for a, t in zip(addresses, tags)):
+            return False
+        if read(modules_address) != modules_tag:  # something was imported: the grader's modules too?
+            if any(sys.modules.get(n) is not m for n, m in found.items()):
+                return False
+            if any((n == "autograder" or n.startswith("autograder.")) and n not in grader for n in list(sys.modules)):
+                return False
+        return True
+
+    return unchanged
+
+
+_READ_VERSION = _version_reader()
+
+
 def _sealed_namespace() -> dict:
     """A private copy of this module's globals in which its functions are rebuilt.
 
@@ -277,13 +404,24 @@ def start_watch():
     and a failure of the check itself counts as a change."""
     watched, same = _SEALED["_watched_objects"], _SEALED["_same"]
     before = watched()
+    try:
+        quick = _SEALED["_quick_watch"]()
+    except Exception:  # noqa: BLE001 - then every comparison is the full one
+        quick = None
 
     def changes() -> list[str]:
+        try:
+            if quick is not None and quick():
+                return []
+        except Exception:  # noqa: BLE001, S110 - the full comparison below says what changed
+            pass
         try:
             now = watched()
             changed = []
             for name, obj in before.items():
-                if name in now and not same(obj, now[name]):
+                if name not in now:  # deleted, or its owner no longer found where it was
+                    changed.append(name)
+                elif not same(obj, now[name]):
                     if name.endswith(".__dict__"):  # name the attributes added or removed
                         owner = name[: -len(".__dict__")]
                         changed += [f"{owner}.{a}" for a in sorted(set(now[name]) ^ set(obj))] or [name]
