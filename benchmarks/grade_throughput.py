@@ -94,10 +94,15 @@ def timed(command: list[str], cwd: str) -> float:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20, help="submissions (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="grade --jobs (default: CPUs)")
+    parser.add_argument("--jobs", type=int, default=0, help="grade --jobs (default: grade's own, CPUs + 1)")
     parser.add_argument("--skip-sandboxed", action="store_true", help="do not time sandboxed nbgrader autograde")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
+    if not args.jobs:
+        sys.path.insert(0, ROOT)
+        from autograder.grading.grade import default_jobs
+
+        args.jobs = default_jobs()
     bin_dir = os.path.dirname(sys.executable)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     work = tempfile.mkdtemp(prefix="grade-bench-")

@@ -62,9 +62,14 @@ def main(argv: list[str] | None = None) -> dict:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40, help="submissions (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="one grader's --jobs (default: CPUs)")
+    parser.add_argument("--jobs", type=int, default=0, help="one grader's --jobs (default: grade's own, CPUs + 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
+    if not args.jobs:
+        sys.path.insert(0, ROOT)
+        from autograder.grading.grade import default_jobs
+
+        args.jobs = default_jobs()
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     grade = [sys.executable, "-m", "autograder", "grade", LESSON]
     half = str(max(1, args.jobs // 2))

@@ -31,7 +31,15 @@ from .course import Course, GradeError
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock
 
-__all__ = ["GradeError", "Grader", "Shard", "Summary"]
+__all__ = ["GradeError", "Grader", "Shard", "Summary", "default_jobs"]
+
+
+def default_jobs() -> int:
+    """Submissions graded at once unless told: one more than the CPUs.  With one per CPU, a
+    fifth of the CPU time stayed idle (measured with vmstat on 2 CPUs: each submission's thread
+    waits on its kernel's replies and on its score job), and 40 lesson-3 submissions took 13%
+    longer."""
+    return (os.cpu_count() or 1) + 1
 
 
 @dataclass
@@ -116,7 +124,7 @@ class Grader:
             threading.Thread(target=_import_judge, daemon=True).start()
         self.view = Course(course, assignment)
         self.course, self.assignment = self.view.folder, assignment
-        self.jobs = jobs or os.cpu_count() or 1
+        self.jobs = jobs or default_jobs()
         self.force = force
         self.stream = stream if stream is not None else sys.stderr
         self.app, self.coursedir = self.view.app, self.view.coursedir
