@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
         "to the end are skipped unless --force.",
     )
     grade.add_argument("assignment", metavar="ASSIGNMENT")
-    grade.add_argument("--jobs", type=int, default=0, help="submissions graded at once (default: one more than the CPUs)")
+    grade.add_argument("--jobs", type=int, default=0, help="submissions graded at once (default: CPUs + 1)")
     grade.add_argument("--force", action="store_true", help="grade again what is already graded")
     grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")
     grade.add_argument("--course", default=".", help="the course folder (default: the current folder)")
