@@ -27,7 +27,6 @@ from ..sandbox.client import template_server
 from ..sandbox.limits import SandboxLimits
 from .kernel import SandboxKernelManager
 from .notes import NOTE_CELL_TAG, add_note
-from .shared import shared_cells, warm_up  # noqa: F401 - warm_up: part of this module's interface
 from .structure import released_notebook
 
 STOPPED = "KernelStopped"
@@ -233,6 +232,24 @@ async def _drop_output_polls() -> None:
         if task.get_coro().__name__ == "_async_poll_output_msg":
             task.cancel()
     await asyncio.sleep(0)
+
+
+def shared_cells(released) -> list:
+    """The handed-out cells before the first graded or answer cell: the same in every submission."""
+    shared = []
+    for cell in released.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") or meta.get("solution") or meta.get("task"):
+            break
+        shared.append(cell)
+    return shared
+
+
+def warm_up(released) -> None:
+    """Start the server for a released notebook's shared cells ahead of the first submission."""
+    shared = shared_cells(released)
+    if any(c.cell_type == "code" for c in shared):
+        template_server([c.source for c in shared if c.cell_type == "code"])
 
 
 def _key(cells: list) -> str:

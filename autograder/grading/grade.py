@@ -122,10 +122,6 @@ class Grader:
             # reference models imports): about 2.3 s of imports, done while the servers boot
             # rather than on the first submission's path.
             threading.Thread(target=_import_judge, daemon=True).start()
-            # The shared cells' server too, before nbgrader is even imported (1.5 s): from the
-            # release folder where nbgrader keeps it unless configured otherwise (if it is
-            # elsewhere, _warm_up_shared_cells starts it once the configuration is read).
-            _warm_up_templates(os.path.join(os.path.abspath(course), "release", assignment))
         self.view = Course(course, assignment)
         self.course, self.assignment = self.view.folder, assignment
         self.jobs = jobs or default_jobs()
@@ -177,11 +173,14 @@ class Grader:
 
     def _warm_up_shared_cells(self) -> None:
         """Run each released notebook's shared cells (see execute.py) while grading starts."""
-        from .execute import SandboxedExecute
+        from .execute import SandboxedExecute, warm_up
 
         if not SandboxedExecute(config=self.app.config).warm_start:
             return
-        _warm_up_templates(self.coursedir.format_path(self.coursedir.release_directory, ".", self.assignment))
+        folder = self.coursedir.format_path(self.coursedir.release_directory, ".", self.assignment)
+        for path in sorted(glob.glob(os.path.join(folder, "*.ipynb"))):
+            released = nbformat.read(path, as_version=4)
+            threading.Thread(target=warm_up, args=(released,), daemon=True).start()
 
     def _notes(self, student: str) -> list[str]:
         return [
@@ -261,19 +260,6 @@ def _warm_up() -> None:
         shared_server("kernel")
     except SandboxError:
         pass  # reported by the first kernel that needs it
-
-
-def _warm_up_templates(folder: str) -> None:
-    """Start the server of each released notebook's shared cells in ``folder`` (none if there is
-    no such folder); a server for the same cells is started only once (``template_server``)."""
-    from .shared import warm_up
-
-    for path in sorted(glob.glob(os.path.join(folder, "*.ipynb"))):
-        try:
-            released = nbformat.read(path, as_version=4)
-        except Exception:  # noqa: BLE001, S112 - an unreadable released notebook is reported where it is used
-            continue
-        threading.Thread(target=warm_up, args=(released,), daemon=True).start()
 
 
 def _import_judge() -> None:
