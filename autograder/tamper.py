@@ -265,7 +265,7 @@ def _version_reader():
     by object touches every watched object (a reference count is a write), so the child copies
     every memory page that holds one: about 5,000 pages, 25 ms and most of a scenario child's
     cost.  CPython gives every dict a version tag that it changes on every insertion, deletion
-    or replacement (PEP 509, ``ma_version_tag``; 3.6 to 3.13); reading the tags of the dicts
+    or replacement (PEP 509, ``ma_version_tag``; tested here on 3.11); reading the tags of the dicts
     that hold the watched objects touches none of them.  The layout is checked on this very
     interpreter before it is trusted: any doubt, and every comparison is the full one."""
     if sys.implementation.name != "cpython":

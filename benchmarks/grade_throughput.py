@@ -58,6 +58,14 @@ def variants(good: dict[str, str]) -> list[dict[str, str]]:
     ]
 
 
+def grade_default_jobs() -> int:
+    """``grade``'s own --jobs default (defined once, in the grader)."""
+    sys.path.insert(0, ROOT)
+    from autograder.grading.grade import default_jobs
+
+    return default_jobs()
+
+
 def make_class(course: str, n: int, config: str = "") -> None:
     """N submissions in a new course; ``config`` is added to its nbgrader_config.py first."""
     sys.path.insert(0, ROOT)
@@ -99,11 +107,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--skip-sandboxed", action="store_true", help="do not time sandboxed nbgrader autograde")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
-    if not args.jobs:
-        sys.path.insert(0, ROOT)
-        from autograder.grading.grade import default_jobs
-
-        args.jobs = default_jobs()
+    args.jobs = args.jobs or grade_default_jobs()
     bin_dir = os.path.dirname(sys.executable)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     work = tempfile.mkdtemp(prefix="grade-bench-")

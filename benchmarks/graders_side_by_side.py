@@ -66,10 +66,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
     if not args.jobs:
-        sys.path.insert(0, ROOT)
-        from autograder.grading.grade import default_jobs
+        from benchmarks.grade_throughput import grade_default_jobs
 
-        args.jobs = default_jobs()
+        args.jobs = grade_default_jobs()
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     grade = [sys.executable, "-m", "autograder", "grade", LESSON]
     half = str(max(1, args.jobs // 2))
