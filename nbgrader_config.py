@@ -51,7 +51,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
-    "nbgrader.preprocessors.CheckCellMetadata",
+    "autograder.grading.metadata.CheckCellMetadata",  # nbgrader's, its schema checked once
     "autograder.grading.notes.RecordNotes",
 ]
 c.Autograde.autograde_preprocessors = [
@@ -62,7 +62,7 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
+    "autograder.grading.metadata.CheckCellMetadata",  # nbgrader's, its schema checked once
     "autograder.grading.sanitize.SanitizeStudentHTML",  # no script from a student in the formgrader
     "autograder.grading.notes.RecordGradingNotes",  # notes on top; marks the notebook graded
 ]
