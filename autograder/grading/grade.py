@@ -28,6 +28,7 @@ import nbformat
 from tqdm import tqdm
 
 from .course import Course, GradeError
+from .gradebook import shared_engines
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock
 
@@ -199,7 +200,7 @@ class Grader:
         here = os.getcwd()
         os.chdir(self.course)
         try:
-            with grading_lock(self.course, self.shard):
+            with grading_lock(self.course, self.shard), shared_engines():
                 return self._run(students, started)
         finally:
             os.chdir(here)
