@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ._rng import seeded
+
 KINDS = ("classifier", "regressor")
 IN_FEATURES = {"classifier": 5, "regressor": 4}
 
@@ -69,8 +71,7 @@ def _net(kind: str) -> nn.Module:
 def build_model(scenario: InferenceScenario) -> Probe:
     """A fresh instrumented model with non-trivial BatchNorm statistics, in the scenario's start mode."""
     gen = torch.Generator().manual_seed(scenario.seed)
-    with torch.random.fork_rng():
-        torch.manual_seed(scenario.seed)
+    with seeded(scenario.seed):
         net = _net(scenario.kind)
     with torch.no_grad():
         for module in net.modules():

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ._rng import seeded
+
 # --------------------------------------------------------------------------- graphs
 
 GRAPHS = (
@@ -203,8 +205,7 @@ class Pretrained(nn.Module):
 
 def build_model(scenario: FreezeScenario) -> nn.Module:
     """The scenario's model, with ``frozen_at_start`` parameters already frozen."""
-    with torch.random.fork_rng():
-        torch.manual_seed(scenario.seed)
+    with seeded(scenario.seed):
         if scenario.model == "pretrained":
             model = Pretrained()
         elif scenario.model == "deep_sequential":

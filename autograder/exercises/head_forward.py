@@ -8,6 +8,7 @@ from torch import nn
 
 from ..verdict import Verdict, first_failure
 from ._inference import IN_FEATURES, KINDS, InferenceScenario, Probe, build_batches, close, describe_tensor, seeds_for
+from ._rng import seeded
 
 NAME = "head_forward"
 INFERENCE_SAVE = "Inference tensors cannot be saved for backward"
@@ -25,8 +26,7 @@ def suite(start: str = "all", seed: int = 0) -> list[InferenceScenario]:
 
 def build_pair(scenario: InferenceScenario) -> tuple[Probe, Probe]:
     width = IN_FEATURES[scenario.kind]
-    with torch.random.fork_rng():
-        torch.manual_seed(scenario.seed)
+    with seeded(scenario.seed):
         backbone = nn.Sequential(nn.Linear(width, 10), nn.Tanh(), nn.Linear(10, FEATURES), nn.ReLU())
         head = nn.Linear(FEATURES, 3)
     return Probe(backbone, width), Probe(head, FEATURES)

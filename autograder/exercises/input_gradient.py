@@ -10,6 +10,7 @@ from torch import nn
 
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import returned, same
+from ._rng import seeded
 
 NAME = "input_gradient"
 
@@ -54,8 +55,7 @@ def suite(start: str = "all", seed: int = 0) -> list[Probe]:
 def build(probe: Probe) -> tuple[nn.Module, torch.Tensor]:
     """The model (with stale .grad when ``dirty``) and the input batch; x does not require grad."""
     gen = torch.Generator().manual_seed(probe.seed)
-    with torch.random.fork_rng():
-        torch.manual_seed(probe.seed)
+    with seeded(probe.seed):
         if probe.model == "linear":
             model, d_in = nn.Linear(3, 2), 3
         elif probe.model == "tanh_mlp":

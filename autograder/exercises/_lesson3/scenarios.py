@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
+from .._rng import seeded
+
 MODELS = ("linear", "mlp", "classifier", "two_layer_relu")
 OPTIMIZERS = ("sgd", "sgd_momentum", "adam")
 DESCRIPTIONS = {
@@ -83,8 +85,7 @@ def _model(kind: str, gen: torch.Generator) -> tuple[nn.Module, nn.Module, calla
 def build_model(scenario: Scenario) -> tuple[nn.Module, nn.Module, list]:
     """A fresh model (initialised from the scenario's seed), its loss and its batches."""
     gen = torch.Generator().manual_seed(scenario.seed)
-    with torch.random.fork_rng():
-        torch.manual_seed(scenario.seed)
+    with seeded(scenario.seed):
         model, loss_fn, draw = _model(scenario.model, gen)
     # Different batch sizes on purpose: a mean over one batch is not a mean over another.
     batches = [draw(4 + (i % 3)) for i in range(scenario.n_batches)]
