@@ -8,6 +8,12 @@ Two complementary checks, because student code can run before or during a diagno
   defined inside torch's (or the grader's) own source folder.  A replacement written in a
   notebook cell or a student file is defined somewhere else.  This is what a notebook test cell
   relies on, because the student's cells ran before the grader was imported.
+
+The sandbox's server, which never runs student code, takes one snapshot after it has imported
+everything (``seal``); every job it forks inherits it, so what a job compares with is torch as
+installed, and taking it costs a job nothing.  ``seal`` also makes the code of installed
+functions unchangeable in those jobs (``refuse_code_changes``), which no snapshot of identities
+could notice.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import os
 import sys
 import threading
 import types
+import warnings
 
 import torch
 
@@ -73,6 +80,22 @@ GLOBAL_HOOK_TABLES = (
 )
 
 _HOOK_TABLES = {f"{module}.{table}" for module, table in GLOBAL_HOOK_TABLES}
+# Everything else torch is made of is watched too, more loosely: every other module of torch
+# (``torch.autograd.graph``, whose ``Variable`` runs every backward; ``torch._C._nn``, whose
+# functions compute the losses; ``torch.optim.sgd``, whose ``_single_tensor_sgd`` does SGD's
+# step) and the classes defined on the training path.  Replacing one of these reshapes training
+# just as well as patching ``torch.Tensor``.  Torch keeps flags and counters in some of them
+# (``RemovableHandle.next_id``, a lazily checked profiler flag), so a name whose value was and
+# stays plain data may change; any other value must keep its identity, and no class may gain a
+# name that is not plain data.  Modules gain submodules as torch imports them lazily: their new
+# names are not changes.
+TRAINING_PATH = ("torch.autograd", "torch.optim", "torch.nn", "torch._tensor", "torch.utils.hooks", "torch._C")
+PLAIN = (type(None), bool, int, float, complex, str, bytes)
+# Classes torch writes to on every use (RemovableHandle counts the hooks made): what of them
+# matters is in WATCHED, and their dicts' version tags would send every check the slow way.
+VOLATILE = {"torch.utils.hooks.RemovableHandle"}
+_MISSING = object()
+
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 _GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
 # Where installed code lives: torch, the standard library, site-packages and the grader.  A function
@@ -132,6 +155,29 @@ def _warm_up() -> None:
                 pass
 
 
+def _settle() -> None:
+    """Before a deep watch: let torch do the lazy work of a first training step, which sets names
+    in modules the deep watch compares (the first step looks once for a GPU profiler:
+    ``torch.autograd.profiler._cupti_monitor_module``)."""
+    weight = torch.nn.Parameter(torch.zeros(1))
+
+    def loss():
+        value = (weight * weight).sum()
+        value.backward()
+        return value
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an optimizer that warns about its arguments
+        for _, optimizer in sorted(vars(torch.optim).items()):
+            if isinstance(optimizer, type) and issubclass(optimizer, torch.optim.Optimizer):
+                try:  # the base class too: it fails at once, like any optimizer that needs other arguments
+                    made = optimizer([weight], lr=0.1)
+                    made.step(loss)
+                    made.zero_grad()
+                except Exception:  # noqa: BLE001, S112 - an optimizer that needs other arguments
+                    continue
+
+
 _warm_up()
 
 
@@ -149,6 +195,51 @@ def _grader_functions() -> dict[str, object]:
                         if isinstance(inner, (types.FunctionType, staticmethod, classmethod, property)):
                             found[f"{name}.{attr}.{member}"] = inner
     return found
+
+
+def _deep_owners() -> dict[str, object]:
+    """The other modules of torch, and the classes defined on its training path, by name."""
+    surfaces = {id(obj) for obj in _surfaces().values()}
+    found = {}
+    for name, module in list(sys.modules.items()):
+        if not (name == "torch" or name.startswith("torch.")) or not isinstance(module, types.ModuleType):
+            continue
+        if id(module) not in surfaces:
+            found.setdefault(name, module)
+        if not name.startswith(TRAINING_PATH):
+            continue  # a class of the training path is found in its own module, on the path too
+        for value in list(vars(module).values()):
+            # type(value), not isinstance: torch.distributed.reduce_op warns when asked for its __class__
+            if not issubclass(type(value), type):
+                continue
+            home = getattr(value, "__module__", None)
+            if isinstance(home, str) and home.startswith(TRAINING_PATH) and id(value) not in surfaces:
+                qualified = f"{home}.{value.__qualname__}"
+                if qualified not in VOLATILE:
+                    found.setdefault(qualified, value)
+    return found
+
+
+def _deep_snapshot(owners: dict[str, object]) -> dict[str, tuple[object, dict]]:
+    # Copies of the dicts, taken in C: naming every attribute here would cost ten times as much.
+    return {name: (obj, dict(vars(obj))) for name, obj in owners.items()}
+
+
+def _deep_changes(before: dict[str, tuple[object, dict]]) -> list[str]:
+    changed = []
+    for owner, (obj, then) in before.items():
+        if isinstance(obj, types.ModuleType) and sys.modules.get(owner, obj) is not obj:
+            changed.append(owner)  # another module planted under its name: the next import finds it
+            continue
+        now = vars(obj)
+        for name, old in then.items():
+            new = now.get(name, _MISSING)
+            if new is not old and not (isinstance(old, PLAIN) and isinstance(new, PLAIN)):
+                changed.append(f"{owner}.{name}")
+        if isinstance(obj, type):
+            added = set(now) - set(then) - CACHES
+            changed += [f"{owner}.{name}" for name in sorted(added) if not isinstance(now[name], PLAIN)]
+    return changed
 
 
 def _watched_objects() -> dict[str, object]:
@@ -274,8 +365,7 @@ def _version_reader():
         import ctypes
     except ImportError:  # noqa: PERF203
         return None
-    # PyDictObject: PyObject_HEAD (ob_refcnt, ob_type), Py_ssize_t ma_used, uint64_t ma_version_tag.
-    offset = 2 * ctypes.sizeof(ctypes.c_void_p) + ctypes.sizeof(ctypes.c_ssize_t)
+    offset = _version_offset()
 
     def read(address: int) -> int:
         return ctypes.c_uint64.from_address(address + offset).value
@@ -305,6 +395,51 @@ def _version_reader():
     return read
 
 
+def _version_offset() -> int:
+    import ctypes
+
+    # PyDictObject: PyObject_HEAD (ob_refcnt, ob_type), Py_ssize_t ma_used, uint64_t ma_version_tag.
+    return 2 * ctypes.sizeof(ctypes.c_void_p) + ctypes.sizeof(ctypes.c_ssize_t)
+
+
+def _tags_reader(addresses: tuple[int, ...]):
+    """A function that returns the version tags of the dicts at ``addresses``, as a tensor.
+
+    Read one by one from Python, each tag costs a ctypes object, and in a forked child those
+    objects are made where the parent's memory was (pages to copy): with every module of torch
+    watched (1,800 dicts), 1.2 ms a check and 15 ms for a forked child's first, on a busy
+    machine.  So the span of memory from the lowest tag to the highest is seen as one tensor of
+    64-bit words (nothing is read until an element is asked for), and ``index_select`` picks out
+    every tag in one call, in C, with no Python object made per tag: 0.05 ms, and 0.4 ms for a
+    child's first (the memory itself, cold).  The functions it calls are bound here, so student
+    code that replaces ``torch.equal`` changes a watched dict and cannot answer for it.  It is
+    checked against the one-by-one reads; on any difference, those are used."""
+    import ctypes
+
+    read, offset = _READ_VERSION, _version_offset()
+
+    def one_by_one() -> torch.Tensor:
+        # The tags are unsigned; the tensor holds them as signed 64-bit words, bit for bit.
+        return torch.tensor([v - (1 << 64) if v >= 1 << 63 else v for v in map(read, addresses)], dtype=torch.int64)
+
+    if not addresses:
+        return one_by_one
+    low = min(addresses) + offset
+    span = (ctypes.c_int64 * ((max(addresses) + offset - low) // 8 + 1)).from_address(low)
+    with warnings.catch_warnings():
+        # frombuffer warns that writing to the tensor would write to that memory: nothing does
+        warnings.simplefilter("ignore")
+        words = torch.frombuffer(span, dtype=torch.int64)
+    index = torch.tensor([(a + offset - low) // 8 for a in addresses], dtype=torch.int64)
+    select = torch.Tensor.index_select
+
+    def at_once() -> torch.Tensor:
+        keep = span  # noqa: F841 - the tensor sees its memory through this object
+        return select(words, 0, index)
+
+    return at_once if torch.equal(at_once(), one_by_one()) else one_by_one
+
+
 def _dict_of(obj) -> dict | None:
     """The dict that holds a module's or a class's attributes (for a class, the one behind the
     read-only proxy ``vars()`` gives)."""
@@ -316,16 +451,22 @@ def _dict_of(obj) -> dict | None:
     return None
 
 
-def _quick_watch():
+def _quick_watch(deep: dict[str, object] | None = None):
     """A check that nothing watched changed which touches no watched object (see
     ``_version_reader``), or None where it cannot be made: the dicts that hold every watched
     object keep their version tags, and what is not in such a dict (the tracer, the profiler,
     the import hooks, the grader's modules) keeps its identity.  It answers only "unchanged";
-    on anything else, the full comparison runs and names the change."""
+    on anything else, the full comparison runs and names the change.  ``unchanged.retag(tags)``
+    makes tags read earlier (``unchanged.read_tags()``) the ones to compare with: after a full
+    comparison found nothing, a change made since the tags were read is still seen."""
     read = _READ_VERSION
     if read is None:
         return None
-    owners = [builtins, *_surfaces().values(), *(importlib.import_module(m) for m, _ in GLOBAL_HOOK_TABLES)]
+    if deep is None:
+        _settle()
+        deep = _deep_owners()
+    owners = [builtins, *_surfaces().values(), *deep.values()]
+    owners += [importlib.import_module(m) for m, _ in GLOBAL_HOOK_TABLES]
     for module, path in WATCHED:  # the modules on the way (torch.utils, torch.utils.hooks); the objects
         obj = importlib.import_module(module)  # themselves are compared one by one below (a hook
         for part in path.split(".")[:-1]:  # changes RemovableHandle's dict: it counts them)
@@ -338,6 +479,7 @@ def _quick_watch():
     # or stay absent (a module planted under "torch.Tensor" would be found first).
     names = {".".join(d.split(".")[:i]) for d in SURFACES for i in range(1, d.count(".") + 2)}
     names |= {m for m, _ in WATCHED} | {m for m, _ in GLOBAL_HOOK_TABLES}
+    names |= {n for n, o in deep.items() if isinstance(o, types.ModuleType)}
     found = {n: sys.modules.get(n) for n in names} | grader
     for module in grader.values():
         owners.append(module)
@@ -347,9 +489,9 @@ def _quick_watch():
     if any(not isinstance(d, dict) for d in dicts):
         return None
     addresses = tuple(id(d) for d in dicts)
-    tags = tuple(read(a) for a in addresses)
+    read_all, equal = _tags_reader(addresses), torch.equal
+    tags = [read_all(), read(id(sys.modules))]
     modules_address = id(sys.modules)
-    modules_tag = read(modules_address)
     gettrace, getprofile = sys.gettrace, sys.getprofile
     trace, profile = gettrace(), getprofile()
     # threading's own globals change in every forked child (it resets its thread table), so its
@@ -368,19 +510,133 @@ def _quick_watch():
         for now, then in ((sys.meta_path, meta_path), (sys.path_hooks, path_hooks)):
             if len(now) != len(then) or any(a is not b for a, b in zip(now, then)):
                 return False
-        if any(read(a) != t for a, t in zip(addresses, tags)):
+        if not equal(read_all(), tags[0]):
             return False
-        if read(modules_address) != modules_tag:  # something was imported: the grader's modules too?
+        if read(modules_address) != tags[1]:  # something was imported: the grader's modules too?
             if any(sys.modules.get(n) is not m for n, m in found.items()):
                 return False
             if any((n == "autograder" or n.startswith("autograder.")) and n not in grader for n in list(sys.modules)):
                 return False
         return True
 
+    def read_tags() -> list:
+        return [read_all(), read(modules_address)]
+
+    def retag(now: list) -> None:
+        tags[:] = now
+
+    unchanged.read_tags, unchanged.retag = read_tags, retag
     return unchanged
 
 
 _READ_VERSION = _version_reader()
+
+
+def start_watch(deep: bool = False):
+    """A watch: the returned function lists what changed in torch and the grader since it was
+    taken (a failure of the check itself counts as a change).  Call it before student code runs;
+    it keeps working when student code replaces this module's functions.  ``deep``: also every
+    other module of torch and the classes of its training path (see ``TRAINING_PATH``).  In a
+    job of the sandbox's server it is the server's own deep watch (``seal``), taken before any
+    student code ran; elsewhere (a student's own notebook) it watches the surfaces."""
+    if _BASELINE:
+        return _BASELINE[0]
+    return _SEALED["_new_watch"](deep)
+
+
+def _new_watch(deep: bool = False):
+    # Called from the sealed namespace (``_SEALED``): the names below are its private copies.
+    watched, same, deep_changes = _watched_objects, _same, _deep_changes
+    if deep:
+        _settle()
+    owners = _deep_owners() if deep else {}
+    before, deep = watched(), _deep_snapshot(owners)
+    try:
+        quick = _quick_watch(owners)
+    except Exception:  # noqa: BLE001 - then every comparison is the full one
+        quick = None
+
+    def changes() -> list[str]:
+        try:
+            if quick is not None and quick():
+                return []
+            tags = quick.read_tags() if quick is not None else None
+        except Exception:  # noqa: BLE001 - the full comparison below says what changed
+            tags = None
+        try:
+            now = watched()
+            changed = []
+            for name, obj in before.items():
+                if name not in now:  # deleted, or its owner no longer found where it was
+                    changed.append(name)
+                elif not same(obj, now[name]):
+                    if name.endswith(".__dict__"):  # name the attributes added or removed
+                        owner = name[: -len(".__dict__")]
+                        changed += [f"{owner}.{a}" for a in sorted(set(now[name]) ^ set(obj))] or [name]
+                    else:
+                        changed.append(name)
+            changed += deep_changes(deep)
+        except Exception:  # noqa: BLE001 - the check was broken from outside
+            return ["the grader's own tamper check"]
+        changed += [name for name in now if name not in before and name.startswith("autograder")]
+        if not changed and tags is not None:
+            # Nothing that matters changed (torch imported a submodule, counted a hook): compare
+            # with the tags of now from here on, so that the next check is a quick one again.
+            quick.retag(tags)
+        return sorted(changed)
+
+    return changes
+
+
+_CODE_ATTRIBUTES = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+
+
+def _refuse(event, args, protected=frozenset(), names=_CODE_ATTRIBUTES, own=None, ident=id, count=len,
+            refused=PermissionError):  # fmt: skip
+    # An audit hook (see refuse_code_changes).  It looks nothing up in a namespace: what it uses
+    # is in its defaults, so replacing a builtin or editing a module's globals cannot blind it.
+    if event == "object.__setattr__" and count(args) == 3 or event == "object.__delattr__" and count(args) == 2:
+        if args[1] in names and (ident(args[0]) in protected or args[0].__code__ is own):
+            raise refused(
+                f"while grading, the code of torch's and the grader's own functions cannot be changed "
+                f"(this code tried to set {args[0].__qualname__}.{args[1]})"
+            )
+
+
+def refuse_code_changes() -> None:
+    """From now on, in this process and every process it forks: the code, defaults and keyword
+    defaults of every function that exists now and was defined by torch, the grader or Python's
+    standard library cannot be replaced or deleted (``PermissionError``).
+
+    Why: a function whose ``__code__`` is replaced keeps its identity, so no snapshot of
+    identities sees it, yet ``torch.Tensor.backward`` with the code of a function that first
+    clears every gradient makes a loop that never clears look right.  CPython raises an audit
+    event for each of these assignments (PEP 578), an audit hook may refuse it, and a hook cannot
+    be removed from Python.  Functions made later (by ``torch.compile``, by student code) stay free."""
+    homes, function = (_TORCH_DIR, _GRADER_DIR, os.path.dirname(os.__file__)), types.FunctionType
+    installed = tuple(f for f in gc.get_objects() if type(f) is function and f.__code__.co_filename.startswith(homes))
+    _INSTALLED.append(installed)  # kept alive: no id in the set can be reused by a new function
+    hook = types.FunctionType(
+        _refuse.__code__,
+        {"__builtins__": {}},
+        "refuse_code_changes",
+        (frozenset(map(id, installed)), _CODE_ATTRIBUTES, _refuse.__code__, id, len, PermissionError),
+    )
+    sys.addaudithook(hook)
+
+
+_INSTALLED: list = []
+
+
+_BASELINE: list = []  # the server's watch (``seal``), inherited by every job it forks
+
+
+def seal() -> None:
+    """In the sandbox's server, once it has imported everything and before it forks any job:
+    take the watch every job compares with, and refuse changes to installed functions' code."""
+    if not _BASELINE:
+        _BASELINE.append(_SEALED["_new_watch"](deep=True))
+        refuse_code_changes()
 
 
 def _sealed_namespace() -> dict:
@@ -396,40 +652,3 @@ def _sealed_namespace() -> dict:
 
 
 _SEALED = _sealed_namespace()
-
-
-def start_watch():
-    """Take a snapshot now; the returned function lists what changed since.  Call it before
-    student code runs: it keeps working when student code replaces this module's functions,
-    and a failure of the check itself counts as a change."""
-    watched, same = _SEALED["_watched_objects"], _SEALED["_same"]
-    before = watched()
-    try:
-        quick = _SEALED["_quick_watch"]()
-    except Exception:  # noqa: BLE001 - then every comparison is the full one
-        quick = None
-
-    def changes() -> list[str]:
-        try:
-            if quick is not None and quick():
-                return []
-        except Exception:  # noqa: BLE001, S110 - the full comparison below says what changed
-            pass
-        try:
-            now = watched()
-            changed = []
-            for name, obj in before.items():
-                if name not in now:  # deleted, or its owner no longer found where it was
-                    changed.append(name)
-                elif not same(obj, now[name]):
-                    if name.endswith(".__dict__"):  # name the attributes added or removed
-                        owner = name[: -len(".__dict__")]
-                        changed += [f"{owner}.{a}" for a in sorted(set(now[name]) ^ set(obj))] or [name]
-                    else:
-                        changed.append(name)
-        except Exception:  # noqa: BLE001 - the check was broken from outside
-            return ["the grader's own tamper check"]
-        changed += [name for name in now if name not in before and name.startswith("autograder")]
-        return sorted(changed)
-
-    return changes

@@ -263,6 +263,45 @@ _sub = torch.Tensor.__sub__
 torch.Tensor.__sub__ = lambda self, other: _sub(self, other) * 0
 torch.optim.SGD.step = lambda self, closure=None: None
 """
+# A function's code replaced in place keeps the function's identity: Tensor.backward made to clear
+# every gradient first, so that a loop that never clears would look right.
+CODE_IN_PLACE = """
+import torch
+def _clearing_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    stack, seen = [self.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if hasattr(node, 'variable'):
+            node.variable.grad = None
+        stack.extend(f for f, _ in node.next_functions)
+    torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+torch.Tensor.backward.__code__ = _clearing_backward.__code__
+"""
+# The same, one module deeper: torch.autograd.graph.Variable runs every backward pass.
+TORCH_INTERNALS = """
+import torch.autograd.graph as graph
+_engine = graph.Variable._execution_engine
+def _clear_leaves(roots):
+    stack, seen = [t.grad_fn for t in roots], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if hasattr(node, 'variable'):
+            node.variable.grad = None
+        stack.extend(f for f, _ in node.next_functions)
+class _Engine:
+    def run_backward(self, roots, *args, **kwargs):
+        _clear_leaves(roots)
+        return _engine.run_backward(roots, *args, **kwargs)
+class _Variable:
+    _execution_engine = _Engine()
+graph.Variable = _Variable
+"""
 DISK = """
 import os
 try:
@@ -349,6 +388,8 @@ CASES = [
     Case("forge_input_transformer", "zero", r"❌ train_step \[never_clears\]", _forged(INPUT_TRANSFORMER)),
     Case("forge_settrace", "zero", r"❌ train_step \[tampered\]", _forged(SETTRACE)),
     Case("forge_tensor_sub", "zero", r"❌ train_step \[tampered\]", _forged(TENSOR_SUB)),
+    Case("forge_code_in_place", "zero", "own functions cannot be changed", _forged(CODE_IN_PLACE)),
+    Case("forge_torch_internals", "zero", r"❌ train_step \[tampered\]", _forged(TORCH_INTERNALS)),
     # what nbgrader would copy: links and special files are refused before, and noted
     Case("links_beside", "full", "'data.csv' was not graded: it was a link", _beside(_links)),
     Case("specials_beside", "full", "'pipe' was not graded: it was a FIFO", _beside(_specials)),

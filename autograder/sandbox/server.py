@@ -608,6 +608,9 @@ def main(argv: list[str] | None = None) -> None:
         preload(profile)
         if "--template" in argv:
             run_template(argv[argv.index("--template") + 1])
+        import autograder.tamper
+
+        autograder.tamper.seal()  # every job compares with torch as it is now, before any student code
     except Exception as error:  # noqa: BLE001 - the grader reports it (and falls back to plain kernels)
         out.write(json.dumps({"id": 0, "ready": False, "error": f"{type(error).__name__}: {error}"}) + "\n")
         out.flush()

@@ -1,3 +1,5 @@
+import sys
+
 import torch
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
@@ -109,6 +111,14 @@ CHANGES = {
     "an import hook": lambda mp: mp.setattr("sys.meta_path", [object(), *__import__("sys").meta_path]),
     "a module planted under a watched name": _plant_module,
     "an optimizer's step": lambda mp: mp.setattr(torch.optim.SGD, "step", lambda self, closure=None: None),
+    # One module deeper than the surfaces: each of these reshapes training as well.
+    "what runs every backward": lambda mp: mp.setattr(torch.autograd.graph, "Variable", type("V", (), {})),
+    "a loss in torch._C": lambda mp: mp.setattr(torch._C._nn, "mse_loss", lambda *a, **k: None),
+    "SGD's inner step": lambda mp: mp.setattr(sys.modules["torch.optim.sgd"], "_single_tensor_sgd", print),
+    "the autograd engine": lambda mp: mp.setattr(torch.autograd.variable.Variable, "_execution_engine", object()),
+    "a class on the training path gaining a method": lambda mp: mp.setattr(
+        torch.autograd.graph.Node, "clear_leaves", lambda self: None, raising=False
+    ),
 }
 
 
@@ -119,10 +129,169 @@ import pytest  # noqa: E402
 def test_the_quick_check_never_calls_a_change_unchanged(change, monkeypatch):
     import sys
 
-    changes, quick = tamper.start_watch(), _quick()
+    changes, quick = tamper.start_watch(deep=True), _quick()
     try:
         CHANGES[change](monkeypatch)
         assert quick() is False
         assert changes() != []
     finally:
         sys.settrace(None)
+
+
+DEEP = {
+    "torch.autograd.graph.Variable": lambda mp: mp.setattr(torch.autograd.graph, "Variable", type("V", (), {})),
+    "torch._C._nn.mse_loss": lambda mp: mp.setattr(torch._C._nn, "mse_loss", lambda *a, **k: None),
+    "torch.optim.sgd._single_tensor_sgd": lambda mp: mp.setattr(
+        sys.modules["torch.optim.sgd"], "_single_tensor_sgd", print
+    ),
+    "torch.autograd.variable.Variable._execution_engine": lambda mp: mp.setattr(
+        torch.autograd.variable.Variable, "_execution_engine", object()
+    ),
+}
+
+
+@pytest.mark.parametrize("name", DEEP, ids=list(DEEP))
+def test_a_change_one_module_deeper_than_the_surfaces_is_named(name, monkeypatch):
+    changes = tamper.start_watch(deep=True)
+    DEEP[name](monkeypatch)
+    assert name in changes()
+
+
+def _quick_of(changes):
+    """The quick check a watch holds (white box: the retagging below is invisible otherwise)."""
+    return dict(zip(changes.__code__.co_freevars, (c.cell_contents for c in changes.__closure__)))["quick"]
+
+
+def test_flags_and_new_submodules_are_not_changes_and_the_next_check_is_quick_again(monkeypatch):
+    import types
+
+    changes = tamper.start_watch(deep=True)
+    profiler = torch.autograd.profiler
+    monkeypatch.setattr(profiler, "_cupti_monitor_checked", not profiler._cupti_monitor_checked)  # a flag
+    monkeypatch.setattr(torch.autograd.graph, "lazily_imported", types.ModuleType("x"), raising=False)
+    quick = _quick_of(changes)
+    assert quick() is False  # dicts changed: the full comparison decides
+    assert changes() == []
+    assert quick() is True  # and takes the tags of now as the ones to compare with
+
+
+def test_a_change_made_after_a_clean_full_comparison_is_still_seen(monkeypatch):
+    changes = tamper.start_watch(deep=True)
+    monkeypatch.setattr(torch.autograd.graph, "lazily_imported", 1, raising=False)
+    assert changes() == []
+    monkeypatch.setattr(torch.autograd.graph, "Variable", type("V", (), {}))
+    assert changes() == ["torch.autograd.graph.Variable"]
+
+
+def test_every_exercise_solved_correctly_in_a_forked_child_takes_the_quick_path():
+    """The instructor's answer to each of the twelve exercises, run through all its scenarios in a
+    forked child as the grader does: torch's own lazy work must not look like a change, or every
+    check would take the slow way (or worse, call honest work tampered)."""
+    import glob
+
+    from autograder import exercises
+    from autograder.runner import collect
+    from autograder.sandbox.child import run_in_child
+    from tests.course_copy import read, solutions
+
+    answers = {}
+    for path in sorted(glob.glob("notebooks/*/*.ipynb")):
+        answers.update(solutions(read(path)))
+    names = [name for name in answers if name in exercises.EXERCISES]
+    assert len(names) == 12
+    quick = _quick()
+
+    def work(name) -> bytes:
+        torch.set_num_threads(1)
+        namespace = {}
+        exec("import math\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F", namespace)
+        exec(answers[name], namespace)
+        scenarios = exercises.get(name).suite("all", 0)
+        result = collect(name, lambda: namespace[name], scenarios)
+        passed = exercises.get(name).judge(scenarios, result["observations"]).passed and not result["tampered"]
+        return b"passed " + (b"quick" if quick() else b"full") if passed else repr(result)[:300].encode()
+
+    for name in names:
+        assert run_in_child(lambda name=name: work(name)).record == b"passed quick", name
+
+
+# -- code that cannot be changed: refuse_code_changes, in a child (an audit hook is for good) ----
+
+
+def _in_child(work) -> bytes:
+    from autograder.sandbox.child import run_in_child
+
+    outcome = run_in_child(work)
+    assert outcome.record is not None, outcome.detail
+    return outcome.record
+
+
+def _attempt(change) -> str:
+    try:
+        change()
+    except PermissionError as error:
+        return f"refused: {error}"
+    return "allowed"
+
+
+def test_installed_functions_code_defaults_and_keyword_defaults_cannot_be_replaced_or_deleted():
+    def work() -> bytes:
+        tamper.refuse_code_changes()
+
+        def clearing(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+            pass
+
+        attempts = {
+            "code": lambda: setattr(torch.Tensor.backward, "__code__", clearing.__code__),
+            "defaults": lambda: setattr(torch.nn.functional.mse_loss, "__defaults__", (None,) * 4),
+            "kwdefaults": lambda: setattr(torch.optim.SGD.__init__, "__kwdefaults__", {}),
+            "deleted": lambda: delattr(torch.nn.utils.clip_grad_norm_, "__defaults__"),
+            "grader": lambda: setattr(tamper._deep_changes, "__code__", (lambda before: []).__code__),
+            "stdlib": lambda: setattr(
+                __import__("copy").deepcopy, "__code__", (lambda x, memo=None, _nil=[]: x).__code__
+            ),
+        }
+        return repr({name: _attempt(change) for name, change in attempts.items()}).encode()
+
+    outcome = eval(_in_child(work))  # noqa: S307 - our own repr of a dict of strings
+    for name, said in outcome.items():
+        assert said.startswith("refused: while grading, the code of torch's and the grader's own functions"), name
+    assert "backward.__code__" in outcome["code"]
+
+
+def test_functions_made_later_stay_free_and_the_refusal_cannot_be_blinded():
+    import builtins
+    import gc
+    from types import FunctionType
+
+    def work() -> bytes:
+        tamper.refuse_code_changes()
+
+        def mine(x):
+            return x
+
+        mine.__code__ = (lambda x: -x).__code__  # the student's own function: allowed
+        builtins.id = lambda obj: 0  # a builtin the hook could have relied on
+        builtins.len = lambda obj: 0
+        # the hook itself: the one function whose namespace is empty
+        empty = {"__builtins__": {}}
+        guard = next(f for f in gc.get_objects() if type(f) is FunctionType and f.__globals__ == empty)
+        results = [mine(1) == -1, _attempt(lambda: setattr(torch.Tensor.backward, "__code__", mine.__code__))]
+        results.append(_attempt(lambda: setattr(guard, "__code__", (lambda event, args: None).__code__)))
+        results.append(_attempt(lambda: setattr(guard, "__defaults__", None)))
+        return repr(results).encode()
+
+    mine_changed, backward, guard_code, guard_defaults = eval(_in_child(work))  # noqa: S307
+    assert mine_changed is True
+    assert backward.startswith("refused") and guard_code.startswith("refused") and guard_defaults.startswith("refused")
+
+
+def test_seal_makes_the_servers_watch_every_jobs_watch():
+    def work() -> bytes:
+        tamper.seal()
+        watch = tamper.start_watch()
+        same = watch is tamper.start_watch()
+        torch.autograd.graph.Variable = type("V", (), {})
+        return repr([same, watch()]).encode()
+
+    assert eval(_in_child(work)) == [True, ["torch.autograd.graph.Variable"]]  # noqa: S307
