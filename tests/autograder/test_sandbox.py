@@ -218,3 +218,22 @@ def test_a_fork_bomb_hits_the_process_limit(tmp_path):
     row = diagnose(tmp_path, body)
     assert row["code"] == "error" and "stopped after" in row["message"]
     assert int(row["message"].split("stopped after ")[1].split()[0]) < 128
+
+
+@requires_bwrap
+def test_a_loop_that_never_clears_cannot_be_made_to_look_right_by_reshaping_torch(tmp_path):
+    # The two forgeries of the adversarial table, as diagnose files: each got "Correct" before the
+    # watch went one module deeper and torch's code was locked.
+    from tests.adversarial import CODE_IN_PLACE, TORCH_INTERNALS
+    from tests.course_copy import NEVER_CLEARS
+
+    files = []
+    for name, forgery in (("code_in_place.py", CODE_IN_PLACE), ("torch_internals.py", TORCH_INTERNALS)):
+        files.append(tmp_path / name)
+        files[-1].write_text(forgery + "\n" + NEVER_CLEARS)
+    command = [sys.executable, "-m", "autograder", "diagnose", "train_step", *map(str, files)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    code_in_place, torch_internals = (json.loads(line) for line in done.stdout.splitlines())
+    assert code_in_place["code"] == "error" and "Tensor.backward.__code__" in code_in_place["message"]
+    assert torch_internals["code"] == "tampered" and "torch.autograd.graph.Variable" in torch_internals["message"]
