@@ -139,26 +139,11 @@ def _surfaces() -> dict[str, object]:
     return found
 
 
-def _warm_up() -> None:
-    """Let torch finish its own lazy patching before any snapshot: the first optimizer of a
-    class wraps that class's ``step`` once (``Optimizer._patch_step_function``)."""
-    weight = torch.nn.Parameter(torch.zeros(1))
-    for _, optimizer in sorted(vars(torch.optim).items()):
-        if (
-            isinstance(optimizer, type)
-            and issubclass(optimizer, torch.optim.Optimizer)
-            and optimizer is not torch.optim.Optimizer
-        ):
-            try:
-                optimizer([weight], lr=0.1)
-            except Exception:  # noqa: BLE001 - an optimizer that needs other arguments is patched on first use
-                pass
-
-
-def _settle() -> None:
-    """Before a deep watch: let torch do the lazy work of a first training step, which sets names
-    in modules the deep watch compares (the first step looks once for a GPU profiler:
-    ``torch.autograd.profiler._cupti_monitor_module``)."""
+def _warm_up(step: bool = False) -> None:
+    """Let torch finish its own lazy work before any snapshot: the first optimizer of a class
+    wraps that class's ``step`` once (``Optimizer._patch_step_function``).  ``step``: also take
+    a first training step with each, before a deep watch, which compares the modules where that
+    step sets names (it looks once for a GPU profiler: ``torch.autograd.profiler._cupti_monitor_module``)."""
     weight = torch.nn.Parameter(torch.zeros(1))
 
     def loss():
@@ -169,13 +154,15 @@ def _settle() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an optimizer that warns about its arguments
         for _, optimizer in sorted(vars(torch.optim).items()):
-            if isinstance(optimizer, type) and issubclass(optimizer, torch.optim.Optimizer):
-                try:  # the base class too: it fails at once, like any optimizer that needs other arguments
-                    made = optimizer([weight], lr=0.1)
+            if not (isinstance(optimizer, type) and issubclass(optimizer, torch.optim.Optimizer)):
+                continue
+            try:  # the base class too: it fails at once, like any optimizer that needs other arguments
+                made = optimizer([weight], lr=0.1)
+                if step:
                     made.step(loss)
                     made.zero_grad()
-                except Exception:  # noqa: BLE001, S112 - an optimizer that needs other arguments
-                    continue
+            except Exception:  # noqa: BLE001, S112 - an optimizer that needs other arguments is patched on first use
+                continue
 
 
 _warm_up()
@@ -463,7 +450,7 @@ def _quick_watch(deep: dict[str, object] | None = None):
     if read is None:
         return None
     if deep is None:
-        _settle()
+        _warm_up(step=True)
         deep = _deep_owners()
     owners = [builtins, *_surfaces().values(), *deep.values()]
     owners += [importlib.import_module(m) for m, _ in GLOBAL_HOOK_TABLES]
@@ -548,7 +535,7 @@ def _new_watch(deep: bool = False):
     # Called from the sealed namespace (``_SEALED``): the names below are its private copies.
     watched, same, deep_changes = _watched_objects, _same, _deep_changes
     if deep:
-        _settle()
+        _warm_up(step=True)
     owners = _deep_owners() if deep else {}
     before, deep = watched(), _deep_snapshot(owners)
     try:

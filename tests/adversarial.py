@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import textwrap
 from dataclasses import dataclass
 
 from tests.course_copy import NEVER_CLEARS, answered, grade_id, write
@@ -263,28 +264,10 @@ _sub = torch.Tensor.__sub__
 torch.Tensor.__sub__ = lambda self, other: _sub(self, other) * 0
 torch.optim.SGD.step = lambda self, closure=None: None
 """
-# A function's code replaced in place keeps the function's identity: Tensor.backward made to clear
-# every gradient first, so that a loop that never clears would look right.
-CODE_IN_PLACE = """
-import torch
-def _clearing_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    stack, seen = [self.grad_fn], set()
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        if hasattr(node, 'variable'):
-            node.variable.grad = None
-        stack.extend(f for f, _ in node.next_functions)
-    torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-torch.Tensor.backward.__code__ = _clearing_backward.__code__
-"""
-# The same, one module deeper: torch.autograd.graph.Variable runs every backward pass.
-TORCH_INTERNALS = """
-import torch.autograd.graph as graph
-_engine = graph.Variable._execution_engine
-def _clear_leaves(roots):
+# Both forgeries below clear every leaf's gradient before a backward pass, walking the graph from
+# ``roots``: a loop that never clears then looks right.  The walk is written into each, because
+# a swapped ``__code__`` runs with torch's globals, not the cell's.
+CLEAR_LEAVES = """
     stack, seen = [t.grad_fn for t in roots], set()
     while stack:
         node = stack.pop()
@@ -293,10 +276,22 @@ def _clear_leaves(roots):
         seen.add(node)
         if hasattr(node, 'variable'):
             node.variable.grad = None
-        stack.extend(f for f, _ in node.next_functions)
+        stack.extend(f for f, _ in node.next_functions)"""
+# A function's code replaced in place keeps the function's identity: Tensor.backward.
+CODE_IN_PLACE = f"""
+import torch
+def _clearing_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    roots = [self]{CLEAR_LEAVES}
+    torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+torch.Tensor.backward.__code__ = _clearing_backward.__code__
+"""
+# One module deeper: torch.autograd.graph.Variable runs every backward pass.
+TORCH_INTERNALS = f"""
+import torch.autograd.graph as graph
+_engine = graph.Variable._execution_engine
 class _Engine:
     def run_backward(self, roots, *args, **kwargs):
-        _clear_leaves(roots)
+        {textwrap.indent(CLEAR_LEAVES, "    ").strip()}
         return _engine.run_backward(roots, *args, **kwargs)
 class _Variable:
     _execution_engine = _Engine()
