@@ -1,11 +1,13 @@
 """`python -m autograder grade` and `report`: a small class end to end, and bad arguments."""
 
+import contextlib
 import csv
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -122,6 +124,30 @@ def test_a_missing_gradebook_says_how_to_make_one(tmp_path, empty_course, comman
     assert run.returncode == 2
     assert "No gradebook" in run.stderr and "nbgrader generate_assignment" in run.stderr
     assert not os.path.exists(os.path.join(course, "gradebook.db"))  # and none was made up
+
+
+@pytest.mark.parametrize("locked", [False, True], ids=["nothing to grade", "another run grading"])
+def test_a_refused_run_boots_no_server_and_leaves_no_thread_behind(empty_course, locked, monkeypatch):
+    """A thread still importing torch when a refused run exited could meet logging's shutdown
+    half-way through making a handler: the refusal then ended with an AttributeError and exit code
+    1 instead of 2 (seen once in CI).  Booting a server to refuse was also six seconds wasted."""
+    import autograder.grading.grade as grade
+    from autograder.grading.locks import grading_lock
+    from autograder.sandbox import client
+
+    started = []
+    monkeypatch.setattr(client, "shared_server", lambda *args: started.append("server"))
+    monkeypatch.setattr(grade, "_import_judge", lambda: started.append("judge"))
+    monkeypatch.setenv("NBGRADER_EXECUTION", "")  # run() sets it: restored afterwards
+    before = set(threading.enumerate())
+    with contextlib.ExitStack() as stack:
+        if locked:
+            stack.enter_context(grading_lock(empty_course))
+        with pytest.raises(grade.GradeError, match="is grading this course" if locked else "No submissions"):
+            grade.Grader(empty_course, LESSON).run()
+    for thread in set(threading.enumerate()) - before:
+        thread.join(timeout=60)
+    assert started == []
 
 
 def test_a_folder_that_is_not_a_course_is_refused(tmp_path):

@@ -117,12 +117,7 @@ class Grader:
         self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None, warm=True,
         shard: Shard | None = None,
     ):  # fmt: skip
-        if warm:
-            threading.Thread(target=_warm_up, daemon=True).start()  # the sandbox's server boots meanwhile
-            # The judge (torch, the exercises, and torch._dynamo, which the first optimizer of the
-            # reference models imports): about 2.3 s of imports, done while the servers boot
-            # rather than on the first submission's path.
-            threading.Thread(target=_import_judge, daemon=True).start()
+        self.warm = warm
         self.view = Course(course, assignment)
         self.course, self.assignment = self.view.folder, assignment
         self.jobs = jobs or default_jobs()
@@ -206,8 +201,6 @@ class Grader:
             os.chdir(here)
 
     def _run(self, students: list[str] | None, started: float) -> Summary:
-        from ..sandbox.client import shared_server
-
         everyone = self.submissions()
         if students:
             unknown = sorted(set(students) - set(everyone))
@@ -223,6 +216,25 @@ class Grader:
             raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
         todo = [s for s in everyone if self.force or not self.is_complete(s)]
         outcomes = {s: Outcome(s, "skipped") for s in everyone if s not in todo}
+        judge = None
+        if todo and self.warm:
+            # The judge (torch, the exercises, and torch._dynamo, which the first optimizer of the
+            # reference models imports): about 2.3 s of imports, done while the servers boot
+            # rather than on the first submission's path.  Started only now, with the course
+            # locked and work to do: a run that is refused or has nothing to grade says so at
+            # once, boots no server, and never leaves while a thread is still importing (at
+            # exit, logging's shutdown can meet a handler torch is half-way through creating).
+            judge = threading.Thread(target=_import_judge, daemon=True)
+            judge.start()
+        try:
+            return self._grade_all(todo, everyone, started, outcomes)
+        finally:
+            if judge is not None:
+                judge.join()
+
+    def _grade_all(self, todo: list[str], everyone: list[str], started: float, outcomes: dict) -> Summary:
+        from ..sandbox.client import shared_server
+
         progress = _Progress(len(todo), self.stream)
         interrupted = False
         if todo:
@@ -251,16 +263,6 @@ class Grader:
                 progress.finish()
         ordered = [outcomes[s] for s in everyone if s in outcomes]
         return Summary(self.assignment, ordered, time.monotonic() - started, interrupted, self.shard)
-
-
-def _warm_up() -> None:
-    from ..sandbox.client import shared_server
-    from ..sandbox.policy import SandboxError
-
-    try:
-        shared_server("kernel")
-    except SandboxError:
-        pass  # reported by the first kernel that needs it
 
 
 def _import_judge() -> None:
