@@ -196,7 +196,7 @@ for target in ['../../../gradebook.db', {course!r} + '/gradebook.db', {canary!r}
         os.remove(target)
     except Exception as error:
         print('could not delete:', type(error).__name__)
-for folder in [{course!r}, '../..', '/work', '/root', '/home']:
+for folder in [{course!r}, '../..', os.path.dirname({canary!r}), os.path.expanduser('~'), '/root', '/home']:
     shutil.rmtree(folder, ignore_errors=True)
 try:
     open({course!r} + '/notebooks/evil.txt', 'w')
