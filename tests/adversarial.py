@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import textwrap
 from dataclasses import dataclass
 
 from tests.course_copy import NEVER_CLEARS, answered, grade_id, write
@@ -289,9 +288,10 @@ torch.Tensor.backward.__code__ = _clearing_backward.__code__
 TORCH_INTERNALS = f"""
 import torch.autograd.graph as graph
 _engine = graph.Variable._execution_engine
+def _clear_leaves(roots):{CLEAR_LEAVES}
 class _Engine:
     def run_backward(self, roots, *args, **kwargs):
-        {textwrap.indent(CLEAR_LEAVES, "    ").strip()}
+        _clear_leaves(roots)
         return _engine.run_backward(roots, *args, **kwargs)
 class _Variable:
     _execution_engine = _Engine()
