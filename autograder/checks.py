@@ -11,9 +11,7 @@ import json
 import os
 from dataclasses import replace
 
-from .diagnose import diagnose_function
 from .sandbox.limits import DEFAULTS
-from .verdict import Verdict
 
 QUIZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quizzes")
 
@@ -22,7 +20,7 @@ class NotYet(AssertionError):
     """The student's answer is not correct yet; the message says why."""
 
 
-def _report(verdict: Verdict, printed: str = "") -> None:
+def _report(verdict, printed: str = "") -> None:
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     if printed.strip():
         lines = printed.strip().splitlines()
@@ -49,6 +47,11 @@ def _check(exercise: str, fn, start: str, seed: int, timeout: float | None) -> N
         # that the grader replaces anyway.
         error._render_traceback_ = lambda: [f"NotYet: {error}"]
         raise error
+    # The judge is imported only here, for a student's own notebook: a grading kernel never gets this
+    # far, and cannot import it (the sandbox hides it).
+    from .diagnose import diagnose_function
+    from .verdict import Verdict
+
     if not callable(fn):
         _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
     limits = DEFAULTS if timeout is None else replace(DEFAULTS, check_seconds=timeout)

@@ -8,7 +8,7 @@ import os
 import pkgutil
 import sys
 
-from .sandbox.limits import DEFAULTS
+from .sandbox.limits import DEFAULTS, default_jobs
 
 
 def _exercise_names() -> list[str]:
@@ -28,7 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     diagnose.add_argument("exercise", metavar="EXERCISE", help=f"one of: {', '.join(_exercise_names())}")
     diagnose.add_argument("files", metavar="FILE", nargs="+", help="Python source files")
-    diagnose.add_argument("--jobs", type=int, default=0, help="files judged at once (default: one per CPU)")
+    diagnose.add_argument(
+        "--jobs", type=int, default=default_jobs(), help="files judged at once (default: CPUs + 1, here %(default)s)"
+    )
     diagnose.add_argument(
         "--timeout", type=float, default=defaults.check_seconds, help="seconds per file (default: %(default)s)"
     )
@@ -51,7 +53,12 @@ def _parser() -> argparse.ArgumentParser:
         "to the end are skipped unless --force.",
     )
     grade.add_argument("assignment", metavar="ASSIGNMENT")
-    grade.add_argument("--jobs", type=int, default=0, help="submissions graded at once (default: CPUs + 1)")
+    grade.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        help="submissions graded at once (default: CPUs + 1, here %(default)s)",
+    )
     grade.add_argument("--force", action="store_true", help="grade again what is already graded")
     grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")
     grade.add_argument("--course", default=".", help="the course folder (default: the current folder)")
@@ -93,7 +100,7 @@ def _quiet_gradebook() -> None:
 def grade_main(args) -> int:
     from .grading.course import GradeError
     from .grading.grade import Grader, Shard
-    from .sandbox.policy import SandboxError
+    from .sandbox.bwrap import SandboxError
 
     if args.jobs < 0:
         return _fail("--jobs must not be negative")
@@ -126,11 +133,11 @@ def report_main(args) -> int:
 
 
 def _start_server() -> None:
+    from .sandbox.bwrap import SandboxError
     from .sandbox.client import shared_server
-    from .sandbox.policy import SandboxError
 
     try:
-        shared_server("exercises")
+        shared_server("exercise")
     except SandboxError:
         pass  # said again, with its message, when the first file needs the server
 
@@ -153,14 +160,17 @@ def diagnose_main(args) -> int:
     import threading
     from dataclasses import replace
 
-    from .sandbox.policy import SandboxError
+    from .sandbox.bwrap import SandboxError
 
-    # The warm server starts (and imports torch, in the sandbox) while this process imports it for
-    # the judge: the first verdict comes about one torch import after the command starts.
+    limits = replace(DEFAULTS, check_seconds=args.timeout, memory_mb=args.memory_mb)
+    # The warm server starts (and imports torch, in the sandbox) while the judging process imports
+    # it too: the first verdict comes about one torch import after the command starts.
+    from .judge.pool import shared_pool
+
+    shared_pool(limits)
     threading.Thread(target=_start_server, daemon=True).start()
     from .diagnose import diagnose_files
 
-    limits = replace(DEFAULTS, check_seconds=args.timeout, memory_mb=args.memory_mb)
     try:
         for path, verdict in diagnose_files(args.exercise, args.files, args.jobs, args.start, args.seed, limits):
             print(verdict.to_json(path), flush=True)

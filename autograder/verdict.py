@@ -43,6 +43,10 @@ class Verdict:
     exercise: str
     code: str
     message: str
+    #: Why a person should look at this verdict, when the grader could not decide it from the
+    #: student's code alone (a run that ended before every case was checked, a record it could not
+    #: read, a judge that hit its limits).  Empty when the verdict stands on its own.
+    review: str = ""
 
     @property
     def passed(self) -> bool:

@@ -130,14 +130,16 @@ def test_a_missing_gradebook_says_how_to_make_one(tmp_path, empty_course, comman
 def test_a_refused_run_boots_no_server_and_leaves_no_thread_behind(empty_course, locked, monkeypatch):
     """A thread still importing torch when a refused run exited could meet logging's shutdown
     half-way through making a handler: the refusal then ended with an AttributeError and exit code
-    1 instead of 2 (seen once in CI).  Booting a server to refuse was also six seconds wasted."""
+    1 instead of 2 (seen once in CI).  Booting a server, or judging processes, to refuse was also
+    seconds wasted."""
     import autograder.grading.grade as grade
     from autograder.grading.locks import grading_lock
+    from autograder.judge import pool
     from autograder.sandbox import client
 
     started = []
     monkeypatch.setattr(client, "shared_server", lambda *args: started.append("server"))
-    monkeypatch.setattr(grade, "_import_judge", lambda: started.append("judge"))
+    monkeypatch.setattr(pool, "shared_pool", lambda *args, **kwargs: started.append("judge"))
     monkeypatch.setenv("NBGRADER_EXECUTION", "")  # run() sets it: restored afterwards
     before = set(threading.enumerate())
     with contextlib.ExitStack() as stack:

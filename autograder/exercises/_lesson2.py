@@ -1,12 +1,14 @@
 """Helpers shared by the lesson 2 exercises (``derivative``, ``finite_difference_grad``,
 ``input_gradient``): the instrumented functions handed to the student and small record helpers.
 
-Everything here runs on both sides: in the student's process (to build the objects and record
-what the student did) and in the grader's process (to rebuild them and compute references)."""
+Everything here runs on both sides: in the job (to build the objects and record what the student
+did) and in the judge (to rebuild them and compute references, ``autograder.judge._lesson2``)."""
 
 from __future__ import annotations
 
 import torch
+
+from . import type_name
 
 #: Scalar functions of a scalar tensor for ``derivative`` (name -> function of a tensor).
 SCALAR_FUNCTIONS = {
@@ -39,7 +41,7 @@ def describe_arg(arg) -> dict:
             value = float(arg)
         except (TypeError, ValueError):
             value = None
-        return {"tensor": False, "requires_grad": False, "dtype": type(arg).__name__, "value": value, "shape": None}
+        return {"tensor": False, "requires_grad": False, "dtype": type_name(arg), "value": value, "shape": None}
     return {
         "tensor": True,
         "requires_grad": bool(arg.requires_grad),
@@ -71,15 +73,10 @@ class Recorder:
 
 def returned(value) -> dict:
     """A student's return value as plain data: its type and, when possible, its numbers."""
-    out = {"type": type(value).__name__, "is_tensor": isinstance(value, torch.Tensor), "tensor": None, "number": None}
+    out = {"type": type_name(value), "is_tensor": isinstance(value, torch.Tensor), "tensor": None, "number": None}
     if isinstance(value, torch.Tensor):
         out["tensor"] = value.detach().clone()
         out["requires_grad"] = bool(value.requires_grad)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         out["number"] = float(value)
     return out
-
-
-def same(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> bool:
-    """Same shape and close values (compared in float64)."""
-    return tuple(a.shape) == tuple(b.shape) and bool(torch.allclose(a.double(), b.double(), rtol=rtol, atol=atol))

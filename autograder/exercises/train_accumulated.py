@@ -3,8 +3,7 @@ one step per accum_steps micro-batches, with the mean of their gradients."""
 
 from __future__ import annotations
 
-from ..verdict import Verdict, returned_kind
-from ._lesson3.loops import SWAPPED_LOSS, judge_runs, loss_matches, record, runs, swapped_loss
+from ._lesson3.loops import record
 from ._lesson3.scenarios import Scenario, lesson3_suite
 
 NAME = "train_accumulated"
@@ -18,95 +17,3 @@ def suite(start: str = "all", seed: int = 0) -> list[Scenario]:
 def run(fn, scenario: Scenario) -> dict:
     """One call over all micro-batches of the scenario."""
     return record(fn, scenario, lambda setup: [(list(setup.batches), scenario.accum_steps)])
-
-
-def _check_return(run, obs) -> str | None:
-    returned = obs["calls"][0]["returned"]
-    if "numbers" not in returned:
-        what = returned_kind(returned.get("type"))
-        return (
-            f"train_accumulated returned {what} where a list of floats was expected: one loss.item() per micro-batch."
-        )
-    got, want = returned["numbers"], run.losses
-    if len(got) != len(want):
-        return f"train_accumulated returned {len(got)} losses for {len(want)} micro-batches."
-    for i, (g, w) in enumerate(zip(got, want)):
-        if not loss_matches(g, w):
-            hint = " (divided by accum_steps?)" if loss_matches(g * run.k, w) else ""
-            return (
-                f"Loss {i} returned is {g:.6g} but that micro-batch's loss is {w:.6g}{hint}: "
-                "return each micro-batch's unscaled loss."
-            )
-    return None
-
-
-MESSAGES = {
-    "ok": lambda scenarios: (
-        "Correct: each optimizer.step() saw the mean gradient of its micro-batches "
-        f"({runs(scenarios)}; accum_steps {' and '.join(str(k) for k in sorted({s.accum_steps for s in scenarios}))})."
-    ),
-    "clears_after_step": lambda sc: (
-        "You clear only after step(), so stale gradients from before the call leaked into the "
-        "first update. Clear at the start of each update, before its first micro-batch."
-    ),
-    "never_clears": lambda sc: (
-        "Gradients are never cleared: every update also carried the gradients of all the "
-        "earlier ones. Clear once per update, before its first micro-batch (optimizer.zero_grad(), "
-        "with the parentheses)."
-    ),
-    "clears_once": lambda sc: (
-        "You clear once before the loop, then never again: from the second update on, old "
-        "gradients pile up. Clear again right after each step()."
-    ),
-    "clears_after_backward": lambda sc: (
-        "The gradients are cleared between backward() and step(), so step() saw nothing."
-    ),
-    "clears_every_micro_batch": lambda sc: (
-        f"You clear before every micro-batch, so with accum_steps={sc.accum_steps} only the last "
-        "micro-batch of each update counted. Clear once per update, not per micro-batch."
-    ),
-    "clears_some_params": lambda sc: "Only some parameters are cleared between updates; the others pile up gradients.",
-    "loss_not_scaled": lambda sc: (
-        f"step() saw the sum of the {sc.accum_steps} micro-batch gradients, not their mean: "
-        "divide each micro-batch loss by accum_steps before backward()."
-    ),
-    "weighted_by_examples": lambda sc: (
-        "step() saw each micro-batch's gradient weighted by its number of examples (what one big batch "
-        "would give); the exercise asks for the mean of the micro-batch gradients, each micro-batch "
-        "counting once: divide each micro-batch loss by accum_steps. The micro-batches here have "
-        "different sizes, so the two are not the same."
-    ),
-    "steps_every_micro_batch": lambda sc: (
-        f"optimizer.step() ran after every micro-batch; with accum_steps={sc.accum_steps} it "
-        f"should run once every {sc.accum_steps} micro-batches."
-    ),
-    "no_backward": lambda sc: (
-        "backward() never ran, so no gradient was accumulated (loss.backward without parentheses does nothing)."
-    ),
-    "no_step": lambda sc: (
-        "optimizer.step() never ran, so the parameters were never updated "
-        "(optimizer.step without parentheses does nothing)."
-    ),
-    "wrong_gradient": lambda sc: (
-        "step() saw a gradient that is neither the mean over its micro-batches nor one of the "
-        f"usual mistakes (seen with {sc.name}). Check that each update clears once, runs backward() "
-        "on every micro-batch's loss divided by accum_steps, then steps once."
-    ),
-    "swapped_loss_args": lambda sc: SWAPPED_LOSS,
-    "step_count": lambda sc, got, expected: (
-        f"optimizer.step() ran {got} time(s) for {sc.n_batches} micro-batches with "
-        f"accum_steps={sc.accum_steps}: {expected} updates were expected."
-    ),
-    "check_return": _check_return,
-}
-
-
-def explain_error(error: dict) -> Verdict | None:
-    """The loss called as loss_fn(target, prediction) raises with cross-entropy: name the swap."""
-    if swapped_loss(error.get("observation")):
-        return Verdict(NAME, "swapped_loss_args", MESSAGES["swapped_loss_args"](None))
-    return None
-
-
-def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
-    return judge_runs(NAME, scenarios, observations, MESSAGES)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..verdict import Verdict, returned_kind
-from ._lesson3.loops import SWAPPED_LOSS, judge_runs, loss_matches, record, runs, swapped_loss
+from ._lesson3.loops import record
 from ._lesson3.scenarios import Scenario, lesson3_suite
 
 NAME = "train_step"
@@ -17,76 +16,3 @@ def suite(start: str = "all", seed: int = 0) -> list[Scenario]:
 def run(fn, scenario: Scenario) -> dict:
     """Call ``fn`` once per batch of the scenario, on the same model and optimizer."""
     return record(fn, scenario, lambda setup: list(setup.batches))
-
-
-def _check_return(run, obs) -> str | None:
-    for t, call in enumerate(obs["calls"]):
-        returned = call["returned"]
-        if "number" not in returned:
-            what = returned_kind(returned.get("type"))
-            return f"train_step returned {what} where the loss as a Python float was expected: return loss.item()."
-        if not loss_matches(returned["number"], run.losses[t]):
-            return (
-                f"train_step returned {returned['number']:.6g}, but the loss of that batch before "
-                f"the update was {run.losses[t]:.6g}: return the loss you called backward() on."
-            )
-    return None
-
-
-MESSAGES = {
-    "ok": lambda scenarios: (
-        f"Correct: every optimizer.step() saw exactly the current batch's gradient ({runs(scenarios)})."
-    ),
-    "clears_after_step": lambda sc: (
-        "Your loop clears the gradients only after step(), so stale gradients left over from "
-        "earlier code leaked into the very first update. Clear them at the start of each call, "
-        "before backward()."
-    ),
-    "never_clears": lambda sc: (
-        "Gradients pile up: each step() saw the gradients of all batches so far added together, "
-        "because nothing cleared them. Call optimizer.zero_grad() at the start of every call "
-        "(with the parentheses: optimizer.zero_grad without them does nothing)."
-    ),
-    "clears_once": lambda sc: (
-        "You clear the gradients only on the first call; after that they pile up from one "
-        "update to the next. Clear them at the start of every call."
-    ),
-    "clears_after_backward": lambda sc: (
-        "The gradients are cleared between backward() and step(), so step() saw no gradient "
-        "and nothing was learned. Clear first, then forward, loss, backward, step."
-    ),
-    "clears_some_params": lambda sc: (
-        "Only some parameters are cleared; the gradients of the others pile up. Clear all of "
-        "them, e.g. with optimizer.zero_grad() or model.zero_grad()."
-    ),
-    "no_backward": lambda sc: (
-        "backward() never ran, so no new gradient reached the parameters before step() "
-        "(loss.backward without parentheses does nothing)."
-    ),
-    "no_step": lambda sc: (
-        "optimizer.step() never ran, so the parameters were never updated "
-        "(optimizer.step without parentheses does nothing)."
-    ),
-    "wrong_gradient": lambda sc: (
-        "step() saw a gradient that is neither this batch's gradient nor one of the usual clearing "
-        f"mistakes (seen with {sc.name}). Check the order (clear, forward, loss, backward, step) and "
-        "that backward() runs once, on loss_fn(model(x), y) for this batch."
-    ),
-    "swapped_loss_args": lambda sc: SWAPPED_LOSS,
-    "step_count": lambda sc, got, expected: (
-        f"optimizer.step() changed the parameters {got} time(s) over {expected} calls: exactly "
-        "one step per call is expected."
-    ),
-    "check_return": _check_return,
-}
-
-
-def explain_error(error: dict) -> Verdict | None:
-    """The loss called as loss_fn(target, prediction) raises with cross-entropy: name the swap."""
-    if swapped_loss(error.get("observation")):
-        return Verdict(NAME, "swapped_loss_args", MESSAGES["swapped_loss_args"](None))
-    return None
-
-
-def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
-    return judge_runs(NAME, scenarios, observations, MESSAGES)

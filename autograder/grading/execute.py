@@ -38,22 +38,49 @@ def error_output(ename: str, evalue: str):
 
 
 COUNTED = ("stream", "display_data", "update_display_data", "execute_result", "error", "comm_open", "comm_msg")
+OUTPUTS = ("stream", "display_data", "update_display_data", "execute_result", "error")
 
 
-def _message_bytes(msg: dict) -> int:
-    """What an output message adds to a notebook: its text, data, traceback, and for widget
-    (comm) messages their state and binary buffers, which nbclient keeps in the notebook too."""
-    content = msg.get("content", {})
-    size = len(content.get("text", "") or "")
-    data = content.get("data") or {}
-    if msg.get("msg_type", "").startswith("comm"):
-        size += len(json.dumps(data, default=str))
+def content_bytes(value, limit: int) -> int:
+    """Roughly what ``value`` (a message's content) adds to a notebook: every string and key in
+    it, at every depth (text, data, metadata, error names and values, tracebacks, widget state),
+    counted without building anything; stops once past ``limit``."""
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, (str, bytes, bytearray, memoryview)):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += sum(len(k) if isinstance(k, str) else 8 for k in item)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += len(item)
+            stack.extend(item)
+        else:
+            total += 8  # a number, a boolean, None
+    return total
+
+
+def message_bytes(msg: dict, limit: int) -> int:
+    """What an output message adds to a notebook: all of its content and metadata, and for widget
+    (comm) messages their binary buffers, which nbclient keeps in the notebook too."""
+    size = content_bytes(msg.get("content", {}), limit) + content_bytes(msg.get("metadata", {}), limit)
+    return size + sum(len(b) for b in msg.get("buffers") or [])
+
+
+def too_large(msg: dict, size: int, limit: int) -> dict:
+    """The message with its content replaced by a note saying it was left out (an output larger than
+    one output may be): the notebook goes on, without it."""
+    note = f"[an output of {size / 2**20:.1f} MiB was left out: one output may hold at most {limit / 2**20:g} MiB]"
+    kind = msg.get("msg_type")
+    content = dict(msg.get("content", {}))
+    if kind == "stream":
+        content["text"] = note + "\n"
+    elif kind == "error":
+        content.update(ename=str(content.get("ename", "Error"))[:100], evalue=note, traceback=[note])
     else:
-        for value in data.values():
-            size += len(value) if isinstance(value, str) else len(str(value))
-    size += sum(len(line) for line in content.get("traceback", []) or [])
-    size += sum(len(b) for b in msg.get("buffers") or [])
-    return size
+        content.update(data={"text/plain": note}, metadata={})
+    return {**msg, "content": content, "metadata": {}, "buffers": []}
 
 
 class SandboxedExecute(Execute):
@@ -84,6 +111,7 @@ class SandboxedExecute(Execute):
         super().__init__(*args, **kwargs)
         limits = SandboxLimits(parent=self).limits()
         self.notebook_timeout, self.output_limit_bytes = limits.notebook_seconds, limits.output_bytes
+        self.output_item_bytes = limits.output_item_bytes
         # A timeout stops the kernel, never just interrupts it: an interrupt can be swallowed,
         # and the cells after a swallowed one would each wait out their own timeout.
         self.interrupt_on_timeout = False
@@ -216,11 +244,16 @@ class SandboxedExecute(Execute):
     # -- output accounting -----------------------------------------------------------------
     def process_message(self, msg, cell, cell_index):
         if msg.get("msg_type") in COUNTED:
-            self._output_bytes += _message_bytes(msg)
+            size = message_bytes(msg, self.output_limit_bytes)
+            self._output_bytes += size
             if self._output_bytes > self.output_limit_bytes:
                 if hasattr(self.km, "kill_for"):
                     self.km.kill_for(self._too_much_output())
                 return None  # dropped: the cell already holds more than its share
+            if size > self.output_item_bytes:
+                if msg.get("msg_type") not in OUTPUTS:
+                    return None  # a widget message that large: its state is not kept
+                msg = too_large(msg, size, self.output_item_bytes)
         return super().process_message(msg, cell, cell_index)
 
 

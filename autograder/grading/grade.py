@@ -27,20 +27,13 @@ from dataclasses import dataclass, field
 import nbformat
 from tqdm import tqdm
 
+from ..sandbox.limits import SandboxLimits, default_jobs
 from .course import Course, GradeError
 from .gradebook import shared_engines
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock
 
 __all__ = ["GradeError", "Grader", "Shard", "Summary", "default_jobs"]
-
-
-def default_jobs() -> int:
-    """Submissions graded at once unless told: one more than the CPUs.  With one per CPU, a
-    fifth of the CPU time stayed idle (measured with vmstat on 2 CPUs: each submission's thread
-    waits on its kernel's replies and on its score job), and 40 lesson-3 submissions took 10%
-    longer (44.2 s against 40.2 s)."""
-    return (os.cpu_count() or 1) + 1
 
 
 @dataclass
@@ -50,6 +43,7 @@ class Outcome:
     seconds: float = 0.0
     reason: str = ""
     notes: list[str] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)  # checks the grader could not decide alone
 
 
 @dataclass
@@ -77,6 +71,10 @@ class Summary:
         for outcome in self.outcomes:
             if outcome.status == "failed":
                 lines.append(f"  failed: {outcome.student}: {outcome.reason}")
+        review = [o for o in self.outcomes if o.review]
+        if review:
+            lines.append(f"{len(review)} graded with checks the grader could not decide alone (needs review):")
+            lines += [f"  needs review: {o.student}: {'; '.join(o.review)}" for o in review]
         if self.interrupted:
             lines.append("Interrupted: run the same command again to grade the rest (nothing graded is lost).")
         return lines
@@ -165,7 +163,8 @@ class Grader:
         seconds = time.monotonic() - started
         if error is not None:
             return Outcome(student, "failed", seconds, _failure_reason(messages, error))
-        return Outcome(student, "graded", seconds, notes=self._notes(student))
+        notes, review = self._notes(student)
+        return Outcome(student, "graded", seconds, notes=notes, review=review)
 
     def _warm_up_shared_cells(self) -> None:
         """Run each released notebook's shared cells (see execute.py) while grading starts."""
@@ -178,12 +177,14 @@ class Grader:
             released = nbformat.read(path, as_version=4)
             threading.Thread(target=warm_up, args=(released,), daemon=True).start()
 
-    def _notes(self, student: str) -> list[str]:
-        return [
-            note
-            for nb in self.view.graded_notebooks(student)
-            for note in nb.metadata.get("autograder", {}).get("notes", [])
-        ]
+    def _notes(self, student: str) -> tuple[list[str], list[str]]:
+        """The grading notes and the needs-review items of a student's graded notebooks."""
+        notes, review = [], []
+        for nb in self.view.graded_notebooks(student):
+            info = nb.metadata.get("autograder", {})
+            notes += info.get("notes", [])
+            review += info.get("review", [])
+        return notes, review
 
     def run(self, students: list[str] | None = None) -> Summary:
         started = time.monotonic()
@@ -216,21 +217,15 @@ class Grader:
             raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
         todo = [s for s in everyone if self.force or not self.is_complete(s)]
         outcomes = {s: Outcome(s, "skipped") for s in everyone if s not in todo}
-        judge = None
         if todo and self.warm:
-            # The judge (torch, the exercises, and torch._dynamo, which the first optimizer of the
-            # reference models imports): about 2.3 s of imports, done while the servers boot
-            # rather than on the first submission's path.  Started only now, with the course
-            # locked and work to do: a run that is refused or has nothing to grade says so at
-            # once, boots no server, and never leaves while a thread is still importing (at
-            # exit, logging's shutdown can meet a handler torch is half-way through creating).
-            judge = threading.Thread(target=_import_judge, daemon=True)
-            judge.start()
-        try:
-            return self._grade_all(todo, everyone, started, outcomes)
-        finally:
-            if judge is not None:
-                judge.join()
+            # The judging processes import torch and the judges while the servers boot, rather
+            # than on the first submission's path.  Started only now, with the course locked and
+            # work to do: a run that is refused or has nothing to grade says so at once and starts
+            # nothing.
+            from ..judge.pool import shared_pool
+
+            shared_pool(SandboxLimits(config=self.app.config).limits())
+        return self._grade_all(todo, everyone, started, outcomes)
 
     def _grade_all(self, todo: list[str], everyone: list[str], started: float, outcomes: dict) -> Summary:
         from ..sandbox.client import shared_server
@@ -263,14 +258,6 @@ class Grader:
                 progress.finish()
         ordered = [outcomes[s] for s in everyone if s in outcomes]
         return Summary(self.assignment, ordered, time.monotonic() - started, interrupted, self.shard)
-
-
-def _import_judge() -> None:
-    import torch
-
-    from .. import checks, diagnose, exercises  # noqa: F401
-
-    torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)  # imports torch._dynamo
 
 
 def _concurrent_autograde():

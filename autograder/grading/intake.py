@@ -20,13 +20,12 @@ import stat
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..sandbox.limits import DEFAULTS
+from ..sandbox.limits import SandboxLimits
 from .notes import add_note
 
 REFUSED = ".refused"
 LIST = "refused.json"
 PLACEHOLDER = "This file replaced a submitted entry that was not a regular file; see refused.json.\n"
-MAX_SUBMISSION_BYTES = 4 * DEFAULTS.file_size_bytes  # all of a submission's files together
 
 
 def _quarantine(folder: str, assignment: str) -> str:
@@ -46,8 +45,22 @@ def _kind(mode: int) -> str | None:
     return None
 
 
-def refusals(folder: str, limit: int = DEFAULTS.file_size_bytes, total: int = MAX_SUBMISSION_BYTES) -> list[dict]:
-    """Every entry of ``folder`` that may not be copied, with why, without following anything."""
+def configured_limits():
+    """The course's limits as nbgrader_config.py sets them (``c.SandboxLimits``): nbgrader calls
+    the hook without its configuration, so it is read from the running nbgrader application."""
+    from traitlets.config import Application
+
+    config = Application.instance().config if Application.initialized() else None
+    return SandboxLimits(config=config).limits() if config is not None else SandboxLimits().limits()
+
+
+def refusals(folder: str, limit: int | None = None, total: int | None = None) -> list[dict]:
+    """Every entry of ``folder`` that may not be copied, with why, without following anything:
+    files over ``limit`` bytes, and past ``total`` bytes in all (the configured limits by default)."""
+    if limit is None or total is None:
+        limits = configured_limits()
+        limit = limits.file_size_bytes if limit is None else limit
+        total = limits.submission_bytes if total is None else total
     found, used = [], 0
     for top, dirs, files in os.walk(folder, followlinks=False):
         for name in sorted(dirs + files):

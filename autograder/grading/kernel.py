@@ -21,11 +21,10 @@ from jupyter_client.provisioning import LocalProvisioner
 from ..sandbox.client import JobProcess, shared_server, template_server
 from ..sandbox.limits import Limits, SandboxLimits
 
-MAX_COPY_BYTES = 64 * 2**20  # files handed in beside a notebook that are copied into its folder
 
-
-def _copy_submission(source: str, target: str) -> None:
-    """Copy the files beside the notebook (never following links) into the kernel's folder."""
+def _copy_submission(source: str, target: str, limit: int) -> None:
+    """Copy the files beside the notebook (never following links) into the kernel's folder, up to
+    ``limit`` bytes in all (what the intake lets a submission hold)."""
     copied = 0
     for folder, dirs, files in os.walk(source):
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
@@ -36,7 +35,7 @@ def _copy_submission(source: str, target: str) -> None:
             if os.path.islink(path) or not os.path.isfile(path):
                 continue
             copied += os.path.getsize(path)
-            if copied > MAX_COPY_BYTES:
+            if copied > limit:
                 return
             shutil.copyfile(path, os.path.join(destination, name))
 
@@ -49,9 +48,10 @@ class SandboxProvisioner(LocalProvisioner):
         work_dir = os.path.join(km.job_dir, "work")
         os.makedirs(work_dir, exist_ok=True)
         cwd = kwargs.get("cwd")
+        limits = km.limits()
         if cwd and os.path.isdir(cwd):
-            _copy_submission(cwd, work_dir)
-        self.process = km.server.spawn_kernel(km.job_dir, work_dir, km.connection_file, km.limits())
+            _copy_submission(cwd, work_dir, limits.submission_bytes)
+        self.process = km.server.spawn_kernel(km.job_dir, work_dir, km.connection_file, limits)
         self.pid, self.pgid = self.process.pid, None
         self.cwd = work_dir
         return self.connection_info

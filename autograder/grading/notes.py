@@ -21,6 +21,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 KEY = "autograder_notes"
+REVIEW = "autograder_review"
 NOTE_CELL_TAG = "autograder-notes"
 IN_PROGRESS = "1970-01-01 00:00:00.000000 UTC"  # a graded copy's timestamp while it is being graded
 
@@ -29,6 +30,19 @@ def add_note(resources: dict, text: str) -> None:
     notes = resources.setdefault(KEY, [])
     if text not in notes:
         notes.append(text)
+
+
+def add_review(resources: dict, text: str) -> None:
+    """A check the grader could not decide from the student's code alone: it failed, and a person
+    should look (``grade``'s summary, the report and its CSV say "needs review")."""
+    items = resources.setdefault(REVIEW, [])
+    if text not in items:
+        items.append(text)
+    add_note(resources, f"Needs review: {text}.")
+
+
+def notebook_review(nb) -> list[str]:
+    return list(nb.metadata.get("autograder", {}).get("review", []))
 
 
 def notebook_notes(nb) -> list[str]:
@@ -49,7 +63,9 @@ class RecordNotes(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         notes = notebook_notes(nb)
         notes += [note for note in resources.get(KEY, []) if note not in notes]
-        nb.metadata["autograder"] = {"notes": notes, "graded": self.graded}
+        review = notebook_review(nb)
+        review += [item for item in resources.get(REVIEW, []) if item not in review]
+        nb.metadata["autograder"] = {"notes": notes, "graded": self.graded, "review": review}
         nb.cells = [c for c in nb.cells if NOTE_CELL_TAG not in c.metadata.get("tags", [])]
         if notes:
             lines = "\n".join(f"- {note}" for note in notes)

@@ -11,14 +11,20 @@ ran, scores them from outside:
   hidden tests included), in notebook order;
 * one job of the sandbox's server (the one that ran the lesson's shared cells, so the answers run
   where they ran in the notebook) executes the answer cells in order and, at each test cell, runs
-  its checks, each scenario in a child of that job (``server.run_score``);
-* the judge runs here, in the grader, on the records; each test cell's outputs become the
-  verdicts (an error when a check fails, which nbgrader scores 0) and its metadata holds them as
-  data (``metadata.autograder.checks``), which the report reads.
+  its checks, each scenario in a child of that job (``autograder.jobs.score``), and sends back one
+  record per scenario: what the student's code did, never a verdict;
+* the judge runs in judging processes of the grader's (``autograder.judge.pool``), on the
+  records; each test cell's outputs become the verdicts (an error when a check fails, which
+  nbgrader scores 0) and its metadata holds them as data (``metadata.autograder.checks``), which
+  the report reads.
 
-A test cell the kernel did not run (the notebook was stopped earlier by a limit) keeps its
-"did not run" error: a stop can only cost points, so nothing a student does there can earn any.
-Quiz answers are read the same way, from the answer cells, into the quiz check cell's metadata.
+A test cell the kernel did not reach (the notebook was stopped earlier by a limit: a 50 MB debug
+print, a cell that hangs) is scored all the same: the job runs the answer cells itself, with their
+output thrown away, so a stop costs what the notebook shows, never the score.  Where the grader
+cannot decide a check from the student's code alone (the scoring job was stopped before it, a record
+it cannot read), the check fails and the submission is marked "needs review" (``add_review``):
+``grade``'s summary, the report and its CSV list it.  Quiz answers are read from the answer cells,
+into the quiz check cell's metadata.
 """
 
 from __future__ import annotations
@@ -26,13 +32,14 @@ from __future__ import annotations
 import ast
 import shutil
 import subprocess
+from dataclasses import replace
 
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..sandbox.limits import SandboxLimits
+from ..sandbox.limits import SCORE_GRACE_SECONDS, SandboxLimits
 from .execute import NOT_RUN, STOPPED, error_output, shared_cells
-from .notes import add_note
+from .notes import add_note, add_review
 from .structure import released_notebook
 
 # The check functions of autograder.checks: name -> (exercise, or None when the first argument names it).
@@ -140,6 +147,10 @@ def unanswered(nb, released) -> set[str]:
     }
 
 
+def _label(cell) -> str:
+    return cell.metadata.get("nbgrader", {}).get("grade_id") or "without a grade id"
+
+
 def _did_not_run(cell) -> bool:
     return any(
         o.get("output_type") == "error" and o.get("ename") in (NOT_RUN, STOPPED) for o in cell.get("outputs", [])
@@ -150,6 +161,7 @@ class ScoreChecks(NbGraderPreprocessor):
     """Score each test cell's checks outside the student's kernel (see the module's docstring)."""
 
     def preprocess(self, nb, resources):
+        from ..judge.pool import shared_pool
         from ..sandbox.client import shared_server, template_server
 
         plan, targets = self._plan(nb)
@@ -157,6 +169,7 @@ class ScoreChecks(NbGraderPreprocessor):
         if not targets:
             return nb, resources
         limits = SandboxLimits(parent=self).limits()
+        pool = shared_pool(limits)  # judging starts while the job runs
         released = released_notebook(self.config, resources)
         template = [c.source for c in shared_cells(released) if c.cell_type == "code"] if released is not None else []
         server = (template_server(template) if template else None) or shared_server("kernel")
@@ -165,11 +178,11 @@ class ScoreChecks(NbGraderPreprocessor):
         blank = unanswered(nb, released)
         job_dir = server.new_job_dir()
         try:
-            records = self._run(server, job_dir, plan, limits, resources)
-            for index, checks in targets.items():
-                self._write(nb.cells[index], index, checks, records, limits, blank)
+            frames, ended = self._run(server, job_dir, plan, limits, resources)
         finally:
             shutil.rmtree(job_dir, ignore_errors=True)
+        for index, checks in targets.items():
+            self._write(nb.cells[index], index, checks, frames, ended, pool, blank, resources)
         return nb, resources
 
     def _plan(self, nb) -> tuple[dict, dict[int, list[dict]]]:
@@ -187,7 +200,9 @@ class ScoreChecks(NbGraderPreprocessor):
             if not meta.get("grade"):
                 continue
             checks = checks_in(cell.source)
-            if checks and not _did_not_run(cell):
+            if checks:
+                # Scored whether or not the kernel reached this cell: the job runs the answer cells
+                # itself, so a notebook stopped early by a limit loses what it shows, not its score.
                 items.append({"kind": "checks", "index": index, "checks": checks})
                 targets[index] = checks
         # Cells after the last test cell to score cannot change any score: running them would only
@@ -196,47 +211,51 @@ class ScoreChecks(NbGraderPreprocessor):
             items.pop()
         return {"items": items, "shared": []}, targets
 
-    def _run(self, server, job_dir: str, plan: dict, limits, resources) -> dict:
-        from ..sandbox.client import read_records
-
+    def _run(self, server, job_dir: str, plan: dict, limits, resources) -> tuple[list, dict | None]:
+        """The job's frames, and why it stopped early (None when it ended by itself)."""
         job = server.spawn_score(job_dir, plan, limits)
+        ended = None
         try:
-            job.wait(timeout=limits.notebook_seconds)
-        except subprocess.TimeoutExpired:
-            job.kill("timeout")
-            job.wait()
-            add_note(resources, f"Scoring the checks took longer than {limits.notebook_seconds} s; the rest timed out.")
-        if job.returncode not in (0, None) and job.reason:
-            add_note(resources, f"Scoring the checks stopped: {job.reason}.")
-        records = read_records(job)
-        self._ended = job.describe_end() if job.returncode else ""
-        return records
+            try:
+                job.wait(timeout=limits.notebook_seconds + SCORE_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                job.kill("timeout")
+                job.wait()
+                ended = {
+                    "failure": "timeout",
+                    "detail": f"scoring the checks took longer than {limits.notebook_seconds} s",
+                }
+            if ended is None and job.returncode != 0:
+                ended = {"failure": "died", "detail": job.describe_end()}
+            if ended is not None:
+                add_note(resources, f"Scoring the checks stopped: {ended['detail']}.")
+            return job.frames(), ended
+        finally:
+            job.close_files()
 
-    def _write(self, cell, index: int, checks: list[dict], records: dict, limits, blank: set[str]) -> None:
-        from .. import exercises
-        from ..diagnose import verdict_from_outcome
-        from ..sandbox.outcome import Outcome
+    def _write(self, cell, index: int, checks: list[dict], frames, ended, pool, blank: set[str], resources) -> None:
+        from ..sandbox.client import in_order
         from ..verdict import Verdict
 
+        stopped = _did_not_run(cell)
         results, lines = [], ["Checked by the grader on your answer cells, outside your notebook:"]
+        if stopped:
+            lines.append("(The notebook was stopped before this cell ran; its checks were scored all the same.)")
         for k, check in enumerate(checks):
             if check["exercise"] in blank:
                 verdict = Verdict(check["exercise"], "unanswered", UNANSWERED.format(name=check["exercise"]))
-                results.append({**check, "code": verdict.code, "passed": False, "message": verdict.message})
-                lines.append(f"❌ {verdict.exercise} [unanswered]: {verdict.message}")
-                continue
-            scenarios = exercises.get(check["exercise"]).suite(check["start"], check["seed"])
-            data = records.get(f"{index}-{k}")
-            if data is None:
-                why = self._ended or "it did not finish in time"
-                outcome = Outcome(None, "timeout" if "timeout" in why or "time" in why else "died", why)
             else:
-                outcome = Outcome(data)
-            verdict = verdict_from_outcome(check["exercise"], scenarios, outcome, limits)
-            results.append({**check, "code": verdict.code, "passed": verdict.passed, "message": verdict.message})
+                records = in_order(frames, f"{index}-{k}-")
+                verdict = pool.judge(check["exercise"], check["start"], check["seed"], records, ended)
+                if not records and ended is not None and not verdict.review:
+                    verdict = replace(verdict, review=f"scoring stopped before this check ran: {ended['detail']}")
+            results.append({**check, "code": verdict.code, "passed": verdict.passed, "message": verdict.message,
+                            "review": verdict.review})  # fmt: skip
             mark = "✅" if verdict.passed else "❌"
             code = "" if verdict.passed else f" [{verdict.code}]"
             lines.append(f"{mark} {verdict.exercise}{code}: {verdict.message}")
+            if verdict.review:
+                add_review(resources, f"{check['exercise']} (cell {_label(cell)}): {verdict.review}")
         cell.outputs = [new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
         failed = [r for r in results if not r["passed"]]
         if failed:

@@ -1,14 +1,20 @@
-"""The one sandbox that student code runs in, wherever it runs.
+"""The one sandbox that student code runs in, wherever it runs for grading.
 
-* ``limits``: every limit's default, once (``Limits``), and the nbgrader settings over them;
-* ``policy``: what a job sees and may do (bubblewrap, namespaces, capabilities, limits);
-* ``server``: the warm server, inside bubblewrap, that forks every job: notebook kernels for
-  ``grade`` and ``nbgrader autograde``, exercise runs for ``diagnose``;
+The sandbox knows nothing of grading: it forks, confines and watches jobs, and carries their
+descriptors.  What a job runs is a module of ``autograder.jobs``, named in each request.
+
+* ``limits``: every bound and default, once (``Limits``, and the nbgrader settings over them);
+* ``bwrap``: outside, the bubblewrap command that starts a server, from an allow-list;
+* ``confine``: inside, what each job does to itself before student code runs;
+* ``protocol``: the wire (a socket with descriptors), the anonymous files a job gets, the frames of
+  its records;
+* ``watchdog``: the server's watch over every job's memory and disk;
+* ``server``: the warm server, inside bubblewrap, that forks every job;
 * ``client``: the grader's side of that server;
-* ``child``: the child process a test cell's check runs the student's function in, on Linux,
+* ``child``: the child process a test cell's self-check runs the student's function in, on Linux,
   macOS and Windows (not a sandbox: the student's own code in their own kernel).
 
-Nothing here imports torch; ``limits`` and ``child`` import on every platform.
+Nothing here imports torch, nor anything of the grader above ``limits``.
 """
 
 from .limits import DEFAULTS, Limits, SandboxLimits

@@ -23,16 +23,26 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 
 from .limits import DEFAULTS, Limits
-from .outcome import Outcome
+
+
+@dataclass
+class ChildResult:
+    """What came back from a child: its bytes, or why there are none (``failure``: "timeout" or "died")."""
+
+    record: bytes | None
+    failure: str | None = None
+    detail: str = ""
+    seconds: float = 0.0
 
 
 def forking_is_safe() -> bool:
     return hasattr(os, "fork") and sys.platform.startswith("linux")
 
 
-def run_in_child(work, limits: Limits = DEFAULTS) -> Outcome:
+def run_in_child(work, limits: Limits = DEFAULTS) -> ChildResult:
     """Run ``work() -> bytes`` in a child process under ``limits``; the bytes come back."""
     if forking_is_safe():
         return _forked(work, limits)
@@ -42,7 +52,7 @@ def run_in_child(work, limits: Limits = DEFAULTS) -> Outcome:
 # ---- Linux: fork -----------------------------------------------------------------------------
 
 
-def _forked(work, limits: Limits) -> Outcome:
+def _forked(work, limits: Limits) -> ChildResult:
     import resource
 
     began = time.monotonic()
@@ -69,7 +79,7 @@ def _forked(work, limits: Limits) -> Outcome:
             left = deadline - time.monotonic()
             if left <= 0:
                 _kill_group(pid)
-                return Outcome(None, "timeout", f"{limits.check_seconds:g} s", time.monotonic() - began)
+                return ChildResult(None, "timeout", f"{limits.check_seconds:g} s", time.monotonic() - began)
             ready, _, _ = select.select([pipe], [], [], min(left, 0.5))
             if ready:
                 chunk = pipe.read(65536)
@@ -79,8 +89,8 @@ def _forked(work, limits: Limits) -> Outcome:
     _, status = os.waitpid(pid, 0)
     data = b"".join(chunks)
     if not data:
-        return Outcome(None, "died", _death(os.waitstatus_to_exitcode(status)), time.monotonic() - began)
-    return Outcome(data, seconds=time.monotonic() - began)
+        return ChildResult(None, "died", _death(os.waitstatus_to_exitcode(status)), time.monotonic() - began)
+    return ChildResult(data, seconds=time.monotonic() - began)
 
 
 def _kill_group(pid: int) -> None:
@@ -112,7 +122,7 @@ def _death(code: int) -> str:
 # ---- macOS, Windows: a fresh interpreter --------------------------------------------------------
 
 
-def _spawned(work, limits: Limits) -> Outcome:
+def _spawned(work, limits: Limits) -> ChildResult:
     import cloudpickle
 
     began = time.monotonic()
@@ -129,10 +139,10 @@ def _spawned(work, limits: Limits) -> Outcome:
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        return Outcome(None, "timeout", f"{limits.check_seconds:g} s", time.monotonic() - began)
+        return ChildResult(None, "timeout", f"{limits.check_seconds:g} s", time.monotonic() - began)
     if not data:
-        return Outcome(None, "died", _death(child.returncode), time.monotonic() - began)
-    return Outcome(data, seconds=time.monotonic() - began)
+        return ChildResult(None, "died", _death(child.returncode), time.monotonic() - began)
+    return ChildResult(data, seconds=time.monotonic() - began)
 
 
 def _roots() -> list[str]:

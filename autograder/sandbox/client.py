@@ -1,18 +1,23 @@
-"""The grader's side of the sandbox: start the warm server (``server.py``) in bubblewrap, ask it
-for jobs, and wait for them.
+"""The grader's side of the sandbox: start the warm server (``server.py``) in bubblewrap, ask it for
+jobs, wait for them, and read what they sent back.
 
-``shared_server(profile)`` is the process-wide server of a profile (started on first use,
-stopped when the process exits); ``template_server(cells)`` one that has run a lesson's shared
-cells.  ``run_exercise`` is what ``diagnose`` uses: one Python file, one exercise, one record.
+``shared_server(profile)`` is the process-wide server of a profile (started on first use, stopped
+when the process exits); ``template_server(cells)`` a kernel server that has run a lesson's shared
+cells.  ``run_exercise`` is what ``diagnose`` uses: one Python file, one exercise, one record per
+scenario.
+
+Every job gets three anonymous files made here before it starts (``protocol``): its plan, its log
+and its records.  The grader keeps its own descriptors on them and reads them back from those: it
+never opens, by name, a path a job could have written.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import fcntl
 import glob
 import hashlib
+import importlib
 import itertools
 import json
 import os
@@ -24,18 +29,19 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 
 import psutil
 
-from .limits import DEFAULTS, Limits
-from .outcome import Outcome
-from .policy import SandboxError, bwrap_command, describe_signal, package_roots
-from .server import OUTPUT_LIMIT_EXIT, SETUP_FAILED
+from . import protocol
+from .bwrap import SandboxError, bwrap_command, describe_signal, package_roots
+from .limits import DEFAULTS, FIRST_UID, UIDS, Limits
 
-FIRST_UID = 61000  # as root, jobs run as FIRST_UID ... FIRST_UID + UIDS - 1, one user id per running job
-UIDS = 2000
 UID_LOCKS = "/run/lock/autograder-uids"  # one lock file per user id, shared by every grader on the machine
-MAX_RECORD_BYTES = 64 * 2**20
+# The profiles the grader starts servers with: a module of the jobs package each (see server.py).
+PROFILES = {"kernel": "autograder.jobs.kernel", "exercise": "autograder.jobs.exercise"}
+
+__all__ = ["JobProcess", "SandboxError", "Server", "run_exercise", "shared_server", "template_server"]
 
 
 def scratch_parent() -> str:
@@ -74,7 +80,7 @@ class UidPool:
         """(uid, the open lock file to close when the job is over)."""
         for step in range(self.count):
             uid = self.first + (self.next + step) % self.count
-            fd = os.open(os.path.join(self.folder, str(uid)), os.O_CREAT | os.O_RDWR, 0o600)
+            fd = os.open(os.path.join(self.folder, str(uid)), os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -93,14 +99,20 @@ def _writable(folder: str) -> bool:
     return os.access(folder, os.W_OK)
 
 
-def _bootstrap(profile: str) -> list[str]:
+def _bootstrap(profile: str, fd: int, scratch: str, options: dict) -> list[str]:
     """The server's command: Python in isolated mode, importing the grader from wherever this
     process imported it (so that any clone or course folder grades with its own code)."""
     code = (
         f"import sys; sys.path[:0] = {package_roots()!r}; "
         "from autograder.sandbox.server import main; main(sys.argv[1:])"
     )
-    return [sys.executable, "-I", "-c", code, "--profile", profile]
+    return [sys.executable, "-I", "-c", code, "--fd", str(fd), "--profile", profile, "--scratch", scratch,
+            "--options", json.dumps(options)]  # fmt: skip
+
+
+def _hidden(profile: str) -> list[str]:
+    """What no job of this profile may see of the grader's own packages: its jobs package says."""
+    return importlib.import_module(profile.rpartition(".")[0]).hidden_paths()
 
 
 class Server:
@@ -115,54 +127,58 @@ class Server:
         with open(os.path.join(self.scratch, "owner.pid"), "w") as f:
             f.write(str(os.getpid()))
         os.makedirs(os.path.join(self.scratch, "tmp"))
-        # Job records live outside the jobs' folders, in a folder only the grader's user may open,
-        # and the grader reads each one from a descriptor it opened before the job started: a job
-        # that deletes or replaces every file it can reach cannot take its record with it.
-        self.records = os.path.join(self.scratch, "records")
-        os.makedirs(self.records, mode=0o700)
-        command = _bootstrap(profile)
+        options = {}
         if template is not None:
             spec = os.path.join(self.scratch, "template.json")
             with open(spec, "w", encoding="utf-8") as f:
                 json.dump({"cells": template, "work_dir": os.path.join(self.scratch, "template-work")}, f)
-            command += ["--template", spec]
-        self.log = open(os.path.join(self.scratch, "server.log"), "wb")  # noqa: SIM115
+            options["template"] = spec
+        self.sock, theirs = protocol.channel()
+        self.log = open(os.path.join(self.scratch, "server.log"), "wb")  # noqa: SIM115 - the server's own
+        module = PROFILES.get(profile, profile)
         try:
-            sandboxed = bwrap_command(self.scratch, command)
-        except SandboxError:
-            self.log.close()
-            shutil.rmtree(self.scratch, ignore_errors=True)
-            raise
-        self.process = subprocess.Popen(sandboxed, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
+            command = bwrap_command(self.scratch, _bootstrap(module, theirs.fileno(), self.scratch, options),
+                                    hidden=_hidden(module))  # fmt: skip
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                            pass_fds=(theirs.fileno(),))  # fmt: skip
+        except (SandboxError, OSError) as error:
+            theirs.close()
+            self._remove()
+            raise SandboxError(str(error)) from None
+        theirs.close()
         self.lock = threading.Lock()
         self.ids = itertools.count(1)
         self.uids = UidPool() if os.geteuid() == 0 else None
-        ready = self.process.stdout.readline()
-        if ready and not json.loads(ready).get("ready"):
-            self.close()
-            raise SandboxError(f"the warm template did not start: {json.loads(ready).get('error')}")
-        if not ready:
+        ready, _ = protocol.receive(self.sock)
+        if ready is None or not ready.get("ready"):
             self.process.wait()
             self.log.flush()
             with open(self.log.name, errors="replace") as log:
-                tail = log.read()[-2000:]
-            raise SandboxError(f"the grading sandbox did not start (exit {self.process.returncode}): {tail}")
-        self.startup_seconds = json.loads(ready).get("seconds")
+                tail = log.read()[-2000:].strip()
+            why = ready.get("error") if ready else f"exit {self.process.returncode}: {tail}"
+            self._remove()
+            raise SandboxError(f"the grading sandbox did not start ({why})")
+        self.startup_seconds = ready.get("seconds")
+
+    def _remove(self) -> None:
+        self.log.close()
+        self.sock.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def request(self, op: str, **fields) -> dict:
+    def request(self, op: str, fds: list[int] = (), **fields) -> dict:
         with self.lock:
             if not self.alive():
                 raise SandboxError("the grading sandbox has stopped")
-            message = {"id": next(self.ids), "op": op, **fields}
-            self.process.stdin.write((json.dumps(message) + "\n").encode())
-            self.process.stdin.flush()
-            line = self.process.stdout.readline()
-        if not line:
+            try:
+                protocol.send(self.sock, {"id": next(self.ids), "op": op, **fields}, fds)
+                answer, _ = protocol.receive(self.sock)
+            except OSError as error:
+                raise SandboxError(f"the grading sandbox stopped while answering ({error})") from None
+        if answer is None:
             raise SandboxError("the grading sandbox stopped while answering")
-        answer = json.loads(line)
         if "error" in answer:
             raise SandboxError(answer["error"])
         return answer
@@ -179,58 +195,57 @@ class Server:
 
     def _uid(self) -> tuple[int, int | None]:
         """A user id for a new job, and the lock that holds it (None when we are not root: every
-        job then runs as our own user, in its own namespaces)."""
+        job then runs as our own user, in its own namespaces, which hold only its own folder)."""
         return self.uids.take() if self.uids is not None else (os.getuid(), None)
 
-    def _spawn(self, limits: Limits, **fields) -> JobProcess:
+    def spawn(self, kind: str, job_dir: str, limits: Limits, plan: dict | None = None, record: bool = False,
+              env: dict | None = None, **fields) -> JobProcess:  # fmt: skip
+        """A job of ``kind`` in ``job_dir``; ``plan`` is handed to it as a file, ``record`` asks for a
+        file of records.  The files are made here; the job gets descriptors on them."""
         uid, lock = self._uid()
-        record = None
+        files = {"log": protocol.anonymous_file("log")}
+        if plan is not None:
+            files["plan"] = protocol.anonymous_file("plan", json.dumps(plan).encode())
+        if record:
+            files["record"] = protocol.anonymous_file("record")
+        names = [n for n in ("plan", "log", "record") if n in files]
         try:
-            if fields.get("record") is True:
-                fields["record"] = os.path.join(self.records, os.path.basename(fields["job_dir"]))
-                record = os.fdopen(os.open(fields["record"], os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                                           0o600), "rb")  # fmt: skip
-            answer = self.request("spawn", uid=uid, limits=limits.as_dict(), env=fields.pop("env", None)
-                                  or self._environment(), **fields)  # fmt: skip
+            answer = self.request("spawn", fds=[files[n] for n in names], files=names, kind=kind, uid=uid,
+                                  job_dir=job_dir, limits=limits.as_dict(), env=env or self._environment(),
+                                  **fields)  # fmt: skip
         except BaseException:
             if lock is not None:
                 os.close(lock)
-            if record is not None:
-                record.close()
+            for fd in files.values():
+                os.close(fd)
             raise
-        return JobProcess(self, answer["job"], limits, lock, record, fields.get("record"))
+        if "plan" in files:
+            os.close(files.pop("plan"))
+        return JobProcess(self, answer["job"], limits, lock, files)
 
     def spawn_kernel(self, job_dir: str, work_dir: str, connection_file: str, limits: Limits) -> JobProcess:
         # What nbgrader tells a kernel, and that the checks in test cells are scored outside it.
         env = {**self._environment(), "NBGRADER_EXECUTION": "autograde", "AUTOGRADER_CHECKS": "outside"}
-        return self._spawn(limits, kind="kernel", job_dir=job_dir, work_dir=work_dir, connection_file=connection_file,
-                           env=env)  # fmt: skip
+        return self.spawn("kernel", job_dir, limits, env=env, connection_file=connection_file)
 
     def spawn_exercise(self, job_dir: str, source: str, exercise: str, start: str, seed: int, limits: Limits):
-        """A job that judges-to-be the function ``exercise`` of the file ``source`` (in job_dir)."""
-        return self._spawn(limits, kind="exercise", job_dir=job_dir, work_dir=os.path.join(job_dir, "work"),
-                           exercise=exercise, source=source, start=start, seed=int(seed),
-                           record=True)  # fmt: skip
+        """A job that runs the function ``exercise`` of the file ``source`` (in job_dir/work)."""
+        plan = {"exercise": exercise, "source": source, "start": start, "seed": int(seed)}
+        return self.spawn("exercise", job_dir, limits, plan=plan, record=True)
 
     def spawn_score(self, job_dir: str, plan: dict, limits: Limits) -> JobProcess:
-        """A job that scores a notebook's checks outside its kernel (``server.run_score``); its
-        records come back with ``read_records(job)``."""
-        path = os.path.join(job_dir, "plan.json")
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(plan, f)
-        return self._spawn(limits, kind="score", job_dir=job_dir, work_dir=os.path.join(job_dir, "work"), plan=path,
-                           record=True)  # fmt: skip
+        """A job that scores a notebook's checks outside its kernel (``jobs.score``)."""
+        return self.spawn("score", job_dir, limits, plan=plan, record=True)
 
     def close(self) -> None:
         if self.alive():
-            self.process.stdin.close()  # the server stops its jobs and exits
+            self.sock.close()  # the server stops its jobs and exits
             try:
                 self.process.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.log.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        self._remove()
 
 
 class JobProcess:
@@ -238,13 +253,10 @@ class JobProcess:
 
     stdin = stdout = stderr = None  # jupyter_client closes these if present
 
-    def __init__(
-        self, server: Server, job: int, limits: Limits = DEFAULTS, uid_lock: int | None = None, record=None,
-        record_path: str | None = None,
-    ):  # fmt: skip
+    def __init__(self, server: Server, job: int, limits: Limits = DEFAULTS, uid_lock: int | None = None,
+                 files: dict[str, int] | None = None):  # fmt: skip
         self.server = server
-        self.record = record  # the grader's own descriptor on the job's record file, if it has one
-        self.record_path = record_path
+        self.files = files or {}  # the grader's own descriptors on the job's log and records
         self.pid = job
         self.limits = limits
         self.uid_lock = uid_lock  # released once the job has ended
@@ -252,15 +264,19 @@ class JobProcess:
         self.reason = ""
         self.stop_reason = ""  # why the grader itself stopped the job, if it did
 
-    def close_record(self) -> None:
-        """Forget the job's record file (read or not)."""
-        if self.record is not None:
-            self.record.close()
-            self.record = None
-        if self.record_path:
-            with contextlib.suppress(OSError):
-                os.remove(self.record_path)
-            self.record_path = None
+    def frames(self) -> list[tuple[str, bytes]]:
+        """The records the job sent, read from the grader's own descriptor (see ``protocol.read_frames``)."""
+        fd = self.files.get("record")
+        return protocol.read_frames(fd) if fd is not None else []
+
+    def log_tail(self, size: int = 2000) -> str:
+        fd = self.files.get("log")
+        return protocol.tail(fd, size) if fd is not None else ""
+
+    def close_files(self) -> None:
+        for fd in self.files.values():
+            os.close(fd)
+        self.files = {}
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -311,9 +327,9 @@ class JobProcess:
             return self.reason
         if code is None:
             return "the kernel is still running"
-        if code == OUTPUT_LIMIT_EXIT:
+        if code == protocol.OUTPUT_LIMIT_EXIT:
             return f"the notebook printed more than {self.limits.output_mb:g} MiB of output"
-        if code == SETUP_FAILED:
+        if code == protocol.SETUP_FAILED:
             return "the sandbox could not be set up for this notebook"
         if code < 0:
             return f"the kernel stopped: {describe_signal(-code)}"
@@ -363,74 +379,61 @@ def template_server(cells: list[str], wait: bool = True) -> Server | None:
         lock.release()
 
 
-def run_exercise(source: str, exercise: str, start: str, seed: int, limits: Limits = DEFAULTS) -> Outcome:
+@dataclass
+class ExerciseRun:
+    """What came back from one file's run: a record per scenario, in order, and why the job stopped
+    early, as the grader saw it (None when it ended by itself)."""
+
+    records: list[bytes]
+    ended: dict | None
+    seconds: float
+
+
+def run_exercise(source: str, exercise: str, start: str, seed: int, limits: Limits = DEFAULTS) -> ExerciseRun:
     """Run the exercise's scenarios on the function the Python file ``source`` defines, in a job
-    of the warm ``exercises`` server, within ``limits.check_seconds``; the record comes back."""
+    of the warm ``exercise`` server, within ``limits.check_seconds``."""
     began = time.monotonic()
-    server = shared_server("exercises")
+    server = shared_server("exercise")
     job_dir = server.new_job_dir()
     job = None
     try:
-        shutil.copyfile(source, os.path.join(job_dir, "work", "submission.py"))
+        shutil.copyfile(source, os.path.join(job_dir, "work", "submission.py"), follow_symlinks=True)
         job = server.spawn_exercise(job_dir, "submission.py", exercise, start, seed, limits)
+        ended = None
         try:
             code = job.wait(timeout=limits.check_seconds)
         except subprocess.TimeoutExpired:
             job.kill("timeout")
             job.wait()
-            return Outcome(None, "timeout", f"{limits.check_seconds:g} s", time.monotonic() - began)
-        data = read_records(job).get("record")
-        if not data:
-            return Outcome(None, "died", _death(job, code, job_dir), time.monotonic() - began)
-        return Outcome(data, seconds=time.monotonic() - began)
+            ended = {"failure": "timeout", "detail": f"{limits.check_seconds:g} s"}
+        else:
+            if code != 0:
+                ended = {"failure": "died", "detail": _death(job, code)}
+        return ExerciseRun(in_order(job.frames(), ""), ended, time.monotonic() - began)
     finally:
         if job is not None:
-            job.close_record()
+            job.close_files()
         shutil.rmtree(job_dir, ignore_errors=True)
 
 
-def read_records(job: JobProcess) -> dict[str, bytes]:
-    """The records a job wrote (``server.write_frame``): name -> bytes, read from the descriptor the
-    grader opened before the job started (then closed).  A frame cut short (the job was stopped
-    while writing it) or garbled ends the reading; what came before it counts."""
-    found: dict[str, bytes] = {}
-    if job.record is None:
-        return found
-    try:
-        _read_frames(job.record, found)
-    finally:
-        job.close_record()
-    return found
+def in_order(frames: list[tuple[str, bytes]], prefix: str) -> list[bytes]:
+    """The records named ``<prefix>0``, ``<prefix>1``, ... in that order, up to the first gap: a job
+    writes them so, and a frame out of place (a student's own writes) ends the list."""
+    found = {}
+    for name, data in frames:
+        if name.startswith(prefix) and name not in found:
+            found[name] = data
+    records = []
+    while f"{prefix}{len(records)}" in found:
+        records.append(found[f"{prefix}{len(records)}"])
+    return records
 
 
-def _read_frames(f, found: dict[str, bytes]) -> None:
-    f.seek(0)
-    while True:
-        header = f.readline(4096)
-        if not header.endswith(b"\n"):
-            return
-        try:
-            meta = json.loads(header)
-            name, size = str(meta["name"]), int(meta["size"])
-        except (ValueError, KeyError, TypeError):
-            return
-        if not 0 < size <= MAX_RECORD_BYTES:
-            return
-        data = f.read(size)
-        if len(data) != size:
-            return
-        found[name] = data
-
-
-def _death(job: JobProcess, code: int, job_dir: str) -> str:
+def _death(job: JobProcess, code: int) -> str:
     if job.reason:
         return job.reason
     if code < 0:
         return describe_signal(-code)
-    try:
-        with open(os.path.join(job_dir, "output.log"), errors="replace") as f:
-            tail = [line for line in f.read()[-2000:].splitlines() if line.strip()][-1:]
-    except OSError:
-        tail = []
-    last = f" ({tail[0][:200]})" if tail else ""
+    lines = [line for line in job.log_tail().splitlines() if line.strip()][-1:]
+    last = f" ({lines[0][:200]})" if lines else ""
     return f"exit code {code}{last}"

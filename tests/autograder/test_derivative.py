@@ -8,7 +8,8 @@ import torch
 from autograder.diagnose import diagnose_function
 from autograder.exercises import derivative as ex
 from autograder.exercises._lesson2 import SCALAR_FUNCTIONS
-from autograder.runner import decode, encode
+from autograder.judge import derivative as judge
+from tests.judging import observations_of
 
 ANALYTIC = {
     "square": lambda x: 2 * x,
@@ -36,7 +37,7 @@ def central_difference(f, x, h=1e-4):
 @pytest.mark.parametrize("seed", [0, 1, 11, 12])
 def test_the_judges_reference_is_the_true_derivative(seed):
     for point in ex.suite("all", seed):
-        assert ex.reference(point) == pytest.approx(ANALYTIC[point.function](point.x), rel=1e-9)
+        assert judge.reference(point) == pytest.approx(ANALYTIC[point.function](point.x), rel=1e-9)
 
 
 def test_every_scalar_function_has_an_analytic_check():
@@ -49,7 +50,7 @@ def test_the_kink_points_make_a_single_finite_difference_wrong(seed):
     assert len(kinks) == 2
     for point in kinks:
         estimate = central_difference(SCALAR_FUNCTIONS[point.function], point.x)
-        assert not math.isclose(estimate, ex.reference(point), rel_tol=ex.RTOL, abs_tol=ex.ATOL)
+        assert not math.isclose(estimate, judge.reference(point), rel_tol=judge.RTOL, abs_tol=judge.ATOL)
 
 
 def test_hidden_seeds_use_other_points():
@@ -57,10 +58,9 @@ def test_hidden_seeds_use_other_points():
 
 
 def test_a_record_survives_the_weights_only_round_trip():
-    record = ex.run(correct, ex.suite()[0])
-    again = decode(encode({"observations": [record]}))["observations"][0]
+    (again,) = observations_of("derivative", correct, ex.suite()[:1])
     assert again["calls"][0]["requires_grad"] is True
-    assert ex.judge(ex.suite()[:1], [again]).code == "ok"
+    assert judge.judge(ex.suite()[:1], [again]).code == "ok"
 
 
 def returns_tensor(f, x):
@@ -82,6 +82,6 @@ def test_the_forked_notebook_path_names_the_mistake(fn, code):
 
 
 def test_a_float_return_that_is_off_is_wrong_value_with_both_numbers():
-    obs = ex.run(lambda f, x: correct(f, x) + 0.5, ex.suite()[0])
-    verdict = ex.judge(ex.suite()[:1], [obs])
+    obs = observations_of("derivative", lambda f, x: correct(f, x) + 0.5, ex.suite()[:1])
+    verdict = judge.judge(ex.suite()[:1], obs)
     assert verdict.code == "wrong_value" and "but the derivative is" in verdict.message

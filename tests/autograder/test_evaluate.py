@@ -5,6 +5,8 @@ import torch
 from autograder.diagnose import diagnose_function
 from autograder.exercises import evaluate as exercise
 from autograder.exercises._inference import build_batches, build_loss, build_model
+from autograder.judge import evaluate as judge
+from tests.judging import observations_of
 
 
 def test_reference_losses_match_a_plain_eval_mode_loop():
@@ -13,7 +15,7 @@ def test_reference_losses_match_a_plain_eval_mode_loop():
     model.eval()
     with torch.no_grad():
         expected = [loss_fn(model(x), y).item() for x, y in build_batches(scenario)]
-    losses, sizes = exercise.reference_losses(scenario)
+    losses, sizes = judge.reference_losses(scenario)
     assert losses == expected
     assert sizes == [len(x) for x, _ in build_batches(scenario)]
 
@@ -21,7 +23,7 @@ def test_reference_losses_match_a_plain_eval_mode_loop():
 def test_every_scenario_has_unequal_batches_so_the_hypotheses_differ():
     for seed in (0, 1, 2, 21):
         for scenario in exercise.suite(seed=seed):
-            losses, sizes = exercise.reference_losses(scenario)
+            losses, sizes = judge.reference_losses(scenario)
             assert len(set(sizes)) > 1
             mean = sum(losses) / len(losses)
             weighted = sum(loss * n for loss, n in zip(losses, sizes)) / sum(sizes)
@@ -98,5 +100,4 @@ def test_a_swapped_loss_call_is_named_where_it_fails_and_harmless_where_the_loss
 
     assert diagnose_function("evaluate", swapped)[0].code == "swapped_loss_args"
     regressors = [s for s in exercise.suite() if s.kind == "regressor"]
-    observations = [exercise.run(swapped, s) for s in regressors]
-    assert exercise.judge(regressors, observations).code == "ok"
+    assert judge.judge(regressors, observations_of("evaluate", swapped, regressors)).code == "ok"

@@ -5,8 +5,10 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.exercises import finite_difference_grad as ex
-from autograder.exercises._lesson2 import FIELD_FUNCTIONS, same
-from autograder.runner import decode, encode
+from autograder.exercises._lesson2 import FIELD_FUNCTIONS
+from autograder.judge import finite_difference_grad as judge
+from autograder.judge._lesson2 import same
+from tests.judging import observations_of
 
 SEEDS = [0, 1, 11, 12, 13]
 
@@ -26,8 +28,8 @@ def test_the_central_reference_is_close_to_the_autograd_gradient(seed):
     for scenario in ex.suite("all", seed):
         x = ex.make_x(scenario)
         eps = scenario.eps or ex.DEFAULT_EPS
-        estimate = ex.central(FIELD_FUNCTIONS[scenario.function], x, eps)
-        exact = ex.autograd_grad(FIELD_FUNCTIONS[scenario.function], x)
+        estimate = judge.central(FIELD_FUNCTIONS[scenario.function], x, eps)
+        exact = judge.autograd_grad(FIELD_FUNCTIONS[scenario.function], x)
         assert estimate.shape == x.shape
         # O(eps²) error: tiny for small eps, visible for eps = 0.5 on the cubic
         assert torch.allclose(estimate, exact, atol=0.5 * eps**2 * 4 + 1e-6)
@@ -38,9 +40,9 @@ def test_forward_scaled_and_central_estimates_are_told_apart_in_every_scenario(s
     for scenario in ex.suite("all", seed):
         function, x = FIELD_FUNCTIONS[scenario.function], ex.make_x(scenario)
         eps = scenario.eps or ex.DEFAULT_EPS
-        rtol, atol = ex._tolerances(scenario)
-        right = ex.central(function, x, eps)
-        for wrong in (ex.central(function, x, eps, scale=1.0), ex.one_sided(function, x, eps, 1)):
+        rtol, atol = judge._tolerances(scenario)
+        right = judge.central(function, x, eps)
+        for wrong in (judge.central(function, x, eps, scale=1.0), judge.one_sided(function, x, eps, 1)):
             assert not same(wrong, right, rtol, atol), scenario
 
 
@@ -53,8 +55,7 @@ def test_the_suite_covers_0d_vector_matrix_3d_float32_and_a_large_eps():
 
 def test_a_record_survives_the_weights_only_round_trip():
     scenario = ex.suite()[1]
-    record = decode(encode({"o": [ex.run(correct, scenario)]}))["o"][0]
-    assert ex.judge([scenario], [record]).code == "ok"
+    assert judge.judge([scenario], observations_of("finite_difference_grad", correct, [scenario])).code == "ok"
 
 
 def flat(f, x, eps=1e-4):
@@ -87,4 +88,4 @@ def test_an_arithmetic_restore_that_leaves_one_ulp_is_not_called_modifying_x():
         return grad
 
     scenarios = ex.suite()
-    assert ex.judge(scenarios, [ex.run(inplace_arithmetic, s) for s in scenarios]).code == "ok"
+    assert judge.judge(scenarios, observations_of("finite_difference_grad", inplace_arithmetic, scenarios)).code == "ok"

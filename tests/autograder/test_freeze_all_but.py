@@ -5,7 +5,8 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.exercises import freeze_all_but
-from autograder.exercises._lesson1 import build_model, expected_flags
+from autograder.exercises._lesson1 import build_model
+from autograder.judge._lesson1 import expected_flags
 
 
 def correct(model, trainable):

@@ -7,8 +7,9 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.exercises import graph_ops
-from autograder.exercises._lesson1 import GRAPHS, GraphScenario, bfs_names, bfs_nodes, build_graph
-from autograder.runner import decode, encode
+from autograder.exercises._lesson1 import GRAPHS, GraphScenario, build_graph
+from autograder.judge._lesson1 import bfs_names, bfs_nodes
+from tests.judging import observations_of
 
 
 def reference(t):
@@ -53,9 +54,9 @@ def test_the_suites_cover_shared_nodes_none_entries_and_empty_answers():
     assert any(child is None for node in bfs_nodes(t.grad_fn) for child, _ in node.next_functions)
 
 
-def test_the_record_survives_a_weights_only_round_trip():
-    obs = graph_ops.run(reference, GraphScenario("diamond", 3))
-    assert decode(encode({"observations": [obs]}))["observations"][0] == obs
+def test_the_record_survives_its_trip_through_the_record_format():
+    scenario = GraphScenario("diamond", 3)
+    assert observations_of("graph_ops", reference, [scenario]) == [graph_ops.run(reference, scenario)]
 
 
 @pytest.mark.parametrize(

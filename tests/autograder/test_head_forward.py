@@ -5,6 +5,7 @@ import torch
 from autograder.diagnose import diagnose_function
 from autograder.exercises import head_forward as exercise
 from autograder.exercises._inference import build_batches
+from autograder.judge import head_forward as judge
 
 
 def test_the_reference_gradient_matches_backward_through_a_frozen_backbone():
@@ -13,7 +14,7 @@ def test_the_reference_gradient_matches_backward_through_a_frozen_backbone():
     ((x, _),) = build_batches(scenario)
     out = head(backbone(x).detach())
     (out * exercise.output_weights(scenario, len(x))).sum().backward()
-    expected_out, expected_grads = exercise._reference(scenario, x)
+    expected_out, expected_grads = judge._reference(scenario, x)
     assert torch.allclose(out.detach(), expected_out)
     for p, g in zip(head.parameters(), expected_grads):
         assert torch.allclose(p.grad, g)

@@ -5,7 +5,8 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.exercises import input_gradient as ex
-from autograder.runner import decode, encode
+from autograder.judge import input_gradient as judge
+from tests.judging import observations_of
 
 
 def correct(model, x):
@@ -23,7 +24,7 @@ def test_the_reference_of_a_linear_layer_is_the_sum_of_its_weight_rows():
     probe = next(p for p in ex.suite() if p.model == "linear")
     model, x = ex.build(probe)
     expected = model.weight.detach().sum(dim=0).expand_as(x)
-    assert torch.allclose(ex.reference(probe), expected, atol=1e-6)
+    assert torch.allclose(judge.reference(probe), expected, atol=1e-6)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 13])
@@ -45,8 +46,8 @@ def test_build_is_deterministic_so_the_judge_rebuilds_what_the_student_saw():
 
 def test_a_record_survives_the_weights_only_round_trip():
     probes = ex.suite()
-    records = decode(encode({"o": [ex.run(correct, p) for p in probes]}))["o"]
-    assert ex.judge(probes, records).code == "ok"
+    records = observations_of("input_gradient", correct, probes)
+    assert judge.judge(probes, records).code == "ok"
 
 
 @pytest.mark.parametrize("fn, code", [(correct, "ok"), (with_backward, "touches_param_grad")])
@@ -57,5 +58,5 @@ def test_the_forked_notebook_path_names_the_mistake(fn, code):
 
 def test_backward_into_a_model_with_no_gradients_yet_is_also_caught():
     fresh = [p for p in ex.suite() if not p.dirty]
-    verdict = ex.judge(fresh, [ex.run(with_backward, p) for p in fresh])
+    verdict = judge.judge(fresh, observations_of("input_gradient", with_backward, fresh))
     assert verdict.code == "touches_param_grad"

@@ -1,21 +1,15 @@
 """Lesson 3's judges on the forms real code takes: optimizer.step(closure), gradient clipping,
 a swapped loss call, size-weighted accumulation and a manual step that trips over a None gradient.
 
-Student functions here are the test's own, so they run in this process (``collect``) and the
+Student functions here are the test's own, so they run in this process (``tests.judging``) and the
 verdict comes from the same judge the sandboxed paths use."""
 
 import pytest
 import torch
 
 from autograder import exercises
-from autograder.diagnose import verdict_from_record
 from autograder.exercises._lesson3.scenarios import OPTIMIZERS, build
-from autograder.runner import collect
-
-
-def verdict_of(exercise, fn, start="all", seed=0, keep=lambda scenario: True):
-    scenarios = [s for s in exercises.get(exercise).suite(start, seed) if keep(s)]
-    return verdict_from_record(exercise, scenarios, collect(exercise, lambda: fn, scenarios))
+from tests.judging import verdict_of
 
 
 def plain(model, optimizer, loss_fn, x, y):

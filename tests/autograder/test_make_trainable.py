@@ -5,7 +5,8 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.exercises import make_trainable
-from autograder.exercises.make_trainable import INPUTS, build_input, expected_tensor
+from autograder.exercises.make_trainable import INPUTS, build_input
+from autograder.judge.make_trainable import expected_tensor
 
 
 def correct(values):

@@ -114,7 +114,7 @@ def test_scratch_files_the_student_writes_are_allowed(tmp_path):
 
 
 def test_without_bubblewrap_the_cli_refuses_with_one_clear_message_and_runs_nothing(tmp_path):
-    from autograder.sandbox.policy import NO_BUBBLEWRAP
+    from autograder.sandbox.bwrap import NO_BUBBLEWRAP
 
     source = tmp_path / "student.py"
     source.write_text("open('ran.txt', 'w').write('x')\ndef manual_sgd_step(params, lr):\n    pass\n")

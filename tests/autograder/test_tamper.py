@@ -29,12 +29,12 @@ def test_a_snapshot_sees_a_global_optimizer_hook():
 
 
 def test_a_snapshot_sees_a_replaced_grader_function(monkeypatch):
-    import autograder.exercises._lesson3.hypotheses
+    import autograder.exercises._lesson3.recorder
 
     changes = tamper.start_watch()
-    monkeypatch.setattr(autograder.exercises._lesson3.hypotheses, "close", lambda a, b: True)
-    assert "autograder.exercises._lesson3.hypotheses.close" in changes()
-    assert "autograder.exercises._lesson3.hypotheses.close" in tamper.provenance_problems()
+    monkeypatch.setattr(autograder.exercises._lesson3.recorder, "grads", lambda params: [])
+    assert "autograder.exercises._lesson3.recorder.grads" in changes()
+    assert "autograder.exercises._lesson3.recorder.grads" in tamper.provenance_problems()
 
 
 def test_creating_optimizers_and_models_is_not_tampering():
@@ -190,9 +190,9 @@ def test_every_exercise_solved_correctly_in_a_forked_child_takes_the_quick_path(
     import glob
 
     from autograder import exercises
-    from autograder.runner import collect
     from autograder.sandbox.child import run_in_child
     from tests.course_copy import read, solutions
+    from tests.judging import verdict_of
 
     answers = {}
     for path in sorted(glob.glob("notebooks/*/*.ipynb")):
@@ -206,10 +206,8 @@ def test_every_exercise_solved_correctly_in_a_forked_child_takes_the_quick_path(
         namespace = {}
         exec("import math\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F", namespace)
         exec(answers[name], namespace)
-        scenarios = exercises.get(name).suite("all", 0)
-        result = collect(name, lambda: namespace[name], scenarios)
-        passed = exercises.get(name).judge(scenarios, result["observations"]).passed and not result["tampered"]
-        return b"passed " + (b"quick" if quick() else b"full") if passed else repr(result)[:300].encode()
+        verdict = verdict_of(name, namespace[name])
+        return b"passed " + (b"quick" if quick() else b"full") if verdict.passed else repr(verdict)[:300].encode()
 
     for name in names:
         assert run_in_child(lambda name=name: work(name)).record == b"passed quick", name

@@ -1,7 +1,8 @@
-"""What lesson 3's exercises (train_step, train_accumulated, manual_sgd_step) share.
+"""What lesson 3's exercises (train_step, train_accumulated, manual_sgd_step) share, in the job.
 
 * ``scenarios``: models, losses, optimizers and data, fresh and dirty starts;
-* ``recorder``: hooks that write down what a training step really did (in the sandbox);
-* ``hypotheses``: what each way of clearing gradients predicts step() sees (in the judge);
-* ``loops``: running train_step / train_accumulated under the recorder and judging the record.
+* ``recorder``: hooks that write down what a training step really did;
+* ``loops``: running train_step / train_accumulated under the recorder, and what the record holds.
+
+The judging (references, hypotheses, verdicts) is the grader's: ``autograder.judge._lesson3``.
 """

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .scenarios import Scenario, build_model
+from ...exercises._lesson3.scenarios import Scenario, build_model
 
 # When several hypotheses explain a run equally well (a fresh start cannot tell "never clears"
 # from "clears once"), the earlier one names it.
@@ -120,8 +120,13 @@ def expected(run: Run, hypothesis: str, s: int, p: int, key: str = "grads") -> t
 
 
 def close(actual: torch.Tensor | None, target: torch.Tensor) -> bool:
+    """``actual`` is ``target`` up to rounding (None counts as zeros).  False wherever either holds
+    inf or NaN: inf - inf is NaN and NaN compares false, but inf <= inf would hold, so a run that
+    wrote inf into every gradient would otherwise match every hypothesis."""
     actual = torch.zeros_like(target) if actual is None else actual.double()
     if actual.shape != target.shape:
+        return False
+    if not (bool(torch.isfinite(actual).all()) and bool(torch.isfinite(target).all())):
         return False
     scale = max(float(target.norm()), float(actual.norm()))
     return float((actual - target).norm()) <= RTOL * scale + ATOL

@@ -1,31 +1,27 @@
-"""The one sandbox policy: what student code sees and may do, wherever it runs for grading.
+"""Outside the sandbox: the bubblewrap command that starts the warm server, and how a job ended.
 
-Outside (the grader): ``bwrap_command`` starts the warm server (``server.py``) in bubblewrap with
-a root built from an allow-list, not by hiding things: the system's programs and libraries, the
-Python environment and the grader's own packages (from wherever the grader imported them),
-read-only, plus one scratch folder.  The course (gradebook.db, notebooks/, release/, other
-students' work), home folders and everything else do not exist inside.  No network.
+``bwrap_command`` builds the server's root from an allow-list, not by hiding things: the system's
+programs and libraries, the Python environment and the grader's own packages (from wherever the
+grader imported them), read-only, plus one scratch folder.  Within the grader's packages, the parts
+the caller names as ``hidden`` (the judge, the grading plug-ins: everything that knows a right answer)
+are covered by empty read-only file systems or by /dev/null, so that no job, and not the server
+either, can import or read them.  The course (gradebook.db, notebooks/, release/, other students'
+work), home folders and everything else do not exist inside.  No network.
 
-Inside (each job the server forks, ``lock_down``): its own mount, network, IPC, UTS and PID
-namespaces, its own /proc, /dev/shm and temporary folder, its own user id when the grader runs as
-root, every capability dropped (effective, permitted, inheritable, ambient and bounding),
-``no_new_privs``, and the resource limits of ``Limits``.
+``confine.py`` is the other half of the policy: what each job does to itself, inside.
 
-Without bubblewrap nothing runs: ``bubblewrap()`` raises ``SandboxError`` with one message,
-which ``diagnose``, ``grade`` and ``nbgrader autograde`` all show.
+Without bubblewrap nothing runs: ``bubblewrap()`` raises ``SandboxError`` with one message, which
+``diagnose``, ``grade`` and ``nbgrader autograde`` all show.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
 import subprocess
 import sys
 from functools import lru_cache
-
-from .limits import Limits
 
 NO_BUBBLEWRAP = (
     "bubblewrap (bwrap) is not installed, so student code cannot be run safely here. Install it "
@@ -40,11 +36,19 @@ class SandboxError(RuntimeError):
 @lru_cache(maxsize=4)
 def _probe(binary: str) -> str:
     """'' when this bubblewrap can build a sandbox here, else why not."""
-    args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "--unshare-pid"]
+    args = [binary, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid"]
     if os.geteuid() != 0:
         args.append("--unshare-user")
     done = subprocess.run([*args, "true"], capture_output=True, text=True)
     return "" if done.returncode == 0 else done.stderr.strip()[:300]
+
+
+PROC_MASKED = (
+    "The sandbox needs to mount a fresh /proc for each job, and this machine (or container) does not "
+    "allow it: /proc is masked. In a container, run it with an unmasked /proc (Kubernetes: "
+    "securityContext.procMount: Unmasked, which needs hostUsers: false; podman/docker: --security-opt "
+    "unmask=ALL or systempaths=unconfined), or privileged."
+)
 
 
 def bubblewrap() -> str:
@@ -54,6 +58,8 @@ def bubblewrap() -> str:
     if found is None:
         raise SandboxError(NO_BUBBLEWRAP)
     why = _probe(found)
+    if "mount proc" in why:
+        raise SandboxError(f"{PROC_MASKED} ({why})")
     if why:
         raise SandboxError(f"bubblewrap cannot build a sandbox on this machine ({why}); student code was not run.")
     return found
@@ -98,8 +104,21 @@ def _parents(path: str) -> list[str]:
     return [os.sep + os.path.join(*parts[: i + 1]) for i in range(len(parts))]
 
 
-def bwrap_command(scratch: str, command: list[str]) -> list[str]:
-    """``command`` run in a new sandbox whose only writable place is ``scratch``."""
+def _masks(hidden: list[str]) -> list[str]:
+    """Arguments that make each hidden path empty: a folder becomes an empty read-only file system,
+    a file /dev/null (read-only too)."""
+    args = []
+    for path in hidden:
+        if os.path.isdir(path) and not os.path.islink(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        elif os.path.lexists(path):
+            args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
+def bwrap_command(scratch: str, command: list[str], hidden: list[str] = ()) -> list[str]:
+    """``command`` run in a new sandbox whose only writable place is ``scratch``, with ``hidden``
+    (paths inside the readable ones) emptied."""
     args = [bubblewrap(), *_system_binds()]
     made: set[str] = {"/usr", "/etc", "/dev", "/proc", "/tmp", "/bin", "/lib", "/lib64", "/sbin"}
     for path in [*readable_paths(), scratch]:
@@ -109,91 +128,29 @@ def bwrap_command(scratch: str, command: list[str]) -> list[str]:
                 made.add(parent)
     for path in readable_paths():
         args += ["--ro-bind", path, path]
+    args += _masks(list(hidden))
     args += ["--bind", scratch, scratch]
     # /tmp is read-only: a place shared by all jobs would let them pass files around. (A private
     # tmpfs per job would hide an environment or scratch folder that lives under /tmp.)
     args += ["--remount-ro", "/tmp"]
     if os.geteuid() != 0:
         # Without root, a user namespace gives the server the capabilities it needs to build each
-        # job's namespaces; every job drops them all (lock_down).
+        # job's namespaces; every job drops them all (confine).
         args += ["--unshare-user"]
     args += [
         "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
         # Not --die-with-parent: it ties the sandbox to the *thread* that started it. The server
-        # ends instead when its stdin closes, which happens however the grader ends.
+        # ends instead when the grader's end of its socket closes, which happens however the grader ends.
         "--new-session", "--cap-add", "ALL",
         "--clearenv", "--setenv", "PATH", f"{os.path.dirname(sys.executable)}:/usr/bin:/bin",
         "--setenv", "LANG", "C.UTF-8", "--setenv", "HOME", scratch,
         "--setenv", "XDG_CACHE_HOME", os.path.join(scratch, "cache"),
         "--setenv", "MPLCONFIGDIR", os.path.join(scratch, "matplotlib"),
+        "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
         "--setenv", "TMPDIR", os.path.join(scratch, "tmp"), "--chdir", scratch,
         *command,
     ]  # fmt: skip
     return args
-
-
-# ---- inside a job (Linux): the lock-down every job goes through before it runs student code ----
-
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_CAP_AMBIENT = 1, 38, 24, 47
-PR_CAP_AMBIENT_CLEAR_ALL = 4
-LINUX_CAPABILITY_VERSION_3 = 0x20080522
-LAST_CAP = 63  # every capability number the kernel may know; unknown ones are skipped
-
-
-def _libc():
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def set_rlimits(limits: Limits, cpu_seconds: float | None = None) -> None:
-    """The per-process limits (the job's total memory is watched by the server)."""
-    import resource  # Linux and macOS only; this module runs inside the sandbox
-
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    resource.setrlimit(resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_bytes, limits.file_size_bytes))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
-    if cpu_seconds is not None:
-        cpu = int(cpu_seconds) + 5
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
-
-
-def drop_privileges(uid: int) -> None:
-    """Become ``uid`` (when it is not ours), then drop every capability and set no_new_privs.
-
-    Changing from uid 0 clears the effective and permitted sets by itself, but not in a user
-    namespace where we keep our uid, so the sets are cleared explicitly in every case."""
-    libc = _libc()
-    for cap in range(LAST_CAP + 1):  # the bounding set first: dropping it needs CAP_SETPCAP
-        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-    if uid != os.getuid():
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
-    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    header, data = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0), (_CapData * 2)()
-    _check(libc.capset(ctypes.byref(header), data), "capset")
-    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    # A change of credentials clears the parent-death signal: set it again, afterwards.
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-def die_with_parent() -> None:
-    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 # ---- how a job ended, in words ----------------------------------------------------------------

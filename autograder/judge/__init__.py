@@ -1,0 +1,264 @@
+"""The judge: what runs in the GRADER on the records a job sent back, and gives the verdict.
+
+A job (``autograder.jobs``) ran the student's code through an exercise's scenarios and sent one
+record per scenario.  Those bytes are hostile: the judge reads them as data to validate, never as
+a verdict.  For one check (an exercise, a start and a seed):
+
+1. the scenarios are rebuilt here from the seed (``autograder.exercises``), the same ones the job ran;
+2. each record is decoded within bounds (``autograder.record``) and checked against the shape the
+   exercise's judge reads (``validate``, ``schema(scenario)``); inf or NaN where a value must be
+   finite is the student's run going wrong, and is named as such;
+3. a scenario that raised, timed out, died, or found torch changed ends the check with that
+   verdict (after naming a mistake an earlier scenario showed);
+4. a missing scenario fails the check: a pass needs every scenario's record;
+5. the exercise's ``judge(scenarios, observations)`` recomputes every reference itself and
+   compares: a pass needs the *effects* of every scenario (returned values, the final state of the
+   tensors, model and optimizer the job was given) to be what it computes.  What the job saw along
+   the way (hooks, the gradient ``step()`` read) may name a mistake or make a verdict worse; it
+   never earns a pass.
+
+Where the grader cannot decide from the student's code alone (a run that ended before all its
+scenarios for reasons outside them, a record it cannot read), the verdict fails and carries a
+``review`` reason, which grading reports as "needs review".
+
+One module per exercise here (``judge/<exercise>.py``): ``judge``, ``schema``, its messages and
+references, and optionally ``explain_error(error) -> Verdict | None``.  Nothing in this package is
+visible inside the sandbox: the bubblewrap policy hides it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+from .. import exercises
+from ..record import UnreadableRecord, decode
+from ..sandbox.limits import DEFAULTS, Limits
+from ..verdict import Verdict
+from .validate import Flag, InvalidRecord, ListOf, NotFinite, Record, Text, check
+
+
+def _discover() -> dict[str, ModuleType]:
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_") or info.name in ("validate", "pool", "worker"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "judge"):
+            found[module.NAME] = module
+    return found
+
+
+JUDGES: dict[str, ModuleType] = _discover()
+
+
+def get(name: str) -> ModuleType:
+    try:
+        return JUDGES[name]
+    except KeyError:
+        known = ", ".join(sorted(JUDGES))
+        raise KeyError(f"unknown exercise {name!r}; the exercises are: {known}") from None
+
+
+# What a job may say of one scenario (``autograder.jobs.run``), or of a scenario's child that ended
+# without a record (the score job writes that in its place).  The observation's own shape is the
+# exercise's (``schema``); an error's observation is read only to name a mistake (``explain_error``).
+ERROR = Record(
+    {"type": Text(100), "message": Text(2000), "where": Text(100), "observation": Flag()},
+    optional=frozenset({"observation"}),
+)
+CHANGES = ListOf(Text(300), max_length=50)
+FAILURE = Record({"failure": Text(20), "detail": Text(2000)})
+OUTPUT = "output"  # the student's prints, kept beside a record by the notebook's own self-check
+
+
+def read_record(data: bytes) -> dict:
+    """A scenario's record, decoded and checked at its top level; ``InvalidRecord`` otherwise."""
+    try:
+        record = decode(data)
+    except UnreadableRecord as error:
+        raise InvalidRecord(str(error)) from None
+    if type(record) is not dict:
+        raise InvalidRecord("the record is not a dict")
+    if set(record) == {"failure", "detail"}:
+        check(FAILURE, record)
+        if record["failure"] not in ("timeout", "died"):
+            raise InvalidRecord("a failure of an unknown kind")
+        return record
+    record.pop(OUTPUT, None)
+    if set(record) != {"observation", "error", "tampered"}:
+        raise InvalidRecord("the record does not have the keys of a scenario's record")
+    check(CHANGES, record["tampered"], "the changes")
+    error, observation = record["error"], record["observation"]
+    if error is not None:
+        inner = error.get("observation") if type(error) is dict else None
+        check(ERROR, {**error, "observation": True} if type(error) is dict and "observation" in error else error,
+              "the error")  # fmt: skip
+        if inner is not None and type(inner) is not dict:
+            raise InvalidRecord("the error's observation is not a dict")
+    if observation is not None and type(observation) is not dict:
+        raise InvalidRecord("the observation is not a dict")
+    if error is None and observation is None and not record["tampered"]:
+        raise InvalidRecord("a record with neither an observation nor an error")
+    return record
+
+
+def judge_check(
+    exercise: str, start: str, seed: int, records: list[bytes], ended: dict | None = None, limits: Limits = DEFAULTS
+) -> Verdict:
+    """The verdict for one check from its scenarios' records, in order.  ``ended`` says why the
+    job stopped before writing the rest, as the grader saw it (``{"failure": "timeout"|"died",
+    "detail": ...}``); None when it ended normally."""
+    scenarios = exercises.get(exercise).suite(start, int(seed))
+    return judge_scenarios(exercise, scenarios, records, ended, limits)
+
+
+def judge_scenarios(
+    exercise: str, scenarios: list, records: list[bytes], ended: dict | None = None, limits: Limits = DEFAULTS
+) -> Verdict:
+    """``judge_check`` on the scenarios given (a check's, or some of them)."""
+    judge = get(exercise)
+    observations: list[dict] = []
+    for index, scenario in enumerate(scenarios):
+        if index >= len(records):
+            return _missing(exercise, scenarios, observations, ended, limits)
+        try:
+            record = read_record(records[index])
+            if "failure" in record:
+                return _failed(exercise, scenarios, observations, record, limits)
+            if record["tampered"]:
+                return tampered_verdict(exercise, record["tampered"])
+            if record["error"] is not None:
+                return _errored(exercise, scenarios, observations, record["error"])
+            check(judge.schema(scenario), record["observation"], "the observation")
+        except NotFinite as error:
+            return _not_finite(exercise, scenarios, observations, judge, scenario, error)
+        except InvalidRecord as error:
+            why = f"The run of your code sent back a record the grader cannot accept ({error})."
+            return Verdict(exercise, "error", why, review=f"unreadable record: {error}")
+        observations.append(record["observation"])
+    return judge.judge(scenarios, observations)
+
+
+def judge_safely(exercise: str, start: str, seed: int, records: list[bytes], ended: dict | None = None,
+                 limits: Limits = DEFAULTS) -> Verdict:  # fmt: skip
+    """``judge_check``, where a record that fits its schema but still breaks a judge (values that
+    contradict each other) fails the check instead of the grader."""
+    get(exercise), exercises.get(exercise)  # an unknown exercise is the caller's mistake: KeyError
+    try:
+        return judge_check(exercise, start, seed, records, ended, limits)
+    except Exception as error:  # noqa: BLE001 - the record is the attacker's; the class goes on
+        why = f"{type(error).__name__}: {str(error)[:200]}"
+        return Verdict(
+            exercise,
+            "error",
+            "The grader could not judge the record of your run: its parts do not fit together.",
+            review=f"the judge failed on this record ({why})",
+        )
+
+
+def _earlier(exercise: str, scenarios: list, observations: list[dict], verdict: Verdict) -> Verdict:
+    """The scenarios before the one that failed may already show a mistake: name it first."""
+    if not observations:
+        return verdict
+    earlier = get(exercise).judge(scenarios[: len(observations)], observations)
+    if earlier.code == verdict.code:
+        return earlier
+    if not earlier.passed:
+        also = f"{verdict.message[0].lower()}{verdict.message[1:]}"
+        return Verdict(
+            exercise, earlier.code, f"{earlier.message} Also, in another case: {also}", review=verdict.review
+        )
+    return verdict
+
+
+def _missing(exercise, scenarios, observations, ended, limits) -> Verdict:
+    if ended:
+        return _failed(exercise, scenarios, observations, ended, limits)
+    why = (
+        f"The run of your code ended after {len(observations)} of its {len(scenarios)} cases, without saying why: "
+        "every case must be checked for a pass."
+    )
+    return _earlier(exercise, scenarios, observations, Verdict(exercise, "error", why, review="a run ended early"))
+
+
+def _failed(exercise, scenarios, observations, failure: dict, limits: Limits) -> Verdict:
+    detail = failure.get("detail", "")
+    if failure["failure"] == "timeout":
+        verdict = Verdict(
+            exercise,
+            "timeout",
+            f"Your function did not finish within {limits.check_seconds:g} s: look for an endless loop "
+            "or a very long computation.",
+        )
+    else:
+        advice = " Never call os._exit() or exit() in the function." if "exit code" in detail else ""
+        verdict = Verdict(exercise, "error", f"The process running your code ended before finishing: {detail}.{advice}")
+    return _earlier(exercise, scenarios, observations, verdict)
+
+
+def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
+    from ..tamper import describe
+
+    return Verdict(
+        exercise,
+        "tampered",
+        f"Your code changed {describe(changes)}, which the grader relies on; solve the exercise without "
+        "modifying torch, the optimizer or the grader.",
+    )
+
+
+def _errored(exercise: str, scenarios: list, observations: list[dict], error: dict) -> Verdict:
+    return _earlier(exercise, scenarios, observations, error_verdict(exercise, error))
+
+
+def error_verdict(exercise: str, error: dict) -> Verdict:
+    judge = get(exercise)
+    kind, message, where = error["type"], error["message"], error.get("where", "")
+    if hasattr(judge, "explain_error"):
+        try:
+            verdict = judge.explain_error(error)
+        except (TypeError, KeyError, AttributeError, ValueError, IndexError):
+            verdict = None  # the record so far is the job's to shape: only a well-formed one names a mistake
+        if verdict is not None:
+            return verdict
+    at = f" at {where}" if where else ""
+    if kind == "NotDefined":
+        text = f"No function named {exercise} was found: {message}."
+    elif kind == "SystemExit":
+        text = f"Your code called sys.exit() ({message}){at}: return from the function instead."
+    elif kind == "KeyboardInterrupt":
+        text = f"Your code was interrupted{at}."
+    elif kind in ("MemoryError",) or "can't allocate memory" in message or "not enough memory" in message:
+        text = f"Your code ran out of memory{at} ({kind}: {message[:120]})."
+    elif kind == "SyntaxError":
+        text = f"Your code has a syntax error{at}: {message}."
+    else:
+        text = f"Your function raised {kind}{at}: {message}"
+    return Verdict(exercise, "error", text)
+
+
+def _not_finite(exercise, scenarios, observations, judge, scenario, error: NotFinite) -> Verdict:
+    code = getattr(judge, "NOT_FINITE", "error")
+    where = error.where.removeprefix("the observation.")
+    verdict = Verdict(
+        exercise,
+        code,
+        f"Your code left inf or NaN where a number was expected ({where}, with {scenario.name}): "
+        "every value it produces must be finite.",
+    )
+    return _earlier(exercise, scenarios, observations, verdict)
+
+
+__all__ = [
+    "judge_scenarios",
+    "InvalidRecord",
+    "JUDGES",
+    "error_verdict",
+    "get",
+    "judge_check",
+    "judge_safely",
+    "read_record",
+    "tampered_verdict",
+]

@@ -1,0 +1,169 @@
+"""Judging a recorded run of train_step or train_accumulated.
+
+Two questions, in this order:
+
+1. What did the code do to the gradients?  The recorder's observations (the gradient each
+   ``step()`` read, what ``backward()`` left) are explained by the hypotheses
+   (``hypotheses.py``): correct, or one of the contract's clearing mistakes.  That names the
+   mistake, but it is what the job *says* it saw, so it can only fail a run.
+2. Are the effects right?  Only then can the run pass: the parameters after every call, the
+   returned losses and the optimizer's state must be what the judge's own correct run of the same
+   scenario leaves (``effects.py``).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ...exercises._lesson3.scenarios import Scenario, build
+from ...verdict import Verdict
+from .effects import effects_problem
+from .hypotheses import Run, explain, modification, reference_gradients, rewritten
+
+
+def runs(scenarios: list[Scenario]) -> str:
+    """What was checked, in words: "4 runs, from every .grad None and from stale gradients"."""
+    starts = {s.start for s in scenarios}
+    where = " and ".join(
+        w for s, w in (("fresh", "from every .grad None"), ("dirty", "from stale gradients")) if s in starts
+    )
+    return f"{len(scenarios)} runs with different models and optimizers, {where}"
+
+
+def swapped_loss(observation: dict | None) -> bool:
+    """Was the loss called as loss_fn(target, prediction)?  (Also read from the record so far of a
+    run that raised, whose shape was not checked: only a well-formed list names the swap.)"""
+    calls = observation.get("loss_calls") if isinstance(observation, dict) else None
+    return isinstance(calls, list) and any(isinstance(c, dict) and c.get("swapped") is True for c in calls)
+
+
+def _params_at_forward(scenario: Scenario, obs: dict, steps: list[dict]) -> list[list[torch.Tensor]]:
+    """The parameter values each batch went forward with.
+
+    Taken from the first forward of that very batch; when the student's code fed the model
+    something else (e.g. all micro-batches concatenated), from the values after the last step
+    of the previous update, which is what a correct loop would have used."""
+    k = scenario.accum_steps
+    first = {}
+    for forward in obs["forwards"]:
+        first.setdefault(forward["batch"], forward["params"])
+    values = []
+    for i in range(scenario.n_batches):
+        if i in first:
+            values.append(first[i])
+            continue
+        if scenario.accum_steps == 1:
+            call = obs["calls"][i] if i < len(obs["calls"]) else obs["calls"][-1]
+            values.append(call["params"])
+            continue
+        u = i // k
+        values.append(steps[u - 1]["params_after"] if 0 < u <= len(steps) else obs["initial"])
+    return values
+
+
+def effective_steps(obs: dict, expected: int) -> list[dict]:
+    """The steps that can have changed something.  A step() while every .grad is None is a
+    no-op for every PyTorch optimizer, so an extra one is harmless and is not counted."""
+    steps = obs["steps"]
+    if len(steps) != expected:
+        real = [s for s in steps if any(g is not None for g in s["grads"])]
+        if len(real) == expected:
+            return real
+    return steps
+
+
+def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict], messages) -> Verdict:
+    """The verdict over all scenarios of train_step or train_accumulated."""
+    runs, counts = [], []
+    for scenario, obs in zip(scenarios, observations):
+        n, k = scenario.n_batches, scenario.accum_steps
+        updates = n // k
+        steps = effective_steps(obs, updates)
+        counts.append((scenario, len(steps), obs["accumulations"]))
+        if not steps:
+            continue
+        if k > 1 and len(steps) == n:
+            return Verdict(exercise, "steps_every_micro_batch", messages["steps_every_micro_batch"](scenario))
+        calls = [s["call"] for s in steps]
+        if len(steps) != updates or (k == 1 and calls != list(range(n))):
+            return Verdict(exercise, "wrong_update", messages["step_count"](scenario, len(steps), updates))
+        grads, losses = reference_gradients(scenario, _params_at_forward(scenario, obs, steps))
+        setup = build(scenario)  # the judge's own copy: the stale gradients and the batch sizes
+        sizes = [len(x) for x, _ in setup.batches]
+        runs.append(Run(scenario, steps, grads, losses, setup.stale, sizes))
+    if all(steps == 0 for _, steps, _ in counts):
+        code = "no_backward" if all(acc == 0 for _, _, acc in counts) else "no_step"
+        return Verdict(exercise, code, messages[code](counts[0][0]))
+    if len(runs) != len(scenarios):
+        scenario = next(sc for sc, steps, _ in counts if steps == 0)
+        return Verdict(exercise, "no_step", messages["no_step"](scenario))
+    code, keys = _diagnosis(runs)
+    if code != "ok" and all(acc == 0 for _, _, acc in counts):
+        code, keys = "no_backward", ["no_backward"]
+    if code != "ok" and any(swapped_loss(obs) for obs in observations):
+        # The swap is harmless only for a symmetric loss; named first, as it breaks the others.
+        code, keys = "swapped_loss_args", ["swapped_loss_args", *keys]
+    if code != "ok":
+        texts = [CHANGES[key] if key in CHANGES else messages[key](runs[0].scenario) for key in keys]
+        also = [f"Also: {text[0].lower()}{text[1:]}" for text in texts[1:]]
+        return Verdict(exercise, code, " ".join(texts[:1] + also))
+    for run, obs in zip(runs, observations):
+        problem = messages["check_return"](run, obs)
+        if problem:
+            return Verdict(exercise, "error", problem)
+    for scenario, obs in zip(scenarios, observations):
+        verdict = effects_problem(exercise, scenario, obs)
+        if verdict is not None:
+            return verdict
+    return Verdict(exercise, "ok", messages["ok"](scenarios))
+
+
+SWAPPED_LOSS = (
+    "Your code calls the loss as loss_fn(y, prediction): PyTorch's losses take the prediction "
+    "first and the target second, loss_fn(model(x), y). With cross-entropy the swapped call "
+    "fails (the class labels are not a prediction); with MSE it happens to give the same number."
+)
+
+# What code did to the gradients between backward() and step(), in words for the student.
+CHANGES = {
+    "clips_gradients": (
+        "Your code clips the gradients (clip_grad_norm_, clip_grad_value_ or a clamp by hand) between "
+        "backward() and step(), so whenever the clip fires step() does not get this batch's gradient. "
+        "Clipping is a real technique, but this exercise asks for the plain gradient: remove it."
+    ),
+    "rescaled": (
+        "Your code multiplies the gradients by a constant between backward() and step(), so step() does not "
+        "get the gradient backward() computed; remove that rescaling."
+    ),
+    "changed": (
+        "Your code changes the gradients between backward() and step() (they are not what backward() "
+        "computed when step() reads them); leave .grad alone between the two."
+    ),
+}
+
+
+def _diagnosis(runs: list[Run]) -> tuple[str, list[str]]:
+    """The code, and the messages to show (their keys, the main one first).
+
+    The gradients step() saw are judged first.  If the code changed them after backward()
+    (clipping, rescaling), the gradients backward() left are judged too: that names the way of
+    clearing even when a clip hides it, and the change itself is named beside it."""
+    code = explain(runs)
+    if code == "clears_after_backward" or not rewritten(runs):
+        return code, [code]
+    change = modification(runs)
+    if code == "ok":
+        # Right values after an in-place write: a clip under its threshold (named whatever the
+        # data), or a rescale that makes the mean (dividing summed gradients by accum_steps).
+        return ("clips_gradients", ["clips_gradients"]) if change == "unchanged" else ("ok", [])
+    extra = "clips_gradients" if change in ("unchanged", "clipped") else change
+    base = explain(runs, key="backward_grads")
+    if base == "ok":
+        return ("clips_gradients" if extra == "clips_gradients" else "wrong_gradient"), [extra]
+    if base == "wrong_gradient":
+        return code, [code, extra]
+    return base, [base, extra]
+
+
+def loss_matches(returned: float, reference: float) -> bool:
+    return abs(returned - reference) <= 1e-4 * max(1.0, abs(reference))

@@ -1,0 +1,147 @@
+"""Judging finite_difference_grad: the returned estimate against the judge's own central difference
+with the same eps, and x as the seed made it; whether f ever saw a tensor that requires grad is what
+the job saw, and names the use of autograd."""
+
+from __future__ import annotations
+
+import torch
+
+from ..exercises._lesson2 import FIELD_FUNCTIONS
+from ..exercises.finite_difference_grad import DEFAULT_EPS, NAME, Field, make_x
+from ..verdict import Verdict, first_failure, returned_kind
+from ._lesson2 import returned_spec, same
+from .validate import Flag, Number, Record, Tensor
+
+NOT_FINITE = "wrong_value"
+
+
+def schema(scenario: Field):
+    return Record(
+        {
+            "returned": returned_spec(),
+            "x_after": Tensor(dtypes=None, finite=False, max_numel=10_000),
+            "x_changed": Flag(),
+            "x_requires_grad": Flag(),
+            "x_grad_set": Flag(),
+            "any_call_requires_grad": Flag(),
+            "n_calls": Number(integer=True),
+        }
+    )
+
+
+def central(function, x: torch.Tensor, eps: float, scale: float = 2.0) -> torch.Tensor:
+    """(f(x + eps e_i) - f(x - eps e_i)) / (scale * eps) for every entry i, in float64."""
+    x = x.double()
+    out = torch.empty_like(x).reshape(-1)
+    for i in range(x.numel()):
+        step = torch.zeros(x.numel(), dtype=torch.float64)
+        step[i] = eps
+        step = step.reshape(x.shape)
+        out[i] = (function(x + step) - function(x - step)) / (scale * eps)
+    return out.reshape(x.shape)
+
+
+def one_sided(function, x: torch.Tensor, eps: float, direction: int) -> torch.Tensor:
+    """The forward (direction=1) or backward (-1) difference."""
+    x = x.double()
+    out = torch.empty_like(x).reshape(-1)
+    base = function(x)
+    for i in range(x.numel()):
+        step = torch.zeros(x.numel(), dtype=torch.float64)
+        step[i] = eps * direction
+        out[i] = (function(x + step.reshape(x.shape)) - base) / (eps * direction)
+    return out.reshape(x.shape)
+
+
+def autograd_grad(function, x: torch.Tensor) -> torch.Tensor:
+    t = x.double().clone().requires_grad_()
+    (grad,) = torch.autograd.grad(function(t), t)
+    return grad
+
+
+def judge(scenarios: list[Field], observations: list[dict]) -> Verdict:
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+
+
+def _tolerances(scenario: Field) -> tuple[float, float]:
+    return (1e-7, 1e-9) if scenario.dtype == "float64" else (1e-4, 2e-4)
+
+
+def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
+    if obs["any_call_requires_grad"] or obs["x_requires_grad"] or obs["x_grad_set"]:
+        return Verdict(NAME, "used_autograd", MESSAGES["used_autograd"])
+    x = make_x(scenario)
+    if not same(obs["x_after"], x, rtol=1e-12 if scenario.dtype == "float64" else 1e-6, atol=0.0):
+        return Verdict(NAME, "modifies_x", MESSAGES["modifies_x"])
+    ret = obs["returned"]
+    if not ret["is_tensor"]:
+        return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=returned_kind(ret["type"])))
+    got = ret["tensor"]
+    if tuple(got.shape) != tuple(x.shape):
+        return Verdict(NAME, "wrong_shape", MESSAGES["wrong_shape"].format(got=tuple(got.shape), want=tuple(x.shape)))
+    function = FIELD_FUNCTIONS[scenario.function]
+    eps = DEFAULT_EPS if scenario.eps is None else scenario.eps
+    rtol, atol = _tolerances(scenario)
+    expected = central(function, x, eps)
+    if same(got, expected, rtol, atol):
+        return None
+    if same(got, central(function, x, eps, scale=1.0), rtol, atol):
+        return Verdict(NAME, "wrong_scale", MESSAGES["wrong_scale"])
+    if any(same(got, one_sided(function, x, eps, d), rtol, atol) for d in (1, -1)):
+        return Verdict(NAME, "forward_difference", MESSAGES["forward_difference"])
+    if scenario.eps is not None and _other_step(function, x, got, eps, rtol, atol):
+        return Verdict(NAME, "ignores_eps", MESSAGES["ignores_eps"].format(eps=scenario.eps))
+    for step in OTHER_STEPS:  # a one-sided difference with a step size written into the function
+        if step != eps and any(same(got, one_sided(function, x, step, d), 10 * rtol, 10 * atol) for d in (1, -1)):
+            return Verdict(NAME, "forward_difference", MESSAGES["forward_difference"] + MESSAGES["own_step"])
+    return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"].format(case=scenario.name))
+
+
+#: Steps a student may have written into the function instead of using eps.
+OTHER_STEPS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
+
+
+def _other_step(function, x: torch.Tensor, got: torch.Tensor, eps: float, rtol: float, atol: float) -> bool:
+    """The central difference with a step other than eps, or (much) closer to the exact gradient
+    than the central difference with eps is."""
+    for step in OTHER_STEPS:
+        if step != eps and same(got, central(function, x, step), 10 * rtol, 10 * atol):
+            return True
+    true = autograd_grad(function, x)
+    miss = (central(function, x, eps) - true).abs().max().item()
+    return (got.double() - true).abs().max().item() < 0.1 * miss
+
+
+MESSAGES = {
+    "ok": "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape as x, x untouched.",
+    "used_autograd": (
+        "Your function used autograd (f saw a tensor that requires grad, or x got a .grad): here the "
+        "point is to estimate the gradient WITHOUT autograd, only by calling f on nudged copies of x."
+    ),
+    "modifies_x": (
+        "x was different after your function returned: nudge a copy (x.clone()) instead of x itself, "
+        "or put the original value back exactly."
+    ),
+    "wrong_type": "Your function returned {kind}, not a tensor: return a tensor shaped like x.",
+    "wrong_shape": (
+        "Your function returned a tensor of shape {got}, but x has shape {want}: reshape the result "
+        "like x (e.g. grad.reshape(x.shape))."
+    ),
+    "wrong_scale": (
+        "Your result is twice the central difference: the two points x + eps and x - eps are 2·eps apart, "
+        "so divide by 2 * eps."
+    ),
+    "forward_difference": (
+        "Your result is a one-sided difference (f(x + eps) - f(x)) / eps: use the central difference "
+        "(f(x + eps) - f(x - eps)) / (2 * eps), which is much more accurate."
+    ),
+    "own_step": " It also ignores the eps argument (it uses a step size of its own).",
+    "ignores_eps": (
+        "With eps={eps:g} your function returned what another step size gives: use the eps argument, "
+        "not a step size written into the function."
+    ),
+    "wrong_value": (
+        "Your result is not the central-difference estimate of the gradient, nor a one-sided or mis-scaled "
+        "one (seen for {case})."
+    ),
+}

@@ -1,0 +1,141 @@
+"""Judging head_forward: the returned output and the head's gradients against the judge's own run of
+the same backbone and head on the same input, rebuilt from the seed (the backbone untracked, the head
+tracked); which calls ran with tracking on is what the job saw, and names the mistake."""
+
+from __future__ import annotations
+
+import torch
+
+from ..exercises._inference import InferenceScenario, build_batches
+from ..exercises.head_forward import NAME, build_pair, output_weights
+from ..verdict import Verdict, first_failure
+from ._inference import CALLS, OTHER_OUT, TENSOR_OUT, close
+from .validate import Flag, ListOf, Number, OneOf, Optional, Record, Tensor, Text
+
+INFERENCE_SAVE = "Inference tensors cannot be saved for backward"
+NOT_FINITE = "wrong_output"
+
+
+def schema(scenario: InferenceScenario):
+    grads = ListOf(Optional(Tensor(dtypes=None)), max_length=100)
+    return Record(
+        {
+            "returned": OneOf((TENSOR_OUT, OTHER_OUT)),
+            "backbone_calls": CALLS,
+            "head_calls": CALLS,
+            "n_calls": ListOf(Number(integer=True), length=2),
+            "backbone_requires_grad": ListOf(Flag(), max_length=100),
+            "head_requires_grad": ListOf(Flag(), max_length=100),
+            "grad_after": Flag(),
+            "inference_after": Flag(),
+            "backward_error": Optional(Text(400)),
+            "backbone_grads": grads,
+            "head_grads": grads,
+        }
+    )
+
+
+def explain_error(error: dict) -> Verdict | None:
+    """Features made under torch.inference_mode() cannot enter a tracked head: that is inference_tensor."""
+    if INFERENCE_SAVE in error["message"]:
+        return Verdict(NAME, "inference_tensor", MESSAGES["inference_tensor"])
+    return None
+
+
+# The codes, most important first: the first names the verdict when a function makes several mistakes.
+ORDER = (
+    "froze_params",
+    "head_not_tracked",
+    "backbone_tracked",
+    "detach_only",
+    "inference_tensor",
+    "grad_left_off",
+    "wrong_output",
+)
+
+
+def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
+
+
+def _reference(scenario: InferenceScenario, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """The head's output and the gradients of (output * w).sum() for the head's parameters."""
+    backbone, head = build_pair(scenario)
+    with torch.no_grad():
+        features = backbone.net(x)
+    output = head.net(features)
+    weights = output_weights(scenario, len(x))
+    grads = torch.autograd.grad((output * weights).sum(), list(head.parameters()))
+    return output.detach(), list(grads)
+
+
+def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
+    returned = obs["returned"]
+    if not obs["backbone_calls"] or not obs["head_calls"]:
+        return Verdict(NAME, "wrong_output", MESSAGES["no_call"])
+    if not all(obs["backbone_requires_grad"]) or not all(obs["head_requires_grad"]):
+        return Verdict(NAME, "froze_params", MESSAGES["froze_params"])
+    if any(call["inference"] for call in obs["head_calls"]):
+        return Verdict(NAME, "head_not_tracked", MESSAGES["head_inference"])
+    head_tracked = all(call["grad"] for call in obs["head_calls"])
+    if not head_tracked or returned["type"] != "Tensor" or not returned["has_grad_fn"]:
+        return Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])
+    if any(call["grad"] for call in obs["backbone_calls"]):
+        if any(g is not None for g in obs["backbone_grads"]):
+            return Verdict(NAME, "backbone_tracked", MESSAGES["backbone_tracked"])
+        return Verdict(NAME, "detach_only", MESSAGES["detach_only"])
+    if not obs["grad_after"] or obs["inference_after"]:
+        return Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"])
+    ((x, _),) = build_batches(scenario)
+    expected, expected_grads = _reference(scenario, x)
+    if not close(returned["values"], expected):
+        return Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])
+    if obs["backward_error"] is not None or any(g is None for g in obs["head_grads"]):
+        return Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])
+    if len(obs["head_grads"]) != len(expected_grads) or not all(
+        close(g, e) for g, e in zip(obs["head_grads"], expected_grads)
+    ):
+        return Verdict(NAME, "wrong_output", MESSAGES["wrong_gradient"])
+    return None
+
+
+MESSAGES = {
+    "ok": (
+        "Correct: the backbone ran without a graph, the head with one, so backward() reaches the "
+        "head's parameters and only those."
+    ),
+    "froze_params": (
+        "Your function changed requires_grad of the parameters, which changes the models for good: "
+        "leave the parameters alone and run the backbone inside `with torch.no_grad():`."
+    ),
+    "head_inference": (
+        "The head ran inside inference mode, so its output can never be backpropagated: run only the "
+        "backbone untracked and call the head outside the block."
+    ),
+    "head_not_tracked": (
+        "The head's output has no graph (no grad_fn), so loss.backward() cannot train the head: only "
+        "the backbone call belongs inside `with torch.no_grad():`, the head call goes after it."
+    ),
+    "backbone_tracked": (
+        "The backbone ran with tracking on, so backward() also computed gradients for the frozen "
+        "backbone and its activations were kept: call the backbone inside `with torch.no_grad():`."
+    ),
+    "detach_only": (
+        "You detached the features, so the backbone gets no gradient, but its forward pass still built "
+        "a graph first: call the backbone inside `with torch.no_grad():` instead of detaching."
+    ),
+    "inference_tensor": (
+        "Features made under torch.inference_mode() are inference tensors, which a tracked head cannot "
+        "save for backward: use torch.no_grad() for the backbone (or clone the features)."
+    ),
+    "grad_left_off": (
+        "After your function returned, gradient tracking was still off for the whole program: use "
+        "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
+    ),
+    "no_call": "Your function must call both models: features = backbone(x), then head(features).",
+    "wrong_output": "The returned tensor is not head(backbone(x)): return the head's output as it is.",
+    "wrong_gradient": (
+        "backward() through your output gave the head other gradients than head(backbone(x)) would: "
+        "return the head's output itself, unscaled."
+    ),
+}

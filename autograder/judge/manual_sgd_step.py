@@ -1,0 +1,153 @@
+"""Judging manual_sgd_step: a pass only when every tensor ends where p - lr * p.grad puts it, as the
+judge computes it from the seed, with its gradient cleared, still a leaf that requires grad; what the
+job saw before each call (the values and gradients it was given) only names the mistake."""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+
+from ..exercises._lesson3.scenarios import Scenario
+from ..exercises.manual_sgd_step import NAME, make_params
+from ..verdict import Verdict
+from .validate import Flag, Items, ListOf, Optional, Record, Tensor
+
+LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation"
+NOT_FINITE = "wrong_update"
+ROUNDS = 2
+
+
+@functools.lru_cache(maxsize=64)
+def expected_rounds(scenario: Scenario) -> list[dict]:
+    """Each round as a correct update leaves it: the values and gradients the function is given, and
+    the values after (every gradient then cleared)."""
+    params, loss = make_params(scenario)
+    rounds = []
+    for round_ in range(ROUNDS):
+        loss(round_).backward()
+        before = [p.detach().clone() for p in params]
+        grads = [None if p.grad is None else p.grad.detach().clone() for p in params]
+        with torch.no_grad():
+            for p in params:
+                if p.grad is not None:
+                    p -= scenario.lr * p.grad
+                p.grad = None
+        rounds.append({"before": before, "grads": grads, "after": [p.detach().clone() for p in params]})
+    return rounds
+
+
+def schema(scenario: Scenario):
+    shapes = [tuple(p.shape) for p in make_params(scenario)[0]]
+    values = Items(tuple(Tensor(shape=s) for s in shapes))
+    grads = Items(tuple(Optional(Tensor(shape=s)) for s in shapes))
+    flags = ListOf(Flag(), length=len(shapes))
+    one = Record(
+        {"before": values, "grads": grads, "after": values, "grads_after": grads, "leaf": flags,
+         "requires_grad": flags, "tracked": flags, "list_tracked": ListOf(Flag(), max_length=1000),
+         "list_replaced": ListOf(Flag(), max_length=1001)}
+    )  # fmt: skip
+    return Record({"rounds": ListOf(one, length=ROUNDS)})
+
+
+def explain_error(error: dict) -> Verdict | None:
+    """An in-place update of a leaf outside torch.no_grad() raises: that is update_tracked.  An
+    error about None while some tensor's .grad was None: the update did not skip that tensor."""
+    if LEAF_IN_PLACE in error["message"]:
+        return Verdict(NAME, "update_tracked", MESSAGES["leaf_in_place"])
+    observation = error.get("observation") or {}
+    if any(observation.get("none_grads", ())) and "None" in error["message"]:
+        return Verdict(NAME, "none_grad_crash", MESSAGES["none_grad_crash"].format(error=error["type"]))
+    return None
+
+
+def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
+    for scenario, obs in zip(scenarios, observations):
+        lr = scenario.lr
+        for rnd in obs["rounds"]:
+            if any(rnd["tracked"]) or not all(rnd["leaf"]) or any(rnd["list_tracked"]):
+                return Verdict(NAME, "update_tracked", MESSAGES["update_tracked"])
+            if not all(rnd["requires_grad"]):
+                return Verdict(NAME, "update_tracked", MESSAGES["lost_requires_grad"])
+            problem = _update_problem(rnd, lr)
+            if problem:
+                return Verdict(NAME, "wrong_update", problem)
+            kept = [
+                g_after is not None and bool(g_after.abs().max() > 0)
+                for g_before, g_after in zip(rnd["grads"], rnd["grads_after"])
+                if g_before is not None
+            ]
+            if all(kept):
+                return Verdict(NAME, "no_clear", MESSAGES["no_clear"])
+            if any(kept):
+                return Verdict(NAME, "clears_some_params", MESSAGES["clears_some_params"])
+            untouched = [g is None for g in rnd["grads"]]
+            if any(u and g is not None for u, g in zip(untouched, rnd["grads_after"])):
+                return Verdict(NAME, "wrong_update", MESSAGES["grad_created"])
+    for scenario, obs in zip(scenarios, observations):
+        for rnd, want in zip(obs["rounds"], expected_rounds(scenario)):
+            if not all(_close(a, w) for a, w in zip(rnd["after"], want["after"])):
+                return Verdict(NAME, "tampered", MESSAGES["contradiction"])
+    return Verdict(NAME, "ok", MESSAGES["ok"])
+
+
+def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal up to rounding; never on inf or NaN (allclose would call inf close to inf)."""
+    if a.shape != b.shape or not (bool(torch.isfinite(a).all()) and bool(torch.isfinite(b).all())):
+        return False
+    return torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-7)
+
+
+def _update_problem(rnd: dict, lr: float) -> str | None:
+    for before, grad, after in zip(rnd["before"], rnd["grads"], rnd["after"]):
+        if grad is None:
+            if not _close(after, before):
+                return "A tensor whose .grad is None was changed: leave such tensors as they are."
+            continue
+        if _close(after, before - lr * grad):
+            continue
+        if _close(after, before):
+            return (
+                "The tensors in params did not change: update them in place (p -= lr * p.grad "
+                "inside torch.no_grad()), not by binding a new tensor to a name."
+            )
+        if _close(after, before + lr * grad):
+            return "The update went uphill: subtract lr * p.grad, do not add it."
+        if _close(after, before - grad):
+            return "The update ignored lr: the step is lr * p.grad, not p.grad."
+        return "The tensors changed, but not by -lr * p.grad."
+    return None
+
+
+MESSAGES = {
+    "ok": "Correct: every tensor moved by -lr * grad in place, stayed a leaf, and its gradient was cleared.",
+    "update_tracked": (
+        "The update was recorded in the autograd graph: do it inside `with torch.no_grad():` "
+        "so the tensors stay leaves."
+    ),
+    "lost_requires_grad": (
+        "After your update a tensor no longer requires grad, so it cannot be trained further: "
+        "update it in place under torch.no_grad() instead."
+    ),
+    "no_clear": (
+        "The update is right, but the gradients were not cleared afterwards, so the next "
+        "backward() will add to them: set p.grad = None."
+    ),
+    "clears_some_params": (
+        "The update is right, but only some of the gradients were cleared afterwards: set "
+        "p.grad = None for every tensor you updated."
+    ),
+    "none_grad_crash": (
+        "Your update failed ({error}) on a tensor whose .grad is None: a tensor that took no part in "
+        "the loss gets no gradient. Skip it (`if p.grad is None: continue`) and leave it unchanged."
+    ),
+    "grad_created": "A tensor whose .grad was None got a gradient: leave the tensors without a gradient alone.",
+    "contradiction": (
+        "The record of your run contradicts itself: the tensors did not end where the values and gradients it "
+        "reports lead. The grader recomputes every update, so only code that really updates the tensors earns points."
+    ),
+    "leaf_in_place": (
+        "`p -= ...` on a tensor that requires grad is not allowed while autograd records: "
+        "wrap the update in `with torch.no_grad():`."
+    ),
+}

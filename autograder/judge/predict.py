@@ -1,0 +1,130 @@
+"""Judging predict: the returned output against the judge's own eval-mode, untracked forward of the
+same model on the same input, rebuilt from the seed; the mode and the grad mode after the call; the
+grad mode and the modules' flags the job saw at each forward name what went wrong."""
+
+from __future__ import annotations
+
+from ..exercises._inference import InferenceScenario, build_batches
+from ..exercises.predict import NAME
+from ..verdict import Verdict, first_failure, returned_kind
+from ._inference import CALLS, OTHER_OUT, TENSOR_OUT, close, reference_outputs
+from .validate import Flag, Number, OneOf, Optional, Record, Text
+
+NOT_FINITE = "wrong_output"
+
+
+def schema(scenario: InferenceScenario):
+    return Record(
+        {
+            "start": Text(10),
+            "raised": Flag(),
+            "returned": Optional(OneOf((TENSOR_OUT, OTHER_OUT))),
+            "calls": CALLS,
+            "n_calls": Number(integer=True),
+            "mode_after": Text(10),
+            "grad_after": Flag(),
+            "inference_after": Flag(),
+        }
+    )
+
+
+def _input(scenario: InferenceScenario):
+    ((x, _),) = build_batches(scenario)
+    return x[:, :-1] if scenario.raises else x
+
+
+# The codes, most important first: the first names the verdict when a function makes several mistakes.
+ORDER = (
+    "builds_graph",
+    "detach_only",
+    "not_eval",
+    "grad_left_off",
+    "mode_not_restored",  # before the error case: a function that never restores fails both
+    "swallows_error",
+    "not_restored_on_error",
+    "wrong_output",
+)
+
+
+def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
+
+
+def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
+    calls = obs["calls"]
+    if scenario.raises:
+        if not obs["raised"]:
+            return Verdict(NAME, "swallows_error", MESSAGES["swallows_error"])
+        if obs["mode_after"] != obs["start"]:
+            return Verdict(NAME, "not_restored_on_error", MESSAGES["not_restored_on_error"])
+        if not obs["grad_after"] or obs["inference_after"]:
+            return Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"])
+        return None
+    returned = obs["returned"]
+    if not calls:
+        return Verdict(NAME, "wrong_output", MESSAGES["no_call"])
+    if any(call["grad"] for call in calls):
+        tracked = returned["type"] == "Tensor" and (returned["has_grad_fn"] or returned["requires_grad"])
+        if tracked or returned["type"] != "Tensor":
+            return Verdict(NAME, "builds_graph", MESSAGES["builds_graph"])
+        return Verdict(NAME, "detach_only", MESSAGES["detach_only"])
+    if any(call["any_training"] for call in calls):
+        return Verdict(NAME, "not_eval", MESSAGES["not_eval"])
+    if not obs["grad_after"] or obs["inference_after"]:
+        return Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"])
+    if obs["mode_after"] != obs["start"]:
+        key = "left_in_eval" if obs["start"] == "train" else "forced_train"
+        return Verdict(NAME, "mode_not_restored", MESSAGES[key])
+    if returned["type"] != "Tensor":
+        return Verdict(NAME, "wrong_output", MESSAGES["not_tensor"].format(kind=returned_kind(returned["type"])))
+    (expected,) = reference_outputs(scenario, [_input(scenario)])
+    if not close(returned["values"], expected):
+        return Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])
+    return None
+
+
+MESSAGES = {
+    "ok": (
+        "Correct: the forward pass ran in eval mode with tracking off, the output has no grad_fn, "
+        "and the model's mode was restored, also after an error."
+    ),
+    "builds_graph": (
+        "The forward pass ran with gradient tracking on, so PyTorch built a graph (the output has a "
+        "grad_fn): call the model inside `with torch.no_grad():`."
+    ),
+    "detach_only": (
+        "The output has no grad_fn, but only because you detached it: the forward pass still built "
+        "the whole graph first. Call the model inside `with torch.no_grad():` instead of detaching."
+    ),
+    "not_eval": (
+        "The forward pass ran with modules in training mode, so dropout was active and batch norm used the "
+        "batch's statistics: call model.eval() before the forward pass; it switches every submodule (no_grad "
+        "alone does not, and model.training = False changes the outer module only)."
+    ),
+    "left_in_eval": (
+        "The model was in training mode before the call and your function left it in eval mode: "
+        "remember model.training first and call model.train(was_training) at the end."
+    ),
+    "forced_train": (
+        "The model was in eval mode before the call and your function switched it to training mode: "
+        "restore the mode it had (model.train(was_training)), do not always call model.train()."
+    ),
+    "swallows_error": (
+        "When the forward pass raised, your function hid the exception: let it propagate to the "
+        "caller (use try/finally to restore the mode, without an except that swallows it)."
+    ),
+    "not_restored_on_error": (
+        "When the forward pass raised, the model stayed in eval mode: restore the mode in a "
+        "`finally:` block so it runs even when an exception passes through."
+    ),
+    "grad_left_off": (
+        "After your function returned, gradient tracking was still off for the whole program: use "
+        "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
+    ),
+    "no_call": "Your function never called the model: return model(x), computed without tracking.",
+    "not_tensor": "Your function returned {kind}, not a tensor: return the model's output tensor itself.",
+    "wrong_output": (
+        "The returned tensor is not the model's output in eval mode: return model(x) as it is "
+        "(no argmax, softmax or rounding)."
+    ),
+}

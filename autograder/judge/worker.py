@@ -1,0 +1,60 @@
+"""A judging process: reads one check's records at a time from its parent, answers with the verdict.
+
+It runs no student code, but it reads what student code wrote, so it runs within limits of its
+own (``Limits.judge_memory_mb`` of address space, set before anything is imported; its parent
+stops it after ``Limits.judge_seconds`` on one check): a record built to be slow or large to judge
+costs that check, never the grader or the class.
+
+The wire, on the two descriptors named on the command line (``multiprocessing.connection``
+messages): the parent sends a JSON header (``exercise``, ``start``, ``seed``, ``ended``,
+``limits``, ``count``) and then ``count`` records, one message each; the worker answers with one
+JSON object (``code``, ``message``, ``review``).  JSON both ways: neither side unpickles anything
+the other sends.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def main(argv: list[str]) -> None:
+    import resource
+
+    read_fd, write_fd, memory = int(argv[0]), int(argv[1]), int(argv[2])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    from multiprocessing.connection import Connection
+
+    import torch
+
+    from ..sandbox.limits import Limits
+    from . import judge_safely
+
+    torch.set_num_threads(1)  # as in the jobs, whose runs the references are compared with
+    inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    outbox.send_bytes(b'{"ready": true}')
+    while True:
+        try:
+            header = json.loads(inbox.recv_bytes())
+        except EOFError:
+            return  # the grader is done
+        records = [inbox.recv_bytes() for _ in range(int(header["count"]))]
+        try:
+            limits = Limits(**header["limits"])
+            verdict = judge_safely(header["exercise"], header["start"], int(header["seed"]), records,
+                                   header.get("ended"), limits)  # fmt: skip
+            answer = {"code": verdict.code, "message": verdict.message, "review": verdict.review}
+        except MemoryError:
+            answer = {
+                "code": "error",
+                "message": "The grader could not judge the record of your run: judging it needed more memory "
+                "than a check may use.",
+                "review": "the judge ran out of memory on this record",
+            }
+        except KeyError as error:
+            answer = {"error": f"{error}"}
+        outbox.send_bytes(json.dumps(answer).encode())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

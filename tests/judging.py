@@ -1,0 +1,25 @@
+"""Judging a test's own functions in this process, as the sandboxed paths judge students' files:
+each scenario run by the job's code (``autograder.jobs.run``), its record written and read back in
+the record format, and the verdict from the same judge (``autograder.judge``)."""
+
+from __future__ import annotations
+
+from autograder import exercises
+from autograder.jobs.run import encode_record, run_all
+from autograder.judge import judge_scenarios
+
+
+def records_of(exercise: str, fn, scenarios: list) -> list[bytes]:
+    return [encode_record(record) for record in run_all(exercise, lambda: fn, scenarios)]
+
+
+def verdict_of(exercise: str, fn, start: str = "all", seed: int = 0, keep=lambda scenario: True):
+    scenarios = [s for s in exercises.get(exercise).suite(start, seed) if keep(s)]
+    return judge_scenarios(exercise, scenarios, records_of(exercise, fn, scenarios))
+
+
+def observations_of(exercise: str, fn, scenarios: list) -> list[dict]:
+    """What the judge reads: each scenario's observation, after the trip through the record format."""
+    from autograder.judge import read_record
+
+    return [read_record(data)["observation"] for data in records_of(exercise, fn, scenarios)]
