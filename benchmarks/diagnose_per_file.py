@@ -12,8 +12,9 @@ prints, all measured in this run:
     python benchmarks/diagnose_per_file.py [N] [--before REF]
 
 N defaults to 100; the target is <= 0.3 s a file with --jobs 2, first verdict within 3 s.
-``--before REF`` also times the code of a git revision (e.g. the one before the warm server),
-extracted into a temporary folder, on the same files, in the same run.
+``--before REF`` also times the code of a git revision, extracted into a temporary folder, on the
+same files, in the same run (its per-file figure against the same torch import).  Each run appends
+its figures to benchmarks/RESULTS.md (not with ``--no-record``).
 """
 
 from __future__ import annotations
@@ -78,18 +79,25 @@ def main() -> None:
     if "--before" in args:
         before = args[args.index("--before") + 1]
         del args[args.index("--before") : args.index("--before") + 2]
+    keep = "--no-record" not in args
+    args = [a for a in args if a != "--no-record"]
     n = int(args[0]) if args else 100
+    row = []
     work = tempfile.mkdtemp()
     try:
         files = student_files(work, n)
         diagnose = [sys.executable, "-m", "autograder", "diagnose", "train_step"]
+        baseline = min(timed([sys.executable, "-c", "import torch"], work)[0] for _ in range(3))
+        print(f"baseline: python -c 'import torch'       {baseline:6.2f} s")
+        row.append(f"import torch {baseline:.2f} s")
         if before:
             old = extract(before, os.path.join(work, "before"))
             # Run from the old tree, so that `python -m autograder` imports the old code first.
-            seconds, first = timed([*diagnose, "--jobs", "2", *files[:20]], old)
-            print(f"before ({before}): 20 files in one command, --jobs 2: {seconds:6.1f} s, {seconds / 20:5.2f} s/file")
-        baseline = min(timed([sys.executable, "-c", "import torch"], work)[0] for _ in range(3))
-        print(f"baseline: python -c 'import torch'       {baseline:6.2f} s")
+            seconds, first = timed([*diagnose, "--jobs", "2", *files], old)
+            per = seconds / n
+            print(f"before ({before}): {n} files, --jobs 2: {seconds:6.1f} s, {per:5.3f} s/file = "
+                  f"{per / baseline:4.2f}x the torch import; first verdict after {first:.2f} s")  # fmt: skip
+            row.append(f"before ({before}) --jobs 2 {per:.3f} s/file = {per / baseline:.2f}x")
         cold = [timed([*diagnose, path], work)[0] for path in files[:COLD_SAMPLE]]
         per_cold = sum(cold) / len(cold)
         print(
@@ -104,6 +112,11 @@ def main() -> None:
                 f"= {per / baseline:4.2f}x the torch import, {per_cold / per:5.1f}x faster than cold; "
                 f"first verdict after {first:.2f} s"
             )
+            row.append(f"--jobs {jobs} {per:.3f} s/file = {per / baseline:.2f}x, first after {first:.2f} s")
+        if keep:
+            from benchmarks.results import record
+
+            record("diagnose_per_file", f"{n} files: " + "; ".join(row))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

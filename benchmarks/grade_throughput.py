@@ -7,8 +7,12 @@ checks that every student gets the same score each time, and prints the times:
 - stock:     `nbgrader autograde` with nbgrader's own preprocessors (no sandbox; the baseline)
 - sandboxed: `nbgrader autograde` with this course's nbgrader_config.py (sandboxed kernels)
 - grade:     `python -m autograder grade --jobs J` (sandboxed, parallel, warm kernels)
+- before:    (with ``--before REF``) the same `grade` command with the grader of a git revision,
+             extracted into a temporary folder, on a copy of the same class, in the same run
 
-    python benchmarks/grade_throughput.py [--n 20] [--jobs 2] [--skip-sandboxed]
+    python benchmarks/grade_throughput.py [--n 20] [--jobs 2] [--skip-sandboxed] [--before REF] [--no-record]
+
+Each run appends its figures to benchmarks/RESULTS.md (not with ``--no-record``).
 """
 
 from __future__ import annotations
@@ -61,9 +65,20 @@ def variants(good: dict[str, str]) -> list[dict[str, str]]:
 def grade_default_jobs() -> int:
     """``grade``'s own --jobs default (defined once, in the grader)."""
     sys.path.insert(0, ROOT)
-    from autograder.grading.grade import default_jobs
+    from autograder.sandbox.limits import default_jobs
 
     return default_jobs()
+
+
+def extract(ref: str, folder: str) -> str:
+    """The grader and the course config as they were at a git revision, in ``folder``."""
+    archive = subprocess.run(["git", "archive", ref, "autograder", "gradlessons", "nbgrader_config.py"], cwd=ROOT,
+                             capture_output=True)  # fmt: skip
+    if archive.returncode != 0:
+        raise SystemExit(f"git archive {ref}: {archive.stderr.decode().strip()}")
+    os.makedirs(folder, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+    return folder
 
 
 def make_class(course: str, n: int, config: str = "") -> None:
@@ -91,9 +106,9 @@ def scores(course: str) -> dict[str, float]:
         return {s.student.id: s.score for s in gb.assignment_submissions(LESSON)}
 
 
-def timed(command: list[str], cwd: str) -> float:
+def timed(command: list[str], cwd: str, env: dict | None = None) -> float:
     began = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - began
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
@@ -106,6 +121,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--jobs", type=int, default=0, help="grade --jobs (default: grade's own, CPUs + 1)")
     parser.add_argument("--skip-sandboxed", action="store_true", help="do not time sandboxed nbgrader autograde")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--before", metavar="REF", help="also time `grade` with the grader of this git revision")
+    parser.add_argument("--no-record", action="store_true", help="do not append the figures to RESULTS.md")
     args = parser.parse_args(argv)
     args.jobs = args.jobs or grade_default_jobs()
     bin_dir = os.path.dirname(sys.executable)
@@ -118,6 +135,12 @@ def main(argv: list[str] | None = None) -> dict:
         if not args.skip_sandboxed:
             runs["sandboxed"] = ["nbgrader", "autograde", LESSON]
         runs["grade"] = [sys.executable, "-m", "autograder", "grade", LESSON, "--jobs", str(args.jobs)]
+        envs = {}
+        if args.before:
+            old = extract(args.before, os.path.join(work, "grader-before"))
+            runs["before"] = runs["grade"]
+            # The old grader first on the path (ahead of this clone's install), and its own config.
+            envs["before"] = {**os.environ, "PYTHONPATH": old}
         seconds, results = {}, {}
         for name, command in runs.items():
             course = os.path.join(work, name)
@@ -125,7 +148,9 @@ def main(argv: list[str] | None = None) -> dict:
             if name == "stock":
                 with open(os.path.join(course, "nbgrader_config.py"), "a") as f:
                     f.write(STOCK)
-            seconds[name] = timed(command, course)
+            if name == "before":
+                shutil.copy(os.path.join(old, "nbgrader_config.py"), course)
+            seconds[name] = timed(command, course, envs.get(name))
             results[name] = scores(course)
         same = all(results[name] == results["stock"] for name in results)
         figures = {
@@ -145,6 +170,13 @@ def main(argv: list[str] | None = None) -> dict:
                 ratio = "" if name == "stock" else f"   {figures['speedup_vs_stock'][name]:.2f}x stock"
                 print(f"  {name:<10} {seconds[name]:7.1f} s   {seconds[name] / args.n:5.2f} s per submission{ratio}")
             print(f"  same scores in every run: {'yes' if same else 'NO'} (mean {figures['mean_score']})")
+        if not args.no_record:
+            from benchmarks.results import record
+
+            ratios = ", ".join(f"{k} {v:.2f}x" for k, v in figures["speedup_vs_stock"].items())
+            times = ", ".join(f"{k} {v:.1f} s" for k, v in figures["seconds"].items())
+            before = f" (before = {args.before})" if args.before else ""
+            record("grade_throughput", f"{args.n} submissions, --jobs {args.jobs}: {times}; vs stock: {ratios}{before}")
         if not same:
             raise SystemExit("scores differ between runs: " + json.dumps(results))
         return figures

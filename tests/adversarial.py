@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass
 
 from tests.course_copy import NEVER_CLEARS, answered, grade_id, write
+from tests.hostile import EMPTY_RECORDS, FORGE_SCORE, INF_GRADIENTS, SLOW_RECORDS
 
 LESSON = "lesson3_zeroing_grad"
 NASTY_CELL = "train_accumulated"
@@ -26,7 +27,7 @@ NASTY_CELL = "train_accumulated"
 @dataclass
 class Case:
     student: str
-    expect_score: str  # "full", "before" (points of tests before NASTY_CELL) or "zero"
+    expect_score: str  # "full", "before" (points of tests before NASTY_CELL), "zero", or "without:<id>"
     expect_text: str  # a regular expression found in the grading notes or the graded outputs
     build: object  # (release, answers, ctx) -> None
 
@@ -65,6 +66,15 @@ def _forged(code: str):
         first = next(grade_id(c) for c in release["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
         forged = {**answers, **WRONG, first: answers[first] + "\n" + code}
         write(ctx.path(student), answered(release, forged))
+
+    return build
+
+
+def _answer(grade: str, code: str):
+    """Every other exercise answered correctly, and ``code`` as the answer of ``grade``."""
+
+    def build(release, answers, ctx, student):
+        write(ctx.path(student), answered(release, {**answers, grade: code}))
 
     return build
 
@@ -329,11 +339,22 @@ time.sleep(1)
 print('forked', len(children))
 """
 
+# An exception whose value is 120 MB and whose traceback is empty: the output limit once counted
+# text and tracebacks but not an error's name and value, and a 120 MiB notebook came out.
+HUGE_EVALUE = """
+class Huge(Exception):
+    def _render_traceback_(self):
+        return []
+raise Huge("x" * 120_000_000)
+"""
+
 CASES = [
-    Case("loop_forever", "before", "this cell ran longer than its limit", _with_nasty("while True:\n    pass")),
+    # A cell that hangs stops the notebook, not the score: the checks are scored from the answer
+    # cells in a job of their own, which gives each cell its time and goes on.
+    Case("loop_forever", "full", "this cell ran longer than its limit", _with_nasty("while True:\n    pass")),
     Case(
         "swallow_interrupt",
-        "before",
+        "full",
         "this cell ran longer than its limit",
         _with_nasty(
             "import time\nwhile True:\n    try:\n        time.sleep(0.05)\n    except KeyboardInterrupt:\n        pass"
@@ -350,20 +371,24 @@ CASES = [
     ),
     # On a busy machine the processes (one scheduling group at low priority) may not reach the
     # memory limit within the short cell limit the suite sets: either stop contains them.
-    Case("memory_many_processes", "before", "memory: the notebook|ran longer than its limit", _with_nasty(MANY)),
+    Case("memory_many_processes", "before", "Needs review", _with_nasty(MANY)),
     Case(
         "fork_bomb",
         "before",
-        "ran longer than its limit|memory: the notebook's [0-9]+ processes",
+        "Needs review",
         _with_nasty("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
     ),
-    Case("os_exit", "before", "exited with code 3", _with_nasty("import os\nos._exit(3)")),
-    Case("segfault", "before", "segmentation fault", _with_nasty("import ctypes\nctypes.string_at(0)")),
+    # An answer cell that ends the process ends the scoring of what comes after it: those checks
+    # fail, and the submission is marked for review rather than given a silent 0.
+    Case("os_exit", "before", "exited with code 3(.|\n)*Needs review", _with_nasty("import os\nos._exit(3)")),
+    Case(
+        "segfault", "before", "segmentation fault(.|\n)*Needs review", _with_nasty("import ctypes\nctypes.string_at(0)")
+    ),  # fmt: skip
     Case("delete_files", "full", "could not delete: (FileNotFoundError|PermissionError)", _with_nasty(DELETE)),
     Case("read_secrets", "full", "could not read", _with_nasty(READ)),
     Case(
         "print_gigabyte",
-        "before",
+        "full",
         "printed more than",
         _with_nasty("import sys\nfor _ in range(1024):\n    sys.stdout.write('x' * 2**20)"),
     ),
@@ -390,15 +415,37 @@ CASES = [
     Case("specials_beside", "full", "'pipe' was not graded: it was a FIFO", _beside(_specials)),
     Case("notebook_is_a_link", "zero", "was not graded: it was a link", _other_students_notebook),
     # one notebook's disk, widget messages and forks
-    Case("disk_filler", "before", "disk: the notebook wrote more than", _with_nasty(DISK)),
-    Case("comm_flood", "before", "more than 8 MiB of output", _with_nasty(COMM_FLOOD)),
+    Case("disk_filler", "before", "disk: the notebook wrote more than(.|\n)*Needs review", _with_nasty(DISK)),
+    Case("comm_flood", "full", "more than 8 MiB of output", _with_nasty(COMM_FLOOD)),
     Case("sleeping_forks", "full", "forked 60", _with_nasty(SLEEPING_FORKS)),
+    # what the notebook shows may be cut; the score may not
+    Case("debug_print_50mb", "full", "printed more than", _with_nasty("print('x' * 50_000_000)")),
+    Case("huge_error_value", "full", "printed more than|output of", _with_nasty(HUGE_EVALUE)),
+    # the trust boundary: records are data, a pass needs the effects the judge computes itself
+    Case(
+        "inf_gradients",
+        "without:test_train_step",
+        r"❌ train_step \[wrong_gradient\]",
+        _answer("train_step", INF_GRADIENTS),
+    ),
+    Case("forge_records", "zero", r"❌ train_step \[(tampered|wrong_update)\]", _forged(FORGE_SCORE)),
+    Case("forge_empty_records", "zero", "cannot accept(.|\n)*Needs review", _forged(EMPTY_RECORDS)),
+    Case("forge_slow_records", "zero", "cannot accept(.|\n)*Needs review", _forged(SLOW_RECORDS)),
 ]
 
 
 def build_all(release: dict, answers: dict, ctx: Context) -> None:
     for case in CASES:
         case.build(release, answers, ctx, case.student)
+
+
+def expected_points(case: Case, release: dict, source_points: dict[str, float]) -> float:
+    if case.expect_score.startswith("without:"):
+        prefix = case.expect_score.split(":", 1)[1]
+        return sum(p for g, p in source_points.items() if not g.startswith(prefix))
+    return {"full": sum(source_points.values()), "zero": 0.0, "before": points_before(release, source_points)}[
+        case.expect_score
+    ]
 
 
 def points_before(release: dict, source_points: dict[str, float], cell: str = NASTY_CELL) -> float:

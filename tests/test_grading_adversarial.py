@@ -14,7 +14,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.grading.intake import LIST, REFUSED
-from tests.adversarial import CASES, LESSON, Context, build_all, points_before
+from tests.adversarial import CASES, LESSON, Context, build_all, expected_points
 from tests.conftest import requires_bwrap
 from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
 
@@ -120,9 +120,7 @@ def test_the_whole_class_is_graded_and_the_run_ends_cleanly(classes, path):
 @pytest.mark.parametrize("case", CASES, ids=[c.student for c in CASES])
 def test_each_case_gets_its_grade_and_its_reason(classes, path, case):
     course, source, release = classes[path]["course"], classes[path]["source"], classes[path]["release"]
-    full = points(source)
-    expected = {"full": sum(full.values()), "zero": 0.0, "before": points_before(release, full)}[case.expect_score]
-    assert _score(course, case.student) == expected
+    assert _score(course, case.student) == expected_points(case, release, points(source))
     if case.expect_text:
         assert re.search(case.expect_text, _graded_text(course, case.student)), case.expect_text
 
@@ -158,9 +156,16 @@ def test_code_beside_the_notebook_and_secrets_stay_out_of_reach(classes, path):
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_a_flood_of_output_is_cut_short(classes, path):
-    graded = os.path.join(classes[path]["course"], "autograded", "print_gigabyte", LESSON, f"{LESSON}.ipynb")
-    assert os.path.getsize(graded) < 24 * 2**20
+@pytest.mark.parametrize("student", ["print_gigabyte", "huge_error_value", "comm_flood", "debug_print_50mb"])
+def test_a_flood_of_output_is_cut_short_whatever_field_it_is_in(classes, path, student):
+    graded = os.path.join(classes[path]["course"], "autograded", student, LESSON, f"{LESSON}.ipynb")
+    assert os.path.getsize(graded) < 12 * 2**20
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_correct_student_graded_beside_the_attackers_keeps_full_marks(classes, path):
+    source = classes[path]["source"]
+    assert _score(classes[path]["course"], "alice") == sum(points(source).values())
 
 
 def test_both_paths_give_every_student_the_same_score(classes):

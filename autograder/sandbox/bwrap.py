@@ -65,26 +65,27 @@ def bubblewrap() -> str:
     return found
 
 
-def package_roots() -> list[str]:
-    """The folders the grader's own packages were imported from (a clone, a wheel, an editable
-    install): the server imports them from the same place, whichever course folder is graded."""
-    import autograder
-    import gradlessons
+def _package_folders() -> list[str]:
+    """The folders of the grader's package and of the lessons' helpers, wherever they were imported
+    from (a clone, a wheel, an editable install).  Found by path, not by importing them: the sandbox
+    imports nothing of the grader above itself."""
+    from importlib.util import find_spec
 
-    return sorted({os.path.dirname(os.path.dirname(os.path.abspath(m.__file__))) for m in (autograder, gradlessons)})
+    grader = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # <root>/autograder/sandbox/bwrap.py
+    helpers = find_spec("gradlessons")
+    lessons = [os.path.dirname(os.path.abspath(helpers.origin))] if helpers and helpers.origin else []
+    return [grader, *lessons]
+
+
+def package_roots() -> list[str]:
+    """The folders the grader's own packages were imported from: the server imports them from the
+    same place, whichever course folder is graded."""
+    return sorted({os.path.dirname(folder) for folder in _package_folders()})
 
 
 def readable_paths() -> list[str]:
     """All a job needs to read besides the system: the Python environment and the grader."""
-    import autograder
-    import gradlessons
-
-    paths = {
-        sys.prefix,
-        sys.base_prefix,
-        os.path.dirname(os.path.realpath(sys.executable)),
-        *(os.path.dirname(os.path.abspath(m.__file__)) for m in (autograder, gradlessons)),
-    }
+    paths = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)), *_package_folders()}
     return sorted(p for p in paths if os.path.isdir(p))
 
 

@@ -146,9 +146,8 @@ def _spawned(work, limits: Limits) -> ChildResult:
 
 
 def _roots() -> list[str]:
-    import autograder
-
-    return [os.path.dirname(os.path.dirname(os.path.abspath(autograder.__file__)))]
+    """The folder the grader's package lies in (this file is <root>/autograder/sandbox/child.py)."""
+    return [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))]
 
 
 def _serve_one() -> None:

@@ -1,5 +1,5 @@
-"""The server's watch over its running jobs: memory of all of a job's processes together, and what a
-job wrote in its folder outside its private file system.
+"""The server's watch over its running jobs: memory and number of all of a job's processes together,
+and what a job wrote in its folder outside its private file system.
 
 A per-process address-space limit (``confine.set_rlimits``) cannot stop many processes that each
 stay under it, and a job's private file system has a hard size but its folder around it does not:
@@ -109,6 +109,12 @@ class Watchdog:
                 job.kill()
                 return
         processes = job.processes()
+        if len(processes) > job.limits.max_processes:
+            # The process limit is per account, not per job, when the grader is not root: a fork bomb
+            # is stopped here too, so that it holds the account's processes for a moment at most.
+            job.reason = f"processes: {whose} started more than {job.limits.max_processes} processes"
+            job.kill()
+            return
         limit = job.limits.memory_bytes
         if memory_used(processes, proportional=False) <= limit or now - job.measured < PSS_SECONDS:
             return

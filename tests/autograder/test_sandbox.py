@@ -216,8 +216,12 @@ def test_a_fork_bomb_hits_the_process_limit(tmp_path):
         "        raise RuntimeError(f'stopped after {len(pids)} forks: {exc}')"
     )
     row = diagnose(tmp_path, body)
-    assert row["code"] == "error" and "stopped after" in row["message"]
-    assert int(row["message"].split("stopped after ")[1].split()[0]) < 128
+    assert row["code"] == "error", row
+    # Stopped by the process limit (fork fails), or by the watch over the job's processes first.
+    if "stopped after" in row["message"]:
+        assert int(row["message"].split("stopped after ")[1].split()[0]) < 128
+    else:
+        assert "more than 128 processes" in row["message"], row["message"]
 
 
 @requires_bwrap

@@ -1,0 +1,125 @@
+"""The trust boundary through `python -m autograder diagnose`, as root and as an ordinary account:
+whatever a job sends back is data, a pass needs the effects the judge computes on its own, records
+built to be slow cannot stall the judge, and no job can see or touch another.
+
+The same attacks go through both grading paths in tests/adversarial.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from tests.conftest import requires_bwrap
+from tests.course_copy import CORRECT_TRAIN_STEP
+from tests.hostile import EMPTY_RECORDS, FORGE_DIAGNOSE, INF_GRADIENTS, LOG_LINKS, SLOW_RECORDS, SNOOP
+
+pytestmark = requires_bwrap
+
+
+def diagnose(folder: pathlib.Path, exercise: str, files: dict[str, str], *options: str, user: str | None = None):
+    """One JSON row per file, by name."""
+    paths = []
+    for name, text in files.items():
+        path = folder / name
+        path.write_text(text)
+        path.chmod(0o644)
+        paths.append(str(path))
+    command = [sys.executable, "-m", "autograder", "diagnose", exercise, *paths, *options]
+    if user:
+        command = ["runuser", "-u", user, "--", *command]
+    began = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=folder, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    return {os.path.basename(row["file"]): row for row in rows}, time.monotonic() - began
+
+
+@pytest.fixture
+def shared_folder():
+    """A folder every account can read (pytest's own are private to root)."""
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="autograder-boundary-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_loop_that_writes_inf_into_every_gradient_and_puts_the_parameters_back_fails(tmp_path):
+    rows, _ = diagnose(tmp_path, "train_step", {"inf.py": INF_GRADIENTS, "correct.py": CORRECT_TRAIN_STEP})
+    assert rows["correct.py"]["passed"]
+    assert not rows["inf.py"]["passed"] and rows["inf.py"]["code"] != "ok"
+    assert "inf or NaN" in rows["inf.py"]["message"]
+
+
+def test_records_forged_on_the_job_s_own_descriptor_earn_nothing(tmp_path):
+    rows, _ = diagnose(tmp_path, "train_step", {"forged.py": FORGE_DIAGNOSE})
+    row = rows["forged.py"]
+    assert not row["passed"] and row["code"] in ("tampered", "wrong_update"), row
+
+
+def test_records_that_say_nothing_fail_and_say_so(tmp_path):
+    rows, _ = diagnose(tmp_path, "manual_sgd_step", {"empty.py": EMPTY_RECORDS})
+    row = rows["empty.py"]
+    assert not row["passed"] and row["code"] == "error" and "cannot accept" in row["message"], row
+
+
+def test_records_built_to_be_slow_to_read_are_refused_at_once_and_the_next_file_is_judged(tmp_path):
+    rows, seconds = diagnose(tmp_path, "train_step", {"slow.py": SLOW_RECORDS, "correct.py": CORRECT_TRAIN_STEP})
+    assert not rows["slow.py"]["passed"] and rows["slow.py"]["code"] == "error"
+    assert rows["correct.py"]["passed"]
+    assert seconds < 120
+
+
+def test_a_job_that_leaves_links_for_its_log_and_dies_gets_its_own_last_line_never_a_host_file(tmp_path):
+    rows, _ = diagnose(tmp_path, "train_step", {"links.py": LOG_LINKS})
+    row = rows["links.py"]
+    assert row["code"] == "error" and "the last line this job printed" in row["message"], row
+    assert "root:" not in row["message"]
+
+
+@pytest.mark.parametrize("as_root", [True, False], ids=["grader is root", "grader is an ordinary account"])
+def test_jobs_running_side_by_side_cannot_see_or_write_each_other(shared_folder, unprivileged_user, as_root):
+    if as_root and os.geteuid() != 0:
+        pytest.skip("needs root")
+    files = {f"snoop{i}.py": SNOOP for i in range(4)}
+    user = None if as_root else unprivileged_user
+    rows, _ = diagnose(shared_folder, "train_step", files, "--jobs", "4", "--timeout", "60", user=user)
+    owns = set()
+    for row in rows.values():
+        assert "others=0 written=0" in row["message"], row["message"]
+        owns.add(row["message"].rsplit("own=", 1)[1])
+    assert len(owns) == 4  # four jobs, each in its own folder, at the same time
+
+
+def test_the_judge_and_the_grading_code_cannot_be_read_or_imported_from_a_job(tmp_path):
+    probe = (
+        "import os, autograder\n"
+        "def train_step(model, optimizer, loss_fn, x, y):\n"
+        "    package = os.path.dirname(autograder.__file__)\n"
+        "    seen = []\n"
+        "    for name in ('judge', 'grading', '__pycache__'):\n"
+        "        seen.append(f'{name}={len(os.listdir(os.path.join(package, name)))}')\n"
+        "    for name in ('verdict.py', 'diagnose.py', 'codes.py', 'cli.py'):\n"
+        "        try:\n"
+        "            seen.append(f'{name}={len(open(os.path.join(package, name)).read())}')\n"
+        "        except OSError:\n"
+        "            seen.append(f'{name}=closed')\n"
+        "    try:\n"
+        "        from autograder.judge import judge_check\n"
+        "        seen.append('judge_check=imported')\n"
+        "    except ImportError:\n"
+        "        seen.append('judge_check=missing')\n"
+        "    raise RuntimeError(' '.join(seen))\n"
+    )
+    rows, _ = diagnose(tmp_path, "train_step", {"probe.py": probe})
+    message = rows["probe.py"]["message"]
+    for part in ("judge=0", "grading=0", "__pycache__=0", "verdict.py=closed", "diagnose.py=closed",
+                 "codes.py=closed", "cli.py=closed", "judge_check=missing"):  # fmt: skip
+        assert part in message, message
