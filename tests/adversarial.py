@@ -429,8 +429,8 @@ CASES = [
         _answer("train_step", INF_GRADIENTS),
     ),
     Case("forge_records", "zero", r"❌ train_step \[(tampered|wrong_update)\]", _forged(FORGE_SCORE)),
-    Case("forge_empty_records", "zero", "cannot accept(.|\n)*Needs review", _forged(EMPTY_RECORDS)),
-    Case("forge_slow_records", "zero", "cannot accept(.|\n)*Needs review", _forged(SLOW_RECORDS)),
+    Case("forge_empty_records", "zero", "Needs review: .*unreadable record", _forged(EMPTY_RECORDS)),
+    Case("forge_slow_records", "zero", "Needs review: .*unreadable record", _forged(SLOW_RECORDS)),
 ]
 
 
