@@ -26,10 +26,10 @@ ASCII tabs and newlines removed, control characters and spaces trimmed, scheme c
 case.  A link keeps its target only for ``http:``, ``https:``, ``mailto:`` or an in-page ``#...``
 (relative and protocol-relative ``//host`` links lose theirs too: a page in the grader's server has
 no business sending the instructor elsewhere on it); an image keeps its source only as a
-``data:image/...`` of a raster type, which is how a notebook's own figures are embedded.  The value
-written back is the one that was checked.  Tags outside the allowlist (``form``, ``iframe``, ``svg``,
-``meta``, ``base``, ``script``, ...) are shown as text, so an instructor sees what was attempted, and
-a link that loses its target keeps its text.
+``data:image/...`` of a raster type, which is how a notebook's own figures are embedded (an image
+without one shows its alt text).  The value written back is the one that was checked.  Tags outside
+the allowlist (``form``, ``iframe``, ``svg``, ``meta``, ``base``, ``script``, ...) are shown as
+text, so an instructor sees what was attempted, and a link that loses its target keeps its text.
 """
 
 from __future__ import annotations
@@ -166,6 +166,12 @@ class LinkTargets(Filter):
                     if value is not None:
                         kept[(namespace, name)] = value
                 token["data"] = kept
+                if token["name"] == "img" and (None, "src") not in kept:
+                    # an image without a source is a broken-image icon: its alt text is what it had to say
+                    alt = html.unescape(kept.get((None, "alt"), ""))  # as text it is escaped again
+                    if alt:
+                        yield {"type": "Characters", "data": alt}
+                    continue
             yield token
 
     def _target(self, tag: str, name: str, value: str) -> str | None:
