@@ -24,6 +24,7 @@ from urllib.parse import urldefrag
 import nbformat
 import pytest
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.autograder.test_sanitize import (
@@ -103,6 +104,8 @@ window.__violations = [];
 document.addEventListener('securitypolicyviolation',
     e => window.__violations.push([e.effectiveDirective, e.blockedURI, e.sample].join(' ')));
 """
+LEAVES_JS = """e => e.tagName === 'A' && e.hasAttribute('href') && /^https?:$/.test(new URL(e.href).protocol)
+    && e.href.split('#')[0] !== location.href.split('#')[0]"""
 PROBE_JS = """() => {
     if (document.getElementById('__probe')) return;
     const probe = document.createElement('a');
@@ -211,6 +214,14 @@ def pwned(page: Page):
     return page.evaluate("() => [window.pwned, document.title]")
 
 
+def click(element) -> None:
+    try:
+        element.scroll_into_view_if_needed(timeout=2_000)
+        element.click(timeout=5_000)
+    except PlaywrightTimeoutError:  # not visible (an empty link): clicked all the same
+        element.dispatch_event("click")
+
+
 def click_every_link(page: Page, url: str) -> int:
     """Click every link, button and summary in the notebook's Markdown and outputs, as a person would;
     after each, the probe, then whether a payload ran.  Back to the page after a link that left it."""
@@ -219,14 +230,16 @@ def click_every_link(page: Page, url: str) -> int:
     for i in range(count):
         element = page.locator(CONTENT).locator(CLICKABLE).nth(i)
         described = element.evaluate("e => e.outerHTML.slice(0, 160)")
-        try:
-            element.scroll_into_view_if_needed(timeout=2_000)
-            element.click(timeout=5_000)
-        except PlaywrightTimeoutError:  # not visible (an empty link): clicked all the same
-            element.dispatch_event("click")
-        if urldefrag(page.url)[0] != urldefrag(url)[0]:  # a link that leaves the page (http, https)
+        if element.evaluate(LEAVES_JS):  # http(s) to another page: its navigation is waited for, not raced
+            try:
+                with page.expect_navigation(wait_until="commit", timeout=WIDGET_MS):
+                    click(element)
+            except PlaywrightError:  # the request is aborted (no network): an error page, or none
+                pass
             load(page, url)
             continue
+        click(element)
+        assert urldefrag(page.url)[0] == urldefrag(url)[0], f"clicking {described} left the page"
         probe(page)
         assert pwned(page) == [None, title], f"clicking {described} ran a payload"
     return count
