@@ -11,6 +11,10 @@ leads with what an instructor acts on:
 - the quick-check answers (not graded): how many chose each answer;
 - a table of students with their codes and grading notes, and the submissions not graded.
 
+Student ids, quiz answers, grading notes and error names are the students' text: the page escapes
+every value, and carries a Content-Security-Policy that lets nothing run or load but its own inline
+styles and embedded plots, wherever it is opened.
+
 A test cell's verdicts are read from its metadata (``metadata.autograder.checks``, written by
 ``ScoreChecks``: one code per check, ``unanswered`` for an answer cell left as handed out).  A
 cell without them (a notebook stopped by a limit before it, an older graded copy) is read from
@@ -32,6 +36,7 @@ from .. import codes as code_table
 from .course import Course, GradeError
 from .export import spreadsheet_safe
 from .ledger import read_ledger
+from .sanitize import PAGE_POLICY
 
 UNANSWERED = "unanswered"
 
@@ -265,9 +270,11 @@ def write_csv(report: ClassReport, path: str) -> None:
 
 
 def write_html(report: ClassReport, path: str) -> None:
-    from jinja2 import Environment, PackageLoader, select_autoescape
+    from jinja2 import Environment, PackageLoader
 
-    environment = Environment(loader=PackageLoader("autograder.grading"), autoescape=select_autoescape())
+    # Every value is escaped: student ids, quiz answers, notes and error names are the students' text.
+    # (select_autoescape() would not: it goes by the file name, and report.html.j2 does not end in .html.)
+    environment = Environment(loader=PackageLoader("autograder.grading"), autoescape=True)
     environment.filters["code"] = _code_markup
     graded = report.graded()
     scores = [r.score for r in graded if r.score is not None]
@@ -281,6 +288,7 @@ def write_html(report: ClassReport, path: str) -> None:
         questions=report.quiz_questions(),
         score_png=score_plot(report),
         pass_rate_png=pass_rate_plot(report),
+        policy=PAGE_POLICY,
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
