@@ -118,7 +118,7 @@ def hub(postgres):
     with open(roster, "w") as f:
         f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
     done = run(sys.executable, os.path.join(course, "hub", "install.py"), "--course", course, "--exchange", exchange,
-               check=False)  # fmt: skip
+               "--roster", roster, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     port = free_port()
     environment = {
