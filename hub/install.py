@@ -9,9 +9,10 @@
 * it is closed to every other account: the solutions and hidden tests (notebooks/), the
   submissions (submitted/, each with the secret that names its feedback), autograded/, feedback/,
   the gradebook, reports/, .autograder/ (grading records, refused submissions), the git history
-  and the hub's own files.  What students' servers read from it stays readable (``OPEN`` below:
-  hub/etc/, autograder/, gradlessons/, and the hub's Python environment if it lives in the course
-  folder); the folders on the way to them can be passed through but not listed;
+  and the hub's own files (its database and cookie secret, if it keeps them in hub/, stay root's
+  only).  What students' servers read from it stays readable (``OPEN`` below: hub/etc/,
+  autograder/, gradlessons/, and the hub's Python environment if it lives in the course folder);
+  the folders on the way to them can be passed through but not listed;
 * the instructors' group, ``--instructors-group`` (default ``instructors-<course id>``), is made
   if it is missing, and the roster's instructors and TAs who have an account on this machine are
   added to it: they may read the course folder from their own accounts too (nobody is removed:
@@ -31,6 +32,7 @@ or your directory service.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import grp
 import os
 import pwd
@@ -56,6 +58,12 @@ OPEN = {
 # Made if missing (closed like the rest), so that what graders write there later sits behind a
 # closed folder even when it is written with a looser umask than collect's and grade's.
 CLOSED_FOLDERS = ("submitted", "autograded", "feedback", "reports", ".autograder")
+
+# The hub's own files, when its state is kept in the course folder (AUTOGRAD_HUB_STATE unset, the
+# hub started from there): left to root, 0600.  The cookie secret signs every login, and the hub's
+# database keeps the services' environment, the gradebook's address and password with it: the
+# grader account (whose server TAs use too) may not read them either.
+HUB_STATE = ("hub/jupyterhub.sqlite*", "hub/jupyterhub_cookie_secret")
 
 
 def fail(problems: list[str]) -> int:
@@ -115,10 +123,14 @@ def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
     for folder, folders, files in os.walk(course):
         for name in [".", *folders, *files]:
             path = os.path.normpath(os.path.join(folder, name))
-            status = os.lstat(path)
+            relative, status = os.path.relpath(path, course), os.lstat(path)
+            if any(fnmatch.fnmatch(relative, pattern) for pattern in HUB_STATE):
+                os.lchown(path, 0, 0)
+                os.chmod(path, 0o600)
+                continue
             os.lchown(path, uid, gid)
             if not stat.S_ISLNK(status.st_mode):  # a link has no mode of its own; its target is judged
-                os.chmod(path, mode_for(os.path.relpath(path, course), status, readable))
+                os.chmod(path, mode_for(relative, status, readable))
 
 
 def main(argv: list[str] | None = None) -> int:

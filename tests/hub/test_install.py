@@ -52,6 +52,10 @@ def course(accounts):
         os.chmod(os.path.join(course, name), mode)
     os.chmod(os.path.join(course, "submitted", STUDENT, "lesson1_requires_grad"), 0o777)
     os.chmod(os.path.join(course, ".ci", "run"), 0o4755)
+    for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):  # the hub's state, kept in hub/
+        with open(os.path.join(course, "hub", name), "w") as f:
+            f.write("postgresql://autograd:password@127.0.0.1/autograd_course\n")
+        os.chmod(os.path.join(course, "hub", name), 0o644)
     with open(os.path.join(base, "roster.toml"), "w") as f:
         f.write(f'instructors = ["{TEACHER}"]\ntas = []\nstudents = ["{STUDENT}"]\n')
     yield course
@@ -100,6 +104,8 @@ def test_only_what_students_servers_read_keeps_a_mode_for_other_accounts(course)
     grader, group = pwd.getpwnam(GRADER).pw_uid, grp.getgrnam(GROUP).gr_gid
     for path, (uid, gid, mode) in snapshot(course).items():
         relative = os.path.relpath(path, course)
+        if relative in ("hub/jupyterhub.sqlite", "hub/jupyterhub_cookie_secret"):
+            continue  # the hub's own state: the next test
         assert (uid, gid) == (grader, group), relative
         if stat.S_ISLNK(mode):
             continue
@@ -110,6 +116,16 @@ def test_only_what_students_servers_read_keeps_a_mode_for_other_accounts(course)
         else:
             assert stat.S_IMODE(mode) & 0o007 == 0, f"{relative} is {oct(stat.S_IMODE(mode))}"
     assert stat.S_IMODE(os.stat(os.path.join(course, ".ci", "run")).st_mode) == 0o750  # set-user-id gone
+
+
+def test_the_hubs_database_and_cookie_secret_stay_roots_only(course):
+    assert install(course).returncode == 0
+    for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
+        path = os.path.join(course, "hub", name)
+        status = os.stat(path)
+        assert (status.st_uid, stat.S_IMODE(status.st_mode)) == (0, 0o600)
+        for user in (STUDENT, TEACHER, GRADER):
+            assert as_user(user, "cat", path).returncode != 0, user
 
 
 def test_a_roster_student_in_the_instructors_group_stops_the_install_before_any_change(course):
