@@ -19,7 +19,8 @@
   take leavers out with ``gpasswd -d``).  A roster student in that group stops the install;
 * the grader account's home is made private (0700): it is the grading server's HOME (its Jupyter
   runtime files, the terminals' history, whatever an instructor keeps there);
-* nbgrader's exchange folder exists, writable by everyone, sticky (each user keeps their own files);
+* nbgrader's exchange folder exists, writable by everyone, sticky (each user keeps their own files),
+  and the course's folders in it are made now, the grader account's (``EXCHANGE_FOLDERS``);
 * the course's JupyterLab settings (no news popup) are installed in the environment the hub runs.
 
 Files made later in the course folder by the grading server, collect and grade are private (they
@@ -64,6 +65,12 @@ CLOSED_FOLDERS = ("submitted", "autograded", "feedback", "reports", ".autograder
 # database keeps the services' environment, the gradebook's address and password with it: the
 # grader account (whose server TAs use too) may not read them either.
 HUB_STATE = ("hub/jupyterhub.sqlite*", "hub/jupyterhub_cookie_secret")
+
+# The course's folders in the exchange, with the modes nbgrader's first release would give them,
+# made now and owned by the grader account: the exchange's root is writable by everyone, so a
+# student who made them first would own everyone's submissions.  inbound is also sticky (nbgrader
+# makes it 0733): a student who learns another's submission's name still cannot move or delete it.
+EXCHANGE_FOLDERS = {".": 0o755, "inbound": 0o1733, "outbound": 0o755, "feedback": 0o711}
 
 
 def fail(problems: list[str]) -> int:
@@ -167,6 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     if students_in_group:
         problems.append(f"the instructors' group {args.instructors_group!r} holds students of the roster "
                         f"({', '.join(students_in_group)}): it would open the course folder to them.")  # fmt: skip
+    exchange_course = os.path.join(os.path.abspath(args.exchange), COURSE_ID)
+    for name in EXCHANGE_FOLDERS:
+        path = os.path.normpath(os.path.join(exchange_course, name))
+        if os.path.lexists(path) and grader is not None:
+            status = os.lstat(path)
+            if not stat.S_ISDIR(status.st_mode) or status.st_uid != grader.pw_uid:
+                problems.append(f"{path} exists and is not a folder of {args.grader!r}: someone else made it "
+                                "(look inside, then move it away).")  # fmt: skip
     if problems:
         return fail(problems)
 
@@ -192,6 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         os.chmod(grader.pw_dir, 0o700)
     os.makedirs(args.exchange, exist_ok=True)
     os.chmod(args.exchange, 0o777 | stat.S_ISVTX)
+    for name, mode in EXCHANGE_FOLDERS.items():
+        path = os.path.normpath(os.path.join(exchange_course, name))
+        os.makedirs(path, exist_ok=True)
+        os.chown(path, grader.pw_uid, grader.pw_gid)
+        os.chmod(path, mode)
     print(f"instructors' group {args.instructors_group}: {'made' if made else 'already there'}"
           f"{'; added ' + ', '.join(added) if added else ''}")  # fmt: skip
     print(
@@ -201,7 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     for path, why in sorted(readable.items()):
         print(f"  {path}/  ({why})")
     print(f"grader's home {grader.pw_dir}: private (0700)")
-    print(f"exchange {args.exchange}: everyone may write, sticky")
+    print(f"exchange {args.exchange}: everyone may write, sticky; {COURSE_ID}/ in it is {args.grader}'s "
+          "(inbound: students may add, not list, move or delete)")  # fmt: skip
     print(f"JupyterLab settings: {settings}")
     print(f"next: AUTOGRAD_COURSE_ROOT={course} AUTOGRAD_DB_URL=postgresql://...")
     print(f"      jupyterhub -f {HERE}/jupyterhub_config.py   (see the README's hub section)")

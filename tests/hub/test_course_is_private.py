@@ -176,6 +176,18 @@ def test_a_student_cannot_write_into_submitted(hub, story, student):
     )
 
 
+def test_a_student_cannot_list_move_or_delete_another_students_submission_in_the_exchange(hub, story):
+    [honest] = [path for path in inbound(hub, f"student2+{LESSON}+*") if _owner(path) == "student2"]
+    assert as_user(hub, "student1", "ls", os.path.dirname(honest)).returncode != 0
+    assert as_user(hub, "student1", "mv", honest, honest + "-moved").returncode != 0
+    assert as_user(hub, "student1", "rm", "-rf", honest).returncode != 0
+    assert os.path.isdir(honest)
+
+
+def _owner(path: str) -> str:
+    return pwd.getpwuid(os.stat(path).st_uid).pw_name
+
+
 def test_what_collect_and_grade_write_has_no_mode_for_other_accounts(hub, story):
     for top in ("submitted", "autograded", ".autograder", "feedback"):
         for folder, folders, files in os.walk(os.path.join(hub.course, top)):

@@ -128,6 +128,34 @@ def test_the_hubs_database_and_cookie_secret_stay_roots_only(course):
             assert as_user(user, "cat", path).returncode != 0, user
 
 
+def test_the_courses_exchange_folders_are_the_graders_and_students_can_only_add_to_inbound(course):
+    assert install(course).returncode == 0
+    exchange = os.path.join(os.path.dirname(course), "exchange", "autograd-course")
+    grader = pwd.getpwnam(GRADER).pw_uid
+    modes = {name: os.stat(os.path.join(exchange, name)) for name in (".", "inbound", "outbound", "feedback")}
+    assert {name: (s.st_uid, stat.S_IMODE(s.st_mode)) for name, s in modes.items()} == {
+        ".": (grader, 0o755),
+        "inbound": (grader, 0o1733),
+        "outbound": (grader, 0o755),
+        "feedback": (grader, 0o711),
+    }
+    inbound = os.path.join(exchange, "inbound")
+    assert as_user(STUDENT, "mkdir", os.path.join(inbound, "mine")).returncode == 0
+    assert as_user(STUDENT, "ls", inbound).returncode != 0
+    os.makedirs(os.path.join(inbound, "someone-elses"))
+    assert as_user(STUDENT, "mv", os.path.join(inbound, "someone-elses"), os.path.join(inbound, "x")).returncode != 0
+
+
+def test_an_exchange_course_folder_made_by_a_student_stops_the_install_before_any_change(course):
+    exchange = os.path.join(os.path.dirname(course), "exchange")
+    os.makedirs(os.path.join(exchange, "autograd-course"))
+    os.chown(os.path.join(exchange, "autograd-course"), pwd.getpwnam(STUDENT).pw_uid, -1)
+    before = snapshot(course)
+    done = install(course)
+    assert done.returncode == 2 and "autograd-course exists and is not a folder of" in done.stderr
+    assert snapshot(course) == before
+
+
 def test_a_roster_student_in_the_instructors_group_stops_the_install_before_any_change(course):
     subprocess.run(["groupadd", GROUP], check=True)
     subprocess.run(["gpasswd", "-a", STUDENT, GROUP], check=True, capture_output=True)
