@@ -127,17 +127,59 @@ def mode_for(relative: str, status: os.stat_result, readable: list[str]) -> int:
 
 
 def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
-    for folder, folders, files in os.walk(course):
-        for name in [".", *folders, *files]:
-            path = os.path.normpath(os.path.join(folder, name))
-            relative, status = os.path.relpath(path, course), os.lstat(path)
-            if any(fnmatch.fnmatch(relative, pattern) for pattern in HUB_STATE):
-                os.lchown(path, 0, 0)
-                os.chmod(path, 0o600)
+    """Owner, group and mode of everything in the course folder, walked through open folders and
+    never through a link: the grader account (whose terminal TAs use) may change the folder while
+    root walks it, and a link swapped in must not turn root's chmod onto a file elsewhere."""
+
+    def visit(fd: int, relative: str) -> None:
+        status = os.fstat(fd)
+        if any(fnmatch.fnmatch(relative, pattern) for pattern in HUB_STATE):
+            os.fchown(fd, 0, 0)
+            os.fchmod(fd, 0o600)
+            return
+        os.fchown(fd, uid, gid)
+        os.fchmod(fd, mode_for(relative, status, readable))
+        if not stat.S_ISDIR(status.st_mode):
+            return
+        for name in sorted(os.listdir(fd)):
+            try:
+                child = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=fd)
+            except OSError:  # a link (its target is judged where it lives) or a socket: owner only
+                os.chown(name, uid, gid, dir_fd=fd, follow_symlinks=False)
                 continue
-            os.lchown(path, uid, gid)
-            if not stat.S_ISLNK(status.st_mode):  # a link has no mode of its own; its target is judged
-                os.chmod(path, mode_for(relative, status, readable))
+            try:
+                visit(child, os.path.normpath(os.path.join(relative, name)))
+            finally:
+                os.close(child)
+
+    top = os.open(course, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        visit(top, ".")
+    finally:
+        os.close(top)
+
+
+def make_exchange_folders(exchange: str, uid: int, gid: int) -> None:
+    """``EXCHANGE_FOLDERS``, each made or opened without following a link (students may write into
+    the exchange's root while this runs) and refused if someone else made it meanwhile."""
+    parent = os.open(os.path.realpath(exchange), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    opened = []
+    try:
+        for name, mode in EXCHANGE_FOLDERS.items():
+            base, leaf = (parent, COURSE_ID) if name == "." else (opened[0], name)
+            try:
+                os.mkdir(leaf, 0o700, dir_fd=base)
+            except FileExistsError:
+                pass
+            fd = os.open(leaf, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=base)
+            opened.append(fd)
+            if os.fstat(fd).st_uid not in (0, uid):
+                raise SystemExit(f"hub/install.py: {exchange}/{COURSE_ID}/{name} was made by someone else just now")
+            os.fchown(fd, uid, gid)
+            os.fchmod(fd, mode)
+    finally:
+        for fd in [parent, *opened]:
+            os.close(fd)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,11 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         os.chmod(grader.pw_dir, 0o700)
     os.makedirs(args.exchange, exist_ok=True)
     os.chmod(args.exchange, 0o777 | stat.S_ISVTX)
-    for name, mode in EXCHANGE_FOLDERS.items():
-        path = os.path.normpath(os.path.join(exchange_course, name))
-        os.makedirs(path, exist_ok=True)
-        os.chown(path, grader.pw_uid, grader.pw_gid)
-        os.chmod(path, mode)
+    make_exchange_folders(args.exchange, grader.pw_uid, grader.pw_gid)
     print(f"instructors' group {args.instructors_group}: {'made' if made else 'already there'}"
           f"{'; added ' + ', '.join(added) if added else ''}")  # fmt: skip
     print(

@@ -156,6 +156,21 @@ def test_an_exchange_course_folder_made_by_a_student_stops_the_install_before_an
     assert snapshot(course) == before
 
 
+def test_links_in_the_course_folder_carry_no_change_to_what_they_point_at(course):
+    outside = os.path.join(os.path.dirname(course), "outside")
+    os.makedirs(outside)
+    with open(os.path.join(outside, "file"), "w") as f:
+        f.write("not the course's\n")
+    os.chmod(os.path.join(outside, "file"), 0o644)
+    os.symlink(os.path.join(outside, "file"), os.path.join(course, "reports-link"))
+    os.symlink(outside, os.path.join(course, "notebooks", "folder-link"))
+    assert install(course).returncode == 0
+    for path in (outside, os.path.join(outside, "file")):
+        status = os.stat(path)
+        assert (status.st_uid, status.st_gid) == (0, 0) and stat.S_IMODE(status.st_mode) in (0o644, 0o755), path
+    assert os.lstat(os.path.join(course, "reports-link")).st_uid == pwd.getpwnam(GRADER).pw_uid
+
+
 def test_a_roster_student_in_the_instructors_group_stops_the_install_before_any_change(course):
     subprocess.run(["groupadd", GROUP], check=True)
     subprocess.run(["gpasswd", "-a", STUDENT, GROUP], check=True, capture_output=True)
