@@ -101,3 +101,11 @@ c.GenerateFeedback.preprocessors = [
 # The feedback page carries its own Content-Security-Policy (nothing runs, nothing loads from
 # elsewhere), wherever it is opened: nbgrader's HTML feedback, with a <meta> policy in its head.
 c.GenerateFeedback.exporter_class = "autograder.grading.feedback.FeedbackPage"
+
+# --- Collecting from an exchange shared by many accounts --------------------------------------
+# nbgrader's collect believes the student id and the time a submitter writes.  The course's collect
+# (autograder/grading/exchange.py) takes a submission only if the account it names owns all of it
+# (a refusal is logged and kept in .autograder/refused-submissions/), times it by the server
+# (the latest ctime of its files, written as timestamp.txt), never follows a link in it, and gives
+# what it copies private modes (OwnerCheckedCollect.folder_mode, .file_mode) under umask 077.
+c.ExchangeFactory.collect = "autograder.grading.exchange.OwnerCheckedCollect"
