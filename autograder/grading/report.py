@@ -51,6 +51,7 @@ class StudentRow:
     quiz: dict[str, str | None] = field(default_factory=dict)  # question -> the answer given (None: blank)
     notes: list[str] = field(default_factory=list)
     reason: str = ""
+    review: list[str] = field(default_factory=list)  # checks the grader could not decide alone
 
 
 @dataclass
@@ -197,6 +198,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
                     row.quiz.update(notebook_quiz(nb))
                     keys.update(quiz_keys(nb))
                     row.notes += nb.metadata.get("autograder", {}).get("notes", [])
+                    row.review += nb.metadata.get("autograder", {}).get("review", [])
                 exercises += [e for e in row.codes if e not in exercises]
             if row.status != "graded":
                 entry = ledger.get(student, {})
@@ -258,13 +260,14 @@ def write_csv(report: ClassReport, path: str) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         questions = report.quiz_questions()
-        writer.writerow(["student", "status", "score", "max_score", *report.exercises, *questions, "notes", "reason"])
+        writer.writerow(["student", "status", "score", "max_score", *report.exercises, *questions, "notes", "reason",
+                         "needs_review"])  # fmt: skip
         for r in report.rows:
             row = [
                 r.student, r.status, "" if r.score is None else r.score, "" if r.max_score is None else r.max_score,
                 *(r.codes.get(e, "") for e in report.exercises),
                 *((r.quiz.get(q) or UNANSWERED) if q in r.quiz else "" for q in questions),
-                " | ".join(r.notes), r.reason,
+                " | ".join(r.notes), r.reason, " | ".join(r.review),
             ]  # fmt: skip
             writer.writerow([spreadsheet_safe(value) for value in row])
 
@@ -282,6 +285,7 @@ def write_html(report: ClassReport, path: str) -> None:
         report=report,
         graded=graded,
         failed=[r for r in report.rows if r.status != "graded"],
+        review=[r for r in graded if r.review],
         mean=f"{sum(scores) / len(scores):.2f}" if scores else "–",
         lesson=_lesson_title(report.assignment),
         teach_next=report.teach_next(),
