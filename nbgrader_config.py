@@ -75,15 +75,37 @@ c.Exporter.optimistic_validation = True
 #   c.SandboxLimits.cell_seconds = 120      (or nbgrader's own c.ExecutePreprocessor.timeout)
 
 # Student outputs and Markdown are sanitized wherever they are shown as HTML: the formgrader's view
-# of a submission and the feedback (nbconvert's sanitizer, on bleach): no script, no on* handler.
+# of a submission and the feedback (autograder/grading/sanitize.py, on bleach): no script, no on*
+# handler, no link that runs code.  These HTMLExporter settings reach both: nbgrader's formgrader
+# builds its exporter from this file, and the feedback exporter below is an HTMLExporter too.
+# sanitize_html: HTML outputs, Markdown outputs and raw cells go through the clean_html filter, and
+# outputs that carry script (JavaScript, widget views) are left out.
 c.HTMLExporter.sanitize_html = True
+# Markdown is cleaned after it is rendered (as HTML it can be judged; as Markdown, [x](javascript:..)
+# is only text), every Markdown cell, since the grader's own notes quote student file names; and
+# clean_html keeps links only to http(s):, mailto: and #..., images only as embedded data.
+c.HTMLExporter.filters = {
+    "markdown2html": "autograder.grading.sanitize.SafeMarkdown",
+    "clean_html": "autograder.grading.sanitize.CleanHTML",
+}
 # Grades as CSV that a spreadsheet cannot read as formulas (nbgrader export --to grades.csv).
 c.ExportApp.plugin_class = "autograder.grading.export.SafeCsvExport"
 
 # Feedback shows the diagnosis printed by each check, never the code of hidden tests.
 c.GenerateFeedback.preprocessors = [
     "autograder.grading.feedback.HideHiddenTests",
-    "autograder.grading.sanitize.SanitizeStudentHTML",
+    "autograder.grading.sanitize.SanitizeStudentHTML",  # again: a graded copy may predate the guard
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# The feedback page carries its own Content-Security-Policy (nothing runs, nothing loads from
+# elsewhere), wherever it is opened: nbgrader's HTML feedback, with a <meta> policy in its head.
+c.GenerateFeedback.exporter_class = "autograder.grading.feedback.FeedbackPage"
+
+# --- Collecting from an exchange shared by many accounts --------------------------------------
+# nbgrader's collect believes the student id and the time a submitter writes.  The course's collect
+# (autograder/grading/exchange.py) takes a submission only if the account it names owns all of it
+# (a refusal is logged and kept in .autograder/refused-submissions/), times it by the server
+# (the latest ctime of its files, written as timestamp.txt), never follows a link in it, and gives
+# what it copies private modes (OwnerCheckedCollect.folder_mode, .file_mode) under umask 077.
+c.ExchangeFactory.collect = "autograder.grading.exchange.OwnerCheckedCollect"

@@ -102,6 +102,8 @@ def grade_main(args) -> int:
     from .grading.grade import Grader, Shard
     from .sandbox.bwrap import SandboxError
 
+    # What grading writes (autograded/, .autograder/, a SQLite gradebook) is the grader account's only.
+    os.umask(0o077)
     if args.jobs < 0:
         return _fail("--jobs must not be negative")
     _quiet_gradebook()
@@ -122,6 +124,7 @@ def report_main(args) -> int:
     from .grading.course import GradeError
     from .grading.report import make_report
 
+    os.umask(0o077)  # the report shows every student's grades: the grader account's only
     _quiet_gradebook()
     try:
         html_path, csv_path = make_report(args.course, args.assignment, args.output)

@@ -32,6 +32,13 @@ import tomllib
 
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 
+# What the hub and every server it starts create is private unless made otherwise on purpose: the
+# hub's database and cookie secret (in hub/ unless AUTOGRAD_HUB_STATE says elsewhere), the grading
+# server's files in the course folder (the formgrader's collect, generate and feedback, and what
+# its terminals run), and users' own files.  nbgrader sets the modes of what it puts in the
+# exchange itself, so students still fetch releases and feedback.
+os.umask(0o077)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 COURSE_ID = "autograd-course"  # nbgrader's course id: the exchange's folder and the service's name
 with open(os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")), "rb") as f:

@@ -11,8 +11,8 @@ from tests.conftest import ROOT, requires_bwrap
 @requires_bwrap
 def test_the_grading_benchmark_grades_a_small_class_the_same_way_twice():
     script = os.path.join(ROOT, "benchmarks", "grade_throughput.py")
-    done = subprocess.run([sys.executable, script, "--n", "2", "--skip-sandboxed", "--json", "--no-record"], capture_output=True,
-                          text=True, timeout=900)  # fmt: skip
+    command = [sys.executable, script, "--n", "2", "--skip-sandboxed", "--json", "--no-record"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["same_scores"] is True and figures["n"] == 2

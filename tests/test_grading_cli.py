@@ -174,3 +174,34 @@ def test_bad_options_are_refused(empty_course):
 def test_a_bad_shard_or_shards_on_a_sqlite_gradebook_are_refused(empty_course, shard, message):
     run = autograder(empty_course, "grade", LESSON, "--shard", shard)
     assert run.returncode == 2 and message in run.stderr, run.stderr
+
+
+@pytest.fixture(scope="module")
+def cut_short(tmp_path_factory):
+    """gina's last answer cell ends the process: the checks after it cannot be scored."""
+    course = make_course(str(tmp_path_factory.mktemp("cut-short")))
+    nbgrader(course, "generate_assignment", LESSON)
+    source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
+    release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
+    good = solutions(source)
+    answers = {**good, "manual_sgd_step": good["manual_sgd_step"] + "\nimport os\nos._exit(0)\n"}
+    write(os.path.join(course, "submitted", "gina", LESSON, f"{LESSON}.ipynb"), answered(release, answers))
+    return {
+        "course": course,
+        "grade": autograder(course, "grade", LESSON),
+        "report": autograder(course, "report", LESSON),
+    }
+
+
+@requires_bwrap
+def test_a_check_that_could_not_be_decided_is_marked_needs_review_in_the_summary_the_report_and_the_csv(cut_short):
+    course, run = cut_short["course"], cut_short["grade"]
+    assert run.returncode == 0, run.stderr
+    assert "needs review: gina: manual_sgd_step" in run.stdout, run.stdout
+    html = open(os.path.join(course, "reports", f"{LESSON}.html"), encoding="utf-8").read()
+    section = html[html.index('id="needs-review"') : html.index("What to teach next")]
+    assert "gina" in section and "manual_sgd_step" in section
+    with open(os.path.join(course, "reports", f"{LESSON}.csv"), newline="") as f:
+        (row,) = csv.DictReader(f)
+    assert row["student"] == "gina" and "manual_sgd_step" in row["needs_review"]
+    assert row["train_step"] == "ok" and row["manual_sgd_step"] == "error"

@@ -1,5 +1,5 @@
-"""Course-level safety, end to end: a student id or an output that tries to run in the instructor's
-spreadsheet or browser, two grading runs at once, and a run killed half-way."""
+"""Course-level safety, end to end: a student id, an output, a Markdown cell or a quiz answer that tries
+to run in the instructor's spreadsheet or browser, two grading runs at once, and a run killed half-way."""
 
 import csv
 import glob
@@ -15,17 +15,33 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from tests.autograder.test_sanitize import (
+    HOSTILE_MARKDOWN,
+    SAFE_LINKS,
+    Targets,
+    dangerous,
+    formgrader_exporter,
+    hostile_html,
+    hostile_markdown,
+    safe_links_html,
+    safe_links_markdown,
+)
 from tests.conftest import requires_bwrap
 from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
 
 pytestmark = requires_bwrap
 LESSON = "lesson3_zeroing_grad"
 EVIL_ID = '=HYPERLINK("evil.example","open me")'  # no slash: it is a folder name too
-SCRIPT = """
+LINKS_HTML = "".join(hostile_html().values()) + safe_links_html()
+LINKS_MARKDOWN = "\n\n".join([*hostile_markdown().values(), safe_links_markdown()])
+SCRIPT = f"""
 from IPython.display import HTML, Markdown, display
 display(HTML('<b>bold</b><script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'))
 display(Markdown('<img src=x onerror="window.pwned = 3">'))
+display(HTML({LINKS_HTML!r}))
+display(Markdown({LINKS_MARKDOWN!r}))
 """
+QUIZ_LINK = "<a href=\"javascript:void(top.pwned='quiz')\">c</a>"  # a quick-check answer the report shows
 
 
 def autograder(course, *args, timeout=900, wait=True):
@@ -42,8 +58,11 @@ def course(tmp_path_factory):
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)
-    scripted = answered(release, {**good, "train_accumulated": good["train_accumulated"] + "\n" + SCRIPT})
-    md = nbformat.v4.new_markdown_cell('<script>window.pwned = 4</script> an added cell <img src=x onerror="x()">')
+    scripting = good["train_accumulated"] + "\n" + SCRIPT
+    scripted = answered(release, {**good, "train_accumulated": scripting, "quiz_q1": f"q1 = {QUIZ_LINK!r}"})
+    md = nbformat.v4.new_markdown_cell(
+        '<script>window.pwned = 4</script> an added cell <img src=x onerror="x()">\n\n' + LINKS_MARKDOWN
+    )
     scripted["cells"].insert(3, md)
     for student, nb in ((EVIL_ID, scripted), ("ada", answered(release, good))):
         write(os.path.join(course, "submitted", student, LESSON, f"{LESSON}.ipynb"), nb)
@@ -52,23 +71,51 @@ def course(tmp_path_factory):
     return {"course": course, "release": release, "good": good}
 
 
-def test_student_html_and_markdown_are_sanitized_in_feedback_and_in_the_formgraders_view(course):
-    from nbconvert import HTMLExporter
-    from traitlets.config import Config
-
+def feedback_and_formgrader_view(course) -> tuple[str, str]:
+    """The scripted student's feedback page, and the page nbgrader's formgrader serves for the graded
+    notebook (its exporter, with nbgrader's formgrade template and the course's config)."""
     folder = course["course"]
     nbgrader(folder, "generate_feedback", LESSON)
     [feedback] = glob.glob(os.path.join(folder, "feedback", EVIL_ID, LESSON, "*.html"))
     graded = nbformat.read(os.path.join(folder, "autograded", EVIL_ID, LESSON, f"{LESSON}.ipynb"), as_version=4)
-    # The formgrader renders a graded notebook with an HTMLExporter built on the course's config.
-    config = Config()
-    config.HTMLExporter.sanitize_html = True
-    assert "c.HTMLExporter.sanitize_html = True" in open(os.path.join(folder, "nbgrader_config.py")).read()
-    page, _ = HTMLExporter(config=config).from_notebook_node(graded)
-    for html in (open(feedback, encoding="utf-8").read(), page):
+    view, _ = formgrader_exporter().from_notebook_node(graded, resources={"index": 0, "total": 1})
+    return open(feedback, encoding="utf-8").read(), view
+
+
+def test_student_html_and_markdown_are_sanitized_in_feedback_and_in_the_formgraders_view(course):
+    for html in feedback_and_formgrader_view(course):
         assert "<b>bold</b>" in html  # harmless markup stays
         assert "<script>window.pwned" not in html  # (the student's code may quote it, escaped)
         assert not re.search(r"<(img|svg)[^>]*\bon\w+=", html), "an event handler in a real tag"
+
+
+def test_student_links_keep_only_http_mailto_and_in_page_targets_in_feedback_and_the_formgraders_view(course):
+    for html in feedback_and_formgrader_view(course):
+        body = html[html.index('id="notebook-container"') :]  # the notebook, not the formgrader's own links
+        assert dangerous(body) == [], dangerous(body)
+        text = Targets(body).text
+        for name in [*HOSTILE_MARKDOWN, *SAFE_LINKS]:  # in the added cell and in the Markdown output
+            assert text.count(name) >= 2, name
+        hrefs = [value for tag, attribute, value in Targets(body).targets if attribute == "href"]
+        for target in SAFE_LINKS.values():
+            assert hrefs.count(target) >= 3, target  # the added cell, the HTML and the Markdown output
+
+
+def test_the_feedback_page_carries_a_policy_that_lets_nothing_run(course):
+    feedback, _ = feedback_and_formgrader_view(course)
+    head = feedback[: feedback.index("</head>")]
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', head)
+    assert policy and "default-src &#x27;none&#x27;" in policy[1] and "script-src" not in policy[1]
+    assert head.index("Content-Security-Policy") < head.index("<style")  # before anything it governs
+
+
+def test_a_quiz_answer_that_is_a_link_stays_text_in_the_report_which_carries_its_policy(course):
+    folder = course["course"]
+    assert autograder(folder, "report", LESSON).returncode == 0
+    page = open(os.path.join(folder, "reports", f"{LESSON}.html"), encoding="utf-8").read()
+    assert QUIZ_LINK.lower() not in page and "&lt;a href=&#34;javascript:" in page
+    assert dangerous(page[page.index("<body") :]) == []
+    assert '<head><meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;' in page
 
 
 def test_a_student_id_that_is_a_formula_stays_text_in_the_report_and_the_export(course):

@@ -11,6 +11,10 @@ leads with what an instructor acts on:
 - the quick-check answers (not graded): how many chose each answer;
 - a table of students with their codes and grading notes, and the submissions not graded.
 
+Student ids, quiz answers, grading notes and error names are the students' text: the page escapes
+every value, and carries a Content-Security-Policy that lets nothing run or load but its own inline
+styles and embedded plots, wherever it is opened.
+
 A test cell's verdicts are read from its metadata (``metadata.autograder.checks``, written by
 ``ScoreChecks``: one code per check, ``unanswered`` for an answer cell left as handed out).  A
 cell without them (a notebook stopped by a limit before it, an older graded copy) is read from
@@ -32,6 +36,7 @@ from .. import codes as code_table
 from .course import Course, GradeError
 from .export import spreadsheet_safe
 from .ledger import read_ledger
+from .sanitize import PAGE_POLICY
 
 UNANSWERED = "unanswered"
 
@@ -46,6 +51,7 @@ class StudentRow:
     quiz: dict[str, str | None] = field(default_factory=dict)  # question -> the answer given (None: blank)
     notes: list[str] = field(default_factory=list)
     reason: str = ""
+    review: list[str] = field(default_factory=list)  # checks the grader could not decide alone
 
 
 @dataclass
@@ -192,6 +198,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
                     row.quiz.update(notebook_quiz(nb))
                     keys.update(quiz_keys(nb))
                     row.notes += nb.metadata.get("autograder", {}).get("notes", [])
+                    row.review += nb.metadata.get("autograder", {}).get("review", [])
                 exercises += [e for e in row.codes if e not in exercises]
             if row.status != "graded":
                 entry = ledger.get(student, {})
@@ -253,21 +260,24 @@ def write_csv(report: ClassReport, path: str) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         questions = report.quiz_questions()
-        writer.writerow(["student", "status", "score", "max_score", *report.exercises, *questions, "notes", "reason"])
+        writer.writerow(["student", "status", "score", "max_score", *report.exercises, *questions, "notes", "reason",
+                         "needs_review"])  # fmt: skip
         for r in report.rows:
             row = [
                 r.student, r.status, "" if r.score is None else r.score, "" if r.max_score is None else r.max_score,
                 *(r.codes.get(e, "") for e in report.exercises),
                 *((r.quiz.get(q) or UNANSWERED) if q in r.quiz else "" for q in questions),
-                " | ".join(r.notes), r.reason,
+                " | ".join(r.notes), r.reason, " | ".join(r.review),
             ]  # fmt: skip
             writer.writerow([spreadsheet_safe(value) for value in row])
 
 
 def write_html(report: ClassReport, path: str) -> None:
-    from jinja2 import Environment, PackageLoader, select_autoescape
+    from jinja2 import Environment, PackageLoader
 
-    environment = Environment(loader=PackageLoader("autograder.grading"), autoescape=select_autoescape())
+    # Every value is escaped: student ids, quiz answers, notes and error names are the students' text.
+    # (select_autoescape() would not: it goes by the file name, and report.html.j2 does not end in .html.)
+    environment = Environment(loader=PackageLoader("autograder.grading"), autoescape=True)
     environment.filters["code"] = _code_markup
     graded = report.graded()
     scores = [r.score for r in graded if r.score is not None]
@@ -275,12 +285,14 @@ def write_html(report: ClassReport, path: str) -> None:
         report=report,
         graded=graded,
         failed=[r for r in report.rows if r.status != "graded"],
+        review=[r for r in graded if r.review],
         mean=f"{sum(scores) / len(scores):.2f}" if scores else "–",
         lesson=_lesson_title(report.assignment),
         teach_next=report.teach_next(),
         questions=report.quiz_questions(),
         score_png=score_plot(report),
         pass_rate_png=pass_rate_plot(report),
+        policy=PAGE_POLICY,
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)

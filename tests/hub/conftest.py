@@ -75,12 +75,14 @@ class Hub:
             return f.read()[-tail:]
 
     def as_grader(self, *command: str, timeout: float = 900) -> subprocess.CompletedProcess:
-        """A command as the course's grader account, in the course folder, with the hub's settings:
-        what an instructor types in the grading server's terminal."""
+        """A command as the course's grader account, in the course folder, with the hub's settings
+        and umask (077, which its terminals inherit): what an instructor types in the grading
+        server's terminal."""
         env = ["env", f"AUTOGRADER_DB_URL={self.db_url}", f"JUPYTER_CONFIG_PATH={self.course}/hub/etc/jupyter",
                f"AUTOGRAD_EXCHANGE={self.exchange}", f"HOME=/home/{GRADER}",
                f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
-        return run(*env, *command, user=GRADER, check=False, cwd=self.course, timeout=timeout)
+        umask = ["sh", "-c", 'umask 077 && exec "$@"', "sh"]
+        return run(*env, *umask, *command, user=GRADER, check=False, cwd=self.course, timeout=timeout)
 
 
 @pytest.fixture(scope="package")
@@ -118,7 +120,7 @@ def hub(postgres):
     with open(roster, "w") as f:
         f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
     done = run(sys.executable, os.path.join(course, "hub", "install.py"), "--course", course, "--exchange", exchange,
-               check=False)  # fmt: skip
+               "--roster", roster, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     port = free_port()
     environment = {

@@ -1,0 +1,360 @@
+"""Collect takes a submission only from the account it names, at the server's time
+(autograder.grading.exchange.OwnerCheckedCollect, nbgrader's collect for a shared exchange).
+
+Submissions are folders in a temporary exchange, made as nbgrader submit makes them and given to
+accounts made for the test with useradd; collect runs as root here, as the grader account would
+(root reads everything, so a refusal below is the owner check's, not a permission's)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import os
+import pwd
+import secrets
+import shutil
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+from nbgrader.api import Gradebook
+from nbgrader.auth import Authenticator
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.utils import capture_log, parse_utc
+
+from autograder.grading.exchange import OwnerCheckedCollect
+from tests.conftest import ROOT
+
+COURSE = "autograd-course"
+LESSON = "lesson1_requires_grad"
+ACCOUNTS = ("autograder-ann", "autograder-bob")
+EARLY = "2020-01-01 09:00:00.000000 UTC"  # a time every submission below is made long after
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="gives files to other accounts (chown): needs root")
+
+
+@pytest.fixture(scope="module")
+def accounts() -> dict[str, int]:
+    """Two students' accounts (system accounts without a home, left in place for the next run)."""
+    for name in ACCOUNTS:
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                           capture_output=True)  # fmt: skip
+    return {name: pwd.getpwnam(name).pw_uid for name in ACCOUNTS}
+
+
+@pytest.fixture(scope="module")
+def empty_gradebook(tmp_path_factory) -> str:
+    """An empty gradebook made once: nbgrader takes seconds to make one (alembic), milliseconds to open it."""
+    path = str(tmp_path_factory.mktemp("gradebook") / "gradebook.db")
+    with Gradebook(f"sqlite:///{path}", COURSE):
+        pass
+    return path
+
+
+@pytest.fixture
+def course(tmp_path, empty_gradebook) -> str:
+    folder = tmp_path / "course"
+    folder.mkdir()
+    shutil.copy(empty_gradebook, folder / "gradebook.db")
+    return str(folder)
+
+
+@pytest.fixture
+def exchange(tmp_path) -> str:
+    inbound = tmp_path / "exchange" / COURSE / "inbound"
+    inbound.mkdir(parents=True)
+    os.chmod(inbound, 0o733)  # as nbgrader's release leaves it
+    return str(tmp_path / "exchange")
+
+
+def submit(exchange: str, owner: str, student_id: str, answer: str = "my work", claimed: str | None = None) -> str:
+    """An inbound folder as ``nbgrader submit`` leaves it, made by ``owner`` in ``student_id``'s name."""
+    claimed = claimed or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    name = f"{student_id}+{LESSON}+{claimed}+{secrets.token_urlsafe(9)}"
+    folder = os.path.join(exchange, COURSE, "inbound", name)
+    os.makedirs(folder)
+    for filename, text in {f"{LESSON}.ipynb": answer, "timestamp.txt": claimed, "submission_secret.txt": "s"}.items():
+        with open(os.path.join(folder, filename), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(folder, filename), 0o644)
+    give(folder, owner)
+    os.chmod(folder, 0o777)
+    return folder
+
+
+def give(path: str, owner: str) -> None:
+    uid = pwd.getpwnam(owner).pw_uid
+    os.lchown(path, uid, uid)
+    for parent, folders, files in os.walk(path):
+        for name in folders + files:
+            os.lchown(os.path.join(parent, name), uid, uid)
+
+
+def collect(course: str, exchange: str, **settings) -> str:
+    """nbgrader collect of LESSON with the course's collect; its log."""
+    coursedir = CourseDirectory(root=course, course_id=COURSE, assignment_id=LESSON)
+    log = logging.getLogger(f"collect-{secrets.token_hex(4)}")
+    log.setLevel(logging.INFO)  # as the formgrader and nbgrader collect log
+    collector = OwnerCheckedCollect(coursedir=coursedir, authenticator=Authenticator(), root=exchange, log=log,
+                                    **settings)  # fmt: skip
+    result = capture_log(collector)
+    assert result["success"], result
+    return result.get("log", "")
+
+
+def collected(course: str, student: str, name: str = f"{LESSON}.ipynb") -> str | None:
+    path = os.path.join(course, "submitted", student, LESSON, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return f.read()
+
+
+def refusals(course: str) -> list[dict]:
+    folder = os.path.join(course, ".autograder", "refused-submissions")
+    if not os.path.isdir(folder):
+        return []
+    found = []
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as f:
+            found.append(json.load(f))
+    return found
+
+
+def test_a_students_own_submission_is_collected(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
+    log = collect(course, exchange)
+    assert collected(course, "autograder-ann") == "ann's answer"
+    assert "Refused" not in log and refusals(course) == []
+
+
+def test_a_submission_made_in_another_students_name_is_refused_noted_and_left_in_the_exchange(
+    accounts, course, exchange
+):
+    honest = submit(exchange, "autograder-bob", "autograder-bob", "bob's own answer")
+    time.sleep(0.05)  # the forgery is the later one, which nbgrader's collect would take as bob's
+    forged = submit(exchange, "autograder-ann", "autograder-bob", "ann's answer, in bob's name")
+    log = collect(course, exchange)
+    assert collected(course, "autograder-bob") == "bob's own answer"
+    assert "Refused autograder-bob's submission" in log and "belongs to autograder-ann, not autograder-bob" in log
+    [record] = refusals(course)
+    assert record["student_id"] == "autograder-bob" and record["inbound"] == forged
+    assert any("belongs to autograder-ann" in problem for problem in record["problems"])
+    assert os.path.isdir(forged) and os.path.isdir(honest)  # nothing is deleted from the exchange
+    mode = os.stat(os.path.join(course, ".autograder", "refused-submissions", os.path.basename(forged) + ".json"))
+    assert stat.S_IMODE(mode.st_mode) == 0o600
+
+
+def test_a_submission_in_another_students_name_is_refused_even_when_it_is_the_only_one(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "autograder-bob", "ann's answer, in bob's name")
+    assert "Refused" in collect(course, exchange)
+    assert not os.path.exists(os.path.join(course, "submitted", "autograder-bob"))
+
+
+def test_a_folder_owned_by_the_student_holding_a_notebook_owned_by_another_is_refused(accounts, course, exchange):
+    folder = submit(exchange, "autograder-ann", "autograder-ann")
+    give(os.path.join(folder, f"{LESSON}.ipynb"), "autograder-bob")  # e.g. a hard link to bob's file
+    log = collect(course, exchange)
+    assert collected(course, "autograder-ann") is None
+    assert f"{LESSON}.ipynb belongs to autograder-bob, not autograder-ann" in log
+
+
+def test_a_file_inside_a_subfolder_owned_by_another_user_is_refused(accounts, course, exchange):
+    folder = submit(exchange, "autograder-ann", "autograder-ann")
+    os.makedirs(os.path.join(folder, "data"))
+    with open(os.path.join(folder, "data", "extra.csv"), "w") as f:
+        f.write("1,2\n")
+    give(os.path.join(folder, "data"), "autograder-ann")
+    os.lchown(os.path.join(folder, "data", "extra.csv"), 0, 0)
+    log = collect(course, exchange)
+    assert collected(course, "autograder-ann") is None
+    assert "data/extra.csv belongs to root" in log
+
+
+def test_a_link_to_another_students_files_is_refused_and_nothing_it_points_at_is_copied(accounts, course, exchange):
+    bobs = submit(exchange, "autograder-bob", "autograder-bob", "bob's secret answer")
+    folder = submit(exchange, "autograder-ann", "autograder-ann")
+    notebook = os.path.join(folder, f"{LESSON}.ipynb")
+    os.remove(notebook)
+    os.symlink(os.path.join(bobs, f"{LESSON}.ipynb"), notebook)
+    os.lchown(notebook, accounts["autograder-ann"], accounts["autograder-ann"])
+    log = collect(course, exchange)
+    assert collected(course, "autograder-ann") is None
+    assert f"{LESSON}.ipynb is a link" in log
+    assert collected(course, "autograder-bob") == "bob's secret answer"  # bob's own, under his name only
+
+
+def test_a_linked_folder_inside_a_submission_is_refused(accounts, course, exchange):
+    folder = submit(exchange, "autograder-ann", "autograder-ann")
+    os.symlink(os.path.join(course), os.path.join(folder, "course"))  # the grader could read it all
+    os.lchown(os.path.join(folder, "course"), accounts["autograder-ann"], accounts["autograder-ann"])
+    assert "course is a link" in collect(course, exchange)
+    assert collected(course, "autograder-ann") is None
+
+
+def test_an_inbound_entry_that_is_itself_a_link_to_another_students_folder_is_refused(accounts, course, exchange):
+    bobs = submit(exchange, "autograder-bob", "autograder-bob", "bob's secret answer")
+    name = f"autograder-ann+{LESSON}+{EARLY}+{secrets.token_urlsafe(9)}"
+    link = os.path.join(exchange, COURSE, "inbound", name)
+    os.symlink(bobs, link)
+    os.lchown(link, accounts["autograder-ann"], accounts["autograder-ann"])
+    assert "it is not a folder that can be opened" in collect(course, exchange)
+    assert collected(course, "autograder-ann") is None
+
+
+def test_a_fifo_in_a_submission_is_refused_without_stalling_collect(accounts, course, exchange):
+    folder = submit(exchange, "autograder-ann", "autograder-ann")
+    os.mkfifo(os.path.join(folder, "pipe"))
+    give(folder, "autograder-ann")
+    assert "pipe is not a regular file" in collect(course, exchange)
+    assert collected(course, "autograder-ann") is None
+
+
+def test_a_student_id_without_an_account_is_refused(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "nobody-by-that-name")
+    assert "there is no account named 'nobody-by-that-name'" in collect(course, exchange)
+    assert not os.path.exists(os.path.join(course, "submitted", "nobody-by-that-name"))
+
+
+def test_a_folder_name_whose_time_does_not_parse_does_not_stop_collect(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer", claimed="not-a-time")
+    submit(exchange, "autograder-bob", "autograder-bob", "bob's answer")
+    collect(course, exchange)
+    assert collected(course, "autograder-ann") == "ann's answer"
+    assert collected(course, "autograder-bob") == "bob's answer"
+
+
+def server_time(course: str, student: str) -> datetime.datetime:
+    return parse_utc(collected(course, student, "timestamp.txt"))
+
+
+def test_a_forged_early_timestamp_gives_way_to_the_servers_time(accounts, course, exchange):
+    # the kernel stamps ctimes from a clock that may lag the one Python reads by a tick
+    before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - datetime.timedelta(seconds=1)
+    folder = submit(exchange, "autograder-ann", "autograder-ann", claimed=EARLY)
+    early = datetime.datetime(2020, 1, 1, 9).timestamp()
+    for name in os.listdir(folder):  # the file times a student can set: no use
+        os.utime(os.path.join(folder, name), (early, early))
+    os.utime(folder, (early, early))
+    log = collect(course, exchange)
+    recorded = server_time(course, "autograder-ann")
+    assert before <= recorded <= datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    assert "claims to be from 2020-01-01T09:00:00" in log
+
+
+def test_a_folder_prepared_early_and_moved_into_the_exchange_later_has_the_time_of_the_move(
+    accounts, course, exchange, tmp_path
+):
+    prepared = submit(str(tmp_path / "elsewhere"), "autograder-ann", "autograder-ann", claimed=EARLY)
+    ready = max(os.stat(path).st_ctime for path in walk(prepared))
+    time.sleep(0.5)
+    os.rename(prepared, os.path.join(exchange, COURSE, "inbound", os.path.basename(prepared)))
+    collect(course, exchange)
+    moved = datetime.datetime.fromtimestamp(ready + 0.4, datetime.timezone.utc).replace(tzinfo=None)
+    assert server_time(course, "autograder-ann") >= moved
+
+
+def test_nbgraders_late_penalty_path_reads_the_servers_time(accounts, course, exchange):
+    """What nbgrader's autograde does with timestamp.txt (converters/autograde.py): the gradebook's
+    submission time, and how late it is."""
+    due = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - datetime.timedelta(hours=1)
+    coursedir = CourseDirectory(root=course, course_id=COURSE)
+    with Gradebook(coursedir.db_url, COURSE) as gb:
+        gb.add_assignment(LESSON, duedate=due)
+    submit(exchange, "autograder-ann", "autograder-ann", claimed=EARLY)  # late, claiming to be early
+    collect(course, exchange)
+    timestamp = coursedir.get_existing_timestamp(os.path.join(course, "submitted", "autograder-ann", LESSON))
+    with Gradebook(coursedir.db_url, COURSE) as gb:
+        gb.update_or_create_student("autograder-ann")  # as autograde does for a student it does not know
+        submission = gb.update_or_create_submission(LESSON, "autograder-ann", timestamp=timestamp)
+        assert submission.total_seconds_late > 3000
+
+
+def test_the_latest_submission_is_chosen_by_the_servers_time_not_by_its_name(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "autograder-ann", "first")
+    time.sleep(0.05)
+    submit(exchange, "autograder-ann", "autograder-ann", "second, named as if early", claimed=EARLY)
+    collect(course, exchange)
+    assert collected(course, "autograder-ann") == "second, named as if early"
+
+
+def test_before_the_due_date_a_late_submission_named_as_early_is_not_taken_as_on_time(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "autograder-ann", "on time")
+    time.sleep(0.1)
+    due = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    time.sleep(0.1)
+    just_before = (due - datetime.timedelta(milliseconds=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    submit(exchange, "autograder-ann", "autograder-ann", "late, named as if just in time", claimed=just_before)
+    with Gradebook(CourseDirectory(root=course, course_id=COURSE).db_url, COURSE) as gb:
+        gb.add_assignment(LESSON, duedate=due)
+    collect(course, exchange, before_duedate=True)
+    assert collected(course, "autograder-ann") == "on time"
+
+
+def test_a_submission_changed_after_collect_is_collected_again_with_its_new_time(accounts, course, exchange):
+    folder = submit(exchange, "autograder-ann", "autograder-ann", "first version")
+    collect(course, exchange)
+    first = server_time(course, "autograder-ann")
+    time.sleep(0.05)
+    with open(os.path.join(folder, f"{LESSON}.ipynb"), "w") as f:  # the folder is the student's to change
+        f.write("changed after collect")
+    collect(course, exchange, update=True)
+    assert collected(course, "autograder-ann") == "changed after collect"
+    assert server_time(course, "autograder-ann") > first
+
+
+def test_collected_files_and_folders_get_private_modes_whatever_they_had(accounts, course, exchange):
+    folder = submit(exchange, "autograder-ann", "autograder-ann")
+    os.makedirs(os.path.join(folder, "sub"))
+    give(folder, "autograder-ann")
+    os.chmod(os.path.join(folder, "sub"), 0o777)
+    os.chmod(os.path.join(folder, f"{LESSON}.ipynb"), 0o6777)  # set-user-id: it would run as the grader
+    collect(course, exchange)
+    top = os.path.join(course, "submitted", "autograder-ann", LESSON)
+    modes = {os.path.relpath(p, top): stat.S_IMODE(os.lstat(p).st_mode) for p in walk(top)}
+    assert modes == {".": 0o700, "sub": 0o700, f"{LESSON}.ipynb": 0o600, "timestamp.txt": 0o600,
+                     "submission_secret.txt": 0o600}  # fmt: skip
+
+
+def test_collect_runs_under_umask_077_and_restores_the_callers(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "autograder-ann")
+    previous = os.umask(0o022)
+    try:
+        collect(course, exchange)
+        assert os.umask(0o022) == 0o022
+    finally:
+        os.umask(previous)
+    for path in [os.path.join(course, "submitted"), os.path.join(course, "submitted", "autograder-ann")]:
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o700
+
+
+def walk(top: str) -> list[str]:
+    found = [top]
+    for parent, folders, files in os.walk(top):
+        found += [os.path.join(parent, name) for name in folders + files]
+    return found
+
+
+@pytest.mark.parametrize("config", ["nbgrader_config.py", "hub/etc/jupyter/nbgrader_config.py"])
+def test_nbgrader_collect_uses_the_owner_checked_collect_with_the_courses_settings(accounts, course, exchange, config):
+    """`nbgrader collect` itself, with the course's configuration or (alone) the hub's."""
+    env = {**os.environ, "AUTOGRAD_EXCHANGE": exchange, "PYTHONPATH": ROOT}
+    env.pop("AUTOGRADER_DB_URL", None)
+    if config == "nbgrader_config.py":
+        shutil.copy(os.path.join(ROOT, config), course)
+        arguments = [f"--Exchange.root={exchange}"]
+    else:
+        env["JUPYTER_CONFIG_PATH"] = os.path.join(ROOT, os.path.dirname(config))
+        arguments = []
+    submit(exchange, "autograder-ann", "autograder-bob", "ann's answer, in bob's name")
+    done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "nbgrader"), "collect", LESSON, *arguments],
+                          cwd=course, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Refused autograder-bob's submission" in done.stderr
+    assert not os.path.exists(os.path.join(course, "submitted", "autograder-bob"))

@@ -1,0 +1,189 @@
+"""hub/install.py closes the course folder to every account but the grader's and the instructors'
+group, keeps what students' servers read readable, and changes nothing when something is missing.
+
+No hub here: a copy of the course in a folder every account can pass through, and accounts made
+for the test with useradd (a grader, an instructor, a student)."""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.course_copy import copy_working_tree
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="makes accounts and gives files to them: needs root")
+GRADER, TEACHER, STUDENT = "autograder-gr", "autograder-teach", "autograder-ann"
+GROUP = "autograder-staff-test"
+
+
+@pytest.fixture(scope="module")
+def accounts():
+    for name in (GRADER, TEACHER, STUDENT):
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                           capture_output=True)  # fmt: skip
+    yield
+    subprocess.run(["groupdel", GROUP], capture_output=True)
+
+
+@pytest.fixture
+def course(accounts):
+    """A course folder with a SQLite gradebook, a collected submission and a set-user-id file, as
+    loose as a clone and an earlier nbgrader leave them."""
+    subprocess.run(["groupdel", GROUP], capture_output=True)  # each test starts without the group
+    base = tempfile.mkdtemp(prefix="autograd-install-", dir="/var/tmp")
+    os.chmod(base, 0o755)
+    course = copy_working_tree(os.path.join(base, "course"), untracked=True)
+    os.makedirs(os.path.join(course, "submitted", STUDENT, "lesson1_requires_grad"))
+    for name, mode in (("gradebook.db", 0o644), ("submitted/autograder-ann/lesson1_requires_grad/x.ipynb", 0o666)):
+        with open(os.path.join(course, name), "w") as f:
+            f.write("secret\n")
+        os.chmod(os.path.join(course, name), mode)
+    os.chmod(os.path.join(course, "submitted", STUDENT, "lesson1_requires_grad"), 0o777)
+    os.chmod(os.path.join(course, ".ci", "run"), 0o4755)
+    for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):  # the hub's state, kept in hub/
+        with open(os.path.join(course, "hub", name), "w") as f:
+            f.write("postgresql://autograd:password@127.0.0.1/autograd_course\n")
+        os.chmod(os.path.join(course, "hub", name), 0o644)
+    with open(os.path.join(base, "roster.toml"), "w") as f:
+        f.write(f'instructors = ["{TEACHER}"]\ntas = []\nstudents = ["{STUDENT}"]\n')
+    yield course
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def install(course: str, *extra: str) -> subprocess.CompletedProcess:
+    base = os.path.dirname(course)
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "hub", "install.py"), "--course", course, "--grader", GRADER,
+         "--instructors-group", GROUP, "--roster", os.path.join(base, "roster.toml"),
+         "--exchange", os.path.join(base, "exchange"), *extra],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def as_user(user: str, *command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["runuser", "-u", user, "--", *command], capture_output=True, text=True, timeout=60)
+
+
+def snapshot(course: str) -> dict[str, tuple[int, int, int]]:
+    found = {}
+    for folder, folders, files in os.walk(course):
+        for name in [folder, *(os.path.join(folder, f) for f in folders + files)]:
+            status = os.lstat(name)
+            found[name] = (status.st_uid, status.st_gid, status.st_mode)
+    return found
+
+
+def test_the_course_folder_is_closed_to_a_student_and_open_to_the_instructors_group(course):
+    done = install(course)
+    assert done.returncode == 0, done.stderr
+    assert f"instructors' group {GROUP}: made; added {TEACHER}" in done.stdout
+    for path in ("gradebook.db", "notebooks/lesson1_requires_grad/lesson1_requires_grad.ipynb",
+                 "submitted/autograder-ann/lesson1_requires_grad/x.ipynb", "hub/roster.toml"):  # fmt: skip
+        assert as_user(STUDENT, "cat", os.path.join(course, path)).returncode != 0, path
+        assert as_user(TEACHER, "cat", os.path.join(course, path)).returncode == 0, path
+    for path in (".", "notebooks", "submitted", "autograded", "feedback", "reports", ".autograder", "release"):
+        assert as_user(STUDENT, "ls", os.path.join(course, path)).returncode != 0, path
+    for path in ("hub/etc/jupyter/nbgrader_config.py", "autograder/checks.py", "gradlessons/__init__.py"):
+        assert as_user(STUDENT, "cat", os.path.join(course, path)).returncode == 0, path
+
+
+def test_only_what_students_servers_read_keeps_a_mode_for_other_accounts(course):
+    assert install(course).returncode == 0
+    grader, group = pwd.getpwnam(GRADER).pw_uid, grp.getgrnam(GROUP).gr_gid
+    for path, (uid, gid, mode) in snapshot(course).items():
+        relative = os.path.relpath(path, course)
+        if relative in ("hub/jupyterhub.sqlite", "hub/jupyterhub_cookie_secret"):
+            continue  # the hub's own state: the next test
+        assert (uid, gid) == (grader, group), relative
+        if stat.S_ISLNK(mode):
+            continue
+        if relative.startswith(("hub/etc", "autograder", "gradlessons")):
+            assert mode & 0o004, relative
+        elif relative in (".", "hub"):
+            assert stat.S_IMODE(mode) == 0o2751, relative  # passed through, never listed
+        else:
+            assert stat.S_IMODE(mode) & 0o007 == 0, f"{relative} is {oct(stat.S_IMODE(mode))}"
+    assert stat.S_IMODE(os.stat(os.path.join(course, ".ci", "run")).st_mode) == 0o750  # set-user-id gone
+
+
+def test_the_hubs_database_and_cookie_secret_stay_roots_only(course):
+    assert install(course).returncode == 0
+    for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
+        path = os.path.join(course, "hub", name)
+        status = os.stat(path)
+        assert (status.st_uid, stat.S_IMODE(status.st_mode)) == (0, 0o600)
+        for user in (STUDENT, TEACHER, GRADER):
+            assert as_user(user, "cat", path).returncode != 0, user
+
+
+def test_the_courses_exchange_folders_are_the_graders_and_students_can_only_add_to_inbound(course):
+    assert install(course).returncode == 0
+    exchange = os.path.join(os.path.dirname(course), "exchange", "autograd-course")
+    grader = pwd.getpwnam(GRADER).pw_uid
+    modes = {name: os.stat(os.path.join(exchange, name)) for name in (".", "inbound", "outbound", "feedback")}
+    assert {name: (s.st_uid, stat.S_IMODE(s.st_mode)) for name, s in modes.items()} == {
+        ".": (grader, 0o755),
+        "inbound": (grader, 0o1733),
+        "outbound": (grader, 0o755),
+        "feedback": (grader, 0o711),
+    }
+    inbound = os.path.join(exchange, "inbound")
+    assert as_user(STUDENT, "mkdir", os.path.join(inbound, "mine")).returncode == 0
+    assert as_user(STUDENT, "ls", inbound).returncode != 0
+    os.makedirs(os.path.join(inbound, "someone-elses"))
+    assert as_user(STUDENT, "mv", os.path.join(inbound, "someone-elses"), os.path.join(inbound, "x")).returncode != 0
+
+
+def test_an_exchange_course_folder_made_by_a_student_stops_the_install_before_any_change(course):
+    exchange = os.path.join(os.path.dirname(course), "exchange")
+    os.makedirs(os.path.join(exchange, "autograd-course"))
+    os.chown(os.path.join(exchange, "autograd-course"), pwd.getpwnam(STUDENT).pw_uid, -1)
+    before = snapshot(course)
+    done = install(course)
+    assert done.returncode == 2 and "autograd-course exists and is not a folder of" in done.stderr
+    assert snapshot(course) == before
+
+
+def test_links_in_the_course_folder_carry_no_change_to_what_they_point_at(course):
+    outside = os.path.join(os.path.dirname(course), "outside")
+    os.makedirs(outside)
+    with open(os.path.join(outside, "file"), "w") as f:
+        f.write("not the course's\n")
+    os.chmod(os.path.join(outside, "file"), 0o644)
+    os.symlink(os.path.join(outside, "file"), os.path.join(course, "reports-link"))
+    os.symlink(outside, os.path.join(course, "notebooks", "folder-link"))
+    assert install(course).returncode == 0
+    for path in (outside, os.path.join(outside, "file")):
+        status = os.stat(path)
+        assert (status.st_uid, status.st_gid) == (0, 0) and stat.S_IMODE(status.st_mode) in (0o644, 0o755), path
+    assert os.lstat(os.path.join(course, "reports-link")).st_uid == pwd.getpwnam(GRADER).pw_uid
+
+
+def test_a_roster_student_in_the_instructors_group_stops_the_install_before_any_change(course):
+    subprocess.run(["groupadd", GROUP], check=True)
+    subprocess.run(["gpasswd", "-a", STUDENT, GROUP], check=True, capture_output=True)
+    before = snapshot(course)
+    done = install(course)
+    assert done.returncode == 2 and STUDENT in done.stderr and "open the course folder to them" in done.stderr
+    assert snapshot(course) == before
+
+
+def test_a_missing_grader_account_is_said_and_nothing_changes(course):
+    before = snapshot(course)
+    done = install(course, "--grader", "no-such-grader")
+    assert done.returncode == 2 and "there is no account 'no-such-grader'" in done.stderr
+    assert snapshot(course) == before
+    with pytest.raises(KeyError):
+        grp.getgrnam(GROUP)  # not made either
