@@ -231,12 +231,19 @@ def readme_block(repository: str, branch: str) -> str:
 
 # ---- how long a lesson takes: the core path (before "## Exercises") and the whole notebook ----
 
-# A beginner reads technical prose at about 150 words a minute; each code cell is read, run and
-# looked at (about 20 s); an explorer's guided sequence takes about 3 minutes of clicking.
+# The stated speeds of a beginner: technical prose is read at about 150 words a minute; code is read,
+# run and its output looked at, one non-blank line every 5 s (12 lines a minute: the lesson's lines
+# are short and new); each quick-check question needs about 45 s of thinking on top of reading it;
+# an explorer's guided sequence takes about 3 minutes of clicking.
 WORDS_PER_MINUTE = 150
-SECONDS_PER_CODE_CELL = 20
+CODE_LINES_PER_MINUTE = 12
+SECONDS_PER_QUESTION = 45
 EXPLORER_MINUTES = 3
+CORE_PATH_MINUTES = 15  # what each lesson's "about 15 minutes" promises, checked by the tests
 HANDED_OUT = ("badges", "install")  # cells made by `sync`, not part of the lesson's text
+# What a student never reads in a code cell: the solution (the student sees one line to replace
+# instead) and the hidden tests.
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)\b.*?^[ \t]*### END \1\b[^\n]*\n?", re.S | re.M)
 
 
 def _sections(nb: dict) -> dict[str, list[dict]]:
@@ -258,13 +265,29 @@ def _sections(nb: dict) -> dict[str, list[dict]]:
     return parts
 
 
+def code_lines(source: str) -> int:
+    """The non-blank lines a student reads in a code cell: a solution counts as the one line the
+    student replaces, hidden tests count as nothing."""
+    solutions = len(re.findall(r"^[ \t]*### BEGIN SOLUTION\b", source, re.M))
+    return solutions + sum(1 for line in _HIDDEN.sub("", source).splitlines() if line.strip())
+
+
 def _length(cells: list[dict]) -> dict:
+    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     # A word has a letter or digit in it: markdown's `#`, `-` and `·` are not read.
-    words = sum(len(re.findall(r"\S*\w\S*", "".join(c["source"]))) for c in cells if c["cell_type"] == "markdown")
-    code = [c for c in cells if c["cell_type"] == "code"]
-    explorers = sum(1 for c in code if re.search(r"\b\w+Explorer\(\)", "".join(c["source"])))
-    minutes = words / WORDS_PER_MINUTE + len(code) * SECONDS_PER_CODE_CELL / 60 + explorers * EXPLORER_MINUTES
-    return {"cells": len(cells), "words": words, "minutes": round(minutes)}
+    words = sum(len(re.findall(r"\S*\w\S*", text)) for text in markdown)
+    lines = sum(code_lines(text) for text in code)
+    questions = sum(1 for text in markdown if re.match(r"\s*\*\*Question\b", text))
+    explorers = sum(1 for text in code if re.search(r"\b\w+Explorer\(\)", text))
+    exact = (
+        words / WORDS_PER_MINUTE
+        + lines / CODE_LINES_PER_MINUTE
+        + questions * SECONDS_PER_QUESTION / 60
+        + explorers * EXPLORER_MINUTES
+    )
+    return {"cells": len(cells), "words": words, "code_lines": lines, "questions": questions,
+            "explorers": explorers, "exact_minutes": exact, "minutes": round(exact)}  # fmt: skip
 
 
 def lesson_stats(assignment: str) -> dict:
@@ -276,14 +299,15 @@ def lesson_stats(assignment: str) -> dict:
 
 def length_block() -> str:
     rows = [
-        "| lesson | core path: cells | words | minutes | whole lesson: cells | words | minutes |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| lesson | core path: words | code lines | questions | minutes | whole lesson: words | code lines | minutes |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for assignment in assignments():
-        core, whole = lesson_stats(assignment)["core"], lesson_stats(assignment)["all"]
+        lengths = lesson_stats(assignment)
+        core, whole = lengths["core"], lengths["all"]
         rows.append(
-            f"| `{assignment}` | {core['cells']} | {core['words']} | {core['minutes']} "
-            f"| {whole['cells']} | {whole['words']} | {whole['minutes']} |"
+            f"| `{assignment}` | {core['words']} | {core['code_lines']} | {core['questions']} | {core['minutes']} "
+            f"| {whole['words']} | {whole['code_lines']} | {whole['minutes']} |"
         )
     return "\n".join([LENGTH_START, *rows, LENGTH_END])
 
@@ -308,8 +332,8 @@ def codes_blocks(text: str) -> str:
 def stats(extra: list[str]) -> int:
     print(length_block().split("\n", 1)[1].rsplit("\n", 1)[0])
     print(
-        f"(minutes: words / {WORDS_PER_MINUTE} + {SECONDS_PER_CODE_CELL} s per code cell "
-        f"+ {EXPLORER_MINUTES} min per explorer)"
+        f"(minutes: words / {WORDS_PER_MINUTE} + code lines / {CODE_LINES_PER_MINUTE} "
+        f"+ {SECONDS_PER_QUESTION} s per quick-check question + {EXPLORER_MINUTES} min per explorer)"
     )
     return 0
 

@@ -158,6 +158,35 @@ def test_a_lesson_splits_into_core_path_exercises_and_going_deeper_by_its_headin
     parts = course._sections(nb)
     assert [len(parts[k]) for k in ("core", "exercises", "deeper")] == [4, 2, 2]
     core = course._length(parts["core"])
-    assert (core["cells"], core["words"]) == (4, 11)
-    # 11 words at 150 a minute, two code cells at 20 s, one explorer at 3 minutes.
-    assert core["minutes"] == round(11 / 150 + 40 / 60 + 3)
+    assert (core["cells"], core["words"], core["code_lines"], core["explorers"]) == (4, 11, 2, 1)
+
+
+def test_a_lesson_takes_its_words_at_150_a_minute_its_code_at_12_lines_a_minute_and_45_s_a_question():
+    def md(text):
+        return {"cell_type": "markdown", "source": [text], "metadata": {}}
+
+    def code(text):
+        return {"cell_type": "code", "source": [text], "metadata": {}, "outputs": []}
+
+    prose = " ".join(["word"] * 300)  # 2 minutes of reading
+    cells = [
+        md(prose),
+        code("\n".join(f"x{i} = {i}" for i in range(18)) + "\n\n\n"),  # 18 lines: blank ones are not read
+        code("# a comment is read too\nGradExplorer()\n"),  # 2 lines and an explorer (3 minutes)
+        md("**Question 1.** Which one?"),
+        code("### BEGIN SOLUTION\nanswer = 'b'\nmore = 1\n### END SOLUTION\n"),  # the one line to replace
+        md("**Question 2.** And now?"),
+        code("answer = 'c'\n### BEGIN HIDDEN TESTS\nassert answer\n### END HIDDEN TESTS\n"),  # hidden: unread
+    ]
+    length = course._length(cells)
+    assert (length["code_lines"], length["questions"], length["explorers"]) == (18 + 2 + 1 + 1, 2, 1)
+    words = 300 + 4 + 4
+    expected = words / 150 + 22 / 12 + 2 * 45 / 60 + 3
+    assert length["exact_minutes"] == pytest.approx(expected)
+    assert length["minutes"] == round(expected) == 8
+
+
+def test_a_question_is_only_a_paragraph_that_starts_with_a_bold_question_label():
+    text = "The **Question 1.** label in the middle of a paragraph is not a question."
+    cells = [{"cell_type": "markdown", "source": [text], "metadata": {}}]
+    assert course._length(cells)["questions"] == 0
