@@ -1,10 +1,11 @@
 """The experiments behind lesson 3's figures, so that the lesson shows each result in one line.
 
-Each experiment comes in two parts, as in the explorers: plain functions that run real PyTorch code
-and return numbers or tensors (tested headless in ``tests/gradlessons/test_lesson3.py``, which checks
-the numbers the lesson states), and thin ``plot_...`` functions that draw those numbers into a
-matplotlib ``Figure``. The figures are made without pyplot: a notebook cell that returns one shows it
-once (IPython's inline backend displays a returned ``Figure``), and no pyplot figure is left open.
+Each experiment comes in layers, as in the explorers: plain functions that run real PyTorch code and
+return numbers or tensors (tested headless in ``tests/gradlessons/test_lesson3.py``, which checks the
+numbers the lesson states), ``..._figure`` functions that draw those numbers into a pyplot-free
+matplotlib ``Figure``, and ``plot_...`` functions that show such a figure the way ``draw_graph`` does:
+as a PNG in an ``ipywidgets.Output`` (:func:`gradlessons.figures.show_figure`), which a cell displays
+by ending with it. So the lesson needs no ``%matplotlib inline`` and leaves no pyplot figure open.
 
 Every function draws its random numbers inside ``torch.random.fork_rng`` with its own seed: a call
 gives the same result every time, whatever ran before, and leaves the notebook's random state as it
@@ -13,9 +14,12 @@ was. A student who wants to see the code behind a figure reads it with ``plot_fo
 
 from __future__ import annotations
 
+import ipywidgets as widgets
 import torch
 from matplotlib.figure import Figure
 from torch import nn
+
+from gradlessons.figures import show_figure
 
 #: The line the toy data is drawn around: y = TRUE_SLOPE * x + TRUE_BIAS.
 TRUE_SLOPE, TRUE_BIAS = 3.0, 1.0
@@ -54,7 +58,12 @@ def fit_line_slopes(
     return slopes
 
 
-def plot_forgetting_to_clear(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> Figure:
+def plot_forgetting_to_clear(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> widgets.Output:
+    """Show :func:`forgetting_to_clear_figure` (end a cell with the result to display it)."""
+    return _shown(forgetting_to_clear_figure(x, y, steps), "the slope, cleared and never cleared")
+
+
+def forgetting_to_clear_figure(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> Figure:
     """The slope learned step by step, cleared every step and never cleared, against the true slope."""
     fig = Figure(figsize=(5, 3), layout="constrained")
     ax = fig.subplots()
@@ -115,7 +124,12 @@ def layer_grad_norms(weight_std: float, depth: int = 20) -> list[float]:
     return [m.weight.grad.norm().item() for m in net if isinstance(m, nn.Linear)]
 
 
-def plot_layer_grad_norms(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> Figure:
+def plot_layer_grad_norms(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> widgets.Output:
+    """Show :func:`layer_grad_norms_figure` (end a cell with the result to display it)."""
+    return _shown(layer_grad_norms_figure(weight_stds, depth), "gradient norm per layer")
+
+
+def layer_grad_norms_figure(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> Figure:
     """The weight-gradient norm of every layer of the deep tanh network, one line per init std, on a
     log scale (the norms span several powers of ten)."""
     fig = Figure(figsize=(5, 3), layout="constrained")
@@ -130,3 +144,9 @@ def plot_layer_grad_norms(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: in
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return fig
+
+
+def _shown(fig: Figure, label: str) -> widgets.Output:
+    output = widgets.Output()
+    show_figure(output, fig, label)
+    return output

@@ -72,8 +72,14 @@ def test_the_figures_are_pyplot_free_and_have_their_lines():
     import matplotlib.pyplot as plt
 
     open_before = plt.get_fignums()
-    fig = lesson3.plot_forgetting_to_clear(*lesson3.line_data())
+    fig = lesson3.forgetting_to_clear_figure(*lesson3.line_data())
     assert isinstance(fig, Figure) and len(fig.axes[0].get_lines()) == 3  # two runs and the true slope
-    fig = lesson3.plot_layer_grad_norms()
+    fig = lesson3.layer_grad_norms_figure()
     assert fig.axes[0].get_yscale() == "log" and len(fig.axes[0].get_lines()) == 2
     assert plt.get_fignums() == open_before
+
+
+def test_the_plot_helpers_show_one_png_each():
+    for output in (lesson3.plot_forgetting_to_clear(*lesson3.line_data()), lesson3.plot_layer_grad_norms()):
+        (shown,) = output.outputs
+        assert shown["output_type"] == "display_data" and shown["data"]["image/png"]
