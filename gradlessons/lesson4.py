@@ -120,15 +120,15 @@ def tracking_cost(model: nn.Module, x: torch.Tensor, repeats: int = 5) -> Tracki
     return TrackingCost(len(x), tracked_mb, no_grad_mb, tracked_s * 1e3, no_grad_s * 1e3)
 
 
-def compare_tracking_cost(model: nn.Module, x: torch.Tensor, repeats: int = 5) -> TrackingCost:
-    """Print :func:`tracking_cost` as two lines (memory, then the time and its ratio) and return it."""
+def compare_tracking_cost(model: nn.Module, x: torch.Tensor, repeats: int = 5) -> None:
+    """Print :func:`tracking_cost` as two lines: memory, then the time and its ratio. (It returns
+    nothing, so a cell that ends with it shows only these lines.)"""
     cost = tracking_cost(model, x, repeats)
     print(f"activations kept: tracking on {cost.tracked_mb:.2f} MB, no_grad() {cost.no_grad_mb:.2f} MB")
     print(
         f"forward time    : tracking on {cost.tracked_ms:.2f} ms, no_grad() {cost.no_grad_ms:.2f} ms "
         f"(ratio {cost.time_ratio:.2f}; it changes from run to run)"
     )
-    return cost
 
 
 def batch_sweep(model: nn.Module, batch_sizes: Sequence[int], in_features: int, repeats: int = 3) -> list[TrackingCost]:
