@@ -371,9 +371,12 @@ def sync(extra: list[str]) -> int:
     else:
         setup()
         nbgrader = [os.path.join(BIN, "python"), "-m", "nbgrader"]
+    # nbgrader runs the `alembic` command of its own environment when it creates a gradebook: that
+    # environment's bin goes first on PATH, also when its python was called without activating it.
+    env = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(nbgrader[0]), os.environ.get("PATH", "")])}
     for assignment in assignments():
         done = subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=ROOT,
-                              capture_output=True, text=True)  # fmt: skip
+                              capture_output=True, text=True, env=env)  # fmt: skip
         if done.returncode != 0:
             print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
             return done.returncode
