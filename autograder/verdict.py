@@ -83,25 +83,33 @@ def first_failure(exercise: str, scenarios: list, observations: list[dict], judg
     return together(exercise, named)
 
 
-def together(exercise: str, verdicts: list[Verdict], also: str = "Also:") -> Verdict:
+def together(exercise: str, verdicts: list[Verdict], also: str = "Also:", keep_order: bool = False) -> Verdict:
     """Several mistakes as one verdict: each code once, the most important first (it names the
-    verdict), in the order of the exercise's table of codes."""
-    first, *others = sorted(verdicts, key=lambda v: code_rank(exercise, v.code))
+    verdict), in the order of the exercise's table of codes (or as given, with ``keep_order``)."""
+    first, *others = verdicts if keep_order else sorted(verdicts, key=lambda v: code_rank(exercise, v.code))
     texts = [first.message, *(f"{also} {v.message[0].lower()}{v.message[1:]}" for v in others)]
     review = next((v.review for v in [first, *others] if v.review), "")
     return Verdict(exercise, first.code, " ".join(texts), review=review)
 
 
 def code_rank(exercise: str, code: str) -> int:
-    """Where ``code`` stands in the order of ``autograder/codes.py``: the earlier, the more important.
-    An exercise whose table lists the shared codes (lesson 3: an error after the clearing mistakes)
-    has them there; the others have them first, as codes.py defines them first: a crash in one case
-    is named before what the other cases show."""
-    from .codes import MEANINGS, SHARED
-
-    own = list(MEANINGS.get(exercise, {}))
-    order = own if "error" in own else [*SHARED, *(c for c in own if c not in SHARED)]
+    """Where ``code`` stands in the exercise's table of codes (``autograder/codes.py``): the earlier,
+    the more important.  A code the table does not list (the shared ``error`` of the exercises whose
+    table leaves it out) comes after the listed ones."""
+    order = _table(exercise)
     return order.index(code) if code in order else len(order)
+
+
+def listed(exercise: str, code: str) -> bool:
+    """Does the exercise's table of codes order ``code`` among its own?  (Lesson 3's lists ``error``
+    after the clearing mistakes; the other exercises' tables leave the shared codes out.)"""
+    return code in _table(exercise)
+
+
+def _table(exercise: str) -> list[str]:
+    from .codes import MEANINGS
+
+    return list(MEANINGS.get(exercise, {}))
 
 
 def _seen_with(message: str, scenario, n_scenarios: int) -> str:

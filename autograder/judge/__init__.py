@@ -36,7 +36,7 @@ from types import ModuleType
 from .. import exercises
 from ..record import UnreadableRecord, decode
 from ..sandbox.limits import DEFAULTS, Limits
-from ..verdict import Verdict, together
+from ..verdict import Verdict, code_rank, listed, together
 from .validate import Flag, InvalidRecord, ListOf, NotFinite, Record, Text, check
 
 
@@ -124,49 +124,73 @@ def judge_scenarios(
     verdict names every mistake, the crash and what the other scenarios show, the most important
     first.  A run that stopped (a timeout, a dead process) is judged on what came back before."""
     judge = get(exercise)
-    judged, observations, problems = [], [], []  # problems: (verdict, scenario, the exception's type)
+    judged, observations, problems = [], [], []  # problems: (verdict, scenario, its index, exception type)
     for index, scenario in enumerate(scenarios):
         if index >= len(records):
-            problems.append((_missing(exercise, scenarios, index, ended, limits), scenario, None))
+            problems.append((_missing(exercise, scenarios, index, ended, limits), scenario, index, None))
             break
         try:
             record = read_record(records[index])
             if "failure" in record:
-                problems.append((_failed(exercise, record, limits), scenario, None))
+                problems.append((_failed(exercise, record, limits), scenario, index, None))
                 break
             if record["tampered"]:
                 return tampered_verdict(exercise, record["tampered"])
             if record["error"] is not None:
-                problems.append((error_verdict(exercise, record["error"], scenario), scenario, record["error"]["type"]))
+                error = record["error"]
+                problems.append((error_verdict(exercise, error, scenario), scenario, index, error["type"]))
                 continue
             check(judge.schema(scenario), record["observation"], "the observation")
         except NotFinite as error:
-            problems.append((_not_finite(exercise, judge, scenario, error), scenario, None))
+            problems.append((_not_finite(exercise, judge, scenario, error), scenario, index, None))
             continue
         except InvalidRecord as error:
             why = f"The run of your code sent back a record the grader cannot accept ({error})."
             return Verdict(exercise, "error", why, review=f"unreadable record: {error}")
-        judged.append(scenario)
+        judged.append((index, scenario))
         observations.append(record["observation"])
-    verdict = judge.judge(judged, observations) if observations else None
-    return _together(exercise, verdict, problems)
+    cases = [scenario for _, scenario in judged]
+    verdict = judge.judge(cases, observations) if observations else None
+
+    def first_case() -> int:
+        """The index of the first judged case that shows the judge's mistake."""
+        for k in range(1, len(cases)):
+            if not judge.judge(cases[:k], observations[:k]).passed:
+                return judged[k - 1][0]
+        return judged[-1][0]
+
+    return _together(exercise, verdict, problems, first_case)
 
 
-def _together(exercise: str, verdict: Verdict | None, problems: list[tuple]) -> Verdict:
+def _together(exercise: str, verdict: Verdict | None, problems: list[tuple], first_case=None) -> Verdict:
     """The judge's verdict on the scenarios that ran to the end, with the mistakes of those that did
-    not: each named once, the most important first (``verdict.code_rank``), each with the case it
-    showed in.
+    not (a crash, a timeout): each named once, each with the case it showed in.
 
-    An exception the exercise explains in one case (on a leaf, "crashes_on_leaf") but not in
-    another is a general crash: the plain error names it, not the explanation."""
-    unexplained = {kind for problem, _, kind in problems if problem.code == "error" and kind}
-    found = [] if verdict is None or verdict.passed else [verdict]
-    for problem, scenario, kind in problems:
+    The exercise's table of codes orders its own codes (``verdict.code_rank``).  A crash it does not
+    list (every table but lesson 3's leaves ``error`` out) is named where it happened: before the
+    judged mistakes when its case came before the first case that showed them, after them otherwise.
+    An exception the exercise explains in one case (on a leaf, ``crashes_on_leaf``) but not in another
+    is a general crash: the plain error names it, not the explanation."""
+    unexplained = {kind for problem, _, _, kind in problems if problem.code == "error" and kind}
+    found = [] if verdict is None or verdict.passed else [(verdict, first_case() if problems else 0)]
+    for problem, scenario, case, kind in problems:
         if problem.code != "error" and kind in unexplained:
             continue
-        if all(problem.code != other.code for other in found):
-            found.append(_seen_with(problem, scenario))
-    return together(exercise, found, also="Also, in another case:") if found else verdict
+        if all(problem.code != other.code for other, _ in found):
+            found.append((_seen_with(problem, scenario), case))
+    if not found:
+        return verdict
+    ranked = sorted(
+        (item for item in found if listed(exercise, item[0].code)), key=lambda i: code_rank(exercise, i[0].code)
+    )
+    start = min((case for _, case in ranked), default=len(problems) + 1)
+    crashes = sorted((item for item in found if not listed(exercise, item[0].code)), key=lambda i: i[1])
+    ordered = (
+        [v for v, case in crashes if case < start]
+        + [v for v, _ in ranked]
+        + [v for v, case in crashes if case >= start]
+    )
+    return together(exercise, ordered, also="Also, in another case:", keep_order=True)
 
 
 def _seen_with(verdict: Verdict, scenario) -> Verdict:

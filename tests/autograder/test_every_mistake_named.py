@@ -4,6 +4,7 @@ only on the next run."""
 
 import torch
 
+from autograder import exercises
 from autograder.codes import MEANINGS
 from tests.judging import verdict_of
 
@@ -132,6 +133,21 @@ def test_a_crash_in_one_case_still_lets_the_other_cases_name_their_mistake():
             return model(x)  # and never switched to eval mode
 
     verdict = verdict_of("predict", crashes_from_eval_mode)
-    # codes.py names the shared codes first: the crash leads, the other cases' mistake follows.
+    # predict's table of codes does not list `error`: the crash is named where it happened, after
+    # the mistake of the first case (which starts in train mode).
+    assert exercises.get("predict").suite()[0].start == "train"
+    assert verdict.code == "not_eval"
+    assert position(verdict.message, "training mode") < position(verdict.message, "RuntimeError")
+    assert "Also, in another case" in verdict.message
+
+
+def test_a_crash_in_the_first_case_is_named_before_what_later_cases_show():
+    def crashes_on_a_0d_tensor(f, x, eps=1e-4):
+        if x.dim() == 0:
+            raise ValueError("this function only handles tensors with at least one dimension")
+        return torch.zeros_like(x)  # and wrong everywhere else
+
+    assert exercises.get("finite_difference_grad").suite()[0].shape == ()  # the 0-d case comes first
+    verdict = verdict_of("finite_difference_grad", crashes_on_a_0d_tensor)
     assert verdict.code == "error"
-    assert position(verdict.message, "RuntimeError") < position(verdict.message, "training mode")
+    assert position(verdict.message, "ValueError") < position(verdict.message, "Also, in another case")
