@@ -3,9 +3,10 @@ that cannot run anything.
 
 The autograded notebook holds the hidden tests (nbgrader puts them back to run them), and an
 error's traceback quotes the lines of the cell that raised.  ``HideHiddenTests`` replaces each
-hidden region by a one-line comment and cuts the traceback of those cells down to the error's
-last line, which for the course's checks is the diagnosis (``NotYet: train_step: never_clears:
-...``).  What the check printed (the ✅/❌ lines) stays.
+hidden region by a one-line comment and cuts the traceback of those cells down to one line: for
+the course's checks the line that the cell counts as failed (``checks.FAILED_LINE``; the diagnosis
+is in the ❌ line the check printed), for any other error its last line.
+What the check printed (the ✅/❌ lines) stays.
 
 ``FeedbackPage`` is nbgrader's feedback exporter (nbconvert's HTMLExporter with nbgrader's feedback
 template) whose page carries its own Content-Security-Policy in a ``<meta>`` at the top of its
@@ -23,6 +24,7 @@ from nbconvert.exporters import HTMLExporter
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import Unicode
 
+from ..checks import FAILED_LINE
 from .sanitize import PAGE_POLICY
 
 PLACEHOLDER = "# (hidden tests ran here; their code is not shown)"
@@ -47,7 +49,9 @@ class HideHiddenTests(ClearHiddenTests):
                 kept.append(line)
         cell.source = "\n".join(kept)
         for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
+            if output.get("output_type") == "error" and output.get("ename") == "NotYet":
+                output["traceback"] = [FAILED_LINE]  # the ❌ line printed above says what to fix
+            elif output.get("output_type") == "error":
                 output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
         return cell, resources
 

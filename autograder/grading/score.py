@@ -37,6 +37,7 @@ from dataclasses import replace
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from ..checks import FAILED_LINE
 from ..sandbox.limits import SCORE_GRACE_SECONDS, SandboxLimits
 from .execute import NOT_RUN, STOPPED, error_output, shared_cells
 from .notes import add_note, add_review
@@ -241,6 +242,7 @@ class ScoreChecks(NbGraderPreprocessor):
         results, lines = [], ["Checked by the grader on your answer cells, outside your notebook:"]
         if stopped:
             lines.append("(The notebook was stopped before this cell ran; its checks were scored all the same.)")
+        failures, passes = [], []
         for k, check in enumerate(checks):
             if check["exercise"] in blank:
                 verdict = Verdict(check["exercise"], "unanswered", UNANSWERED.format(name=check["exercise"]))
@@ -253,14 +255,23 @@ class ScoreChecks(NbGraderPreprocessor):
                             "review": verdict.review})  # fmt: skip
             mark = "✅" if verdict.passed else "❌"
             code = "" if verdict.passed else f" [{verdict.code}]"
-            lines.append(f"{mark} {verdict.exercise}{code}: {verdict.message}")
+            line = f"{mark} {verdict.exercise}{code}: {verdict.message}"
+            # Each distinct verdict once (two seeds usually agree), what to fix before what passed.
+            shown = passes if verdict.passed else failures
+            if line not in shown:
+                shown.append(line)
             if verdict.review:
                 add_review(resources, f"{check['exercise']} (cell {_label(cell)}): {verdict.review}")
+        lines += failures + passes
         cell.outputs = [new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
         failed = [r for r in results if not r["passed"]]
         if failed:
             first = failed[0]
-            cell.outputs.append(error_output("NotYet", f"{first['exercise']}: {first['code']}: {first['message']}"))
+            # The error fails the cell for nbgrader; its name and value are for the reports, and what
+            # it shows is one line that does not repeat the ❌ line above.
+            error = error_output("NotYet", f"{first['exercise']}: {first['code']}: {first['message']}")
+            error["traceback"] = [FAILED_LINE]
+            cell.outputs.append(error)
         cell.metadata.setdefault("autograder", {})["checks"] = results
 
     def _quizzes(self, nb) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..exercises._lesson3.scenarios import Scenario
 from ..exercises.train_accumulated import NAME
 from ..verdict import Verdict, returned_kind
-from ._lesson3.runs import SWAPPED_LOSS, judge_runs, loss_matches, runs, scaler_found_no_gradient, swapped_loss
+from ._lesson3.runs import SWAPPED_LOSS, correct, judge_runs, loss_matches, scaler_found_no_gradient, swapped_loss
 from ._lesson3.schema import run_schema
 
 NOT_FINITE = "wrong_gradient"  # inf or NaN in a gradient or a parameter
@@ -36,9 +36,10 @@ def _check_return(run, obs) -> str | None:
 
 
 MESSAGES = {
-    "ok": lambda scenarios: (
-        "Correct: each optimizer.step() saw the mean gradient of its micro-batches "
-        f"({runs(scenarios)}; accum_steps {' and '.join(str(k) for k in sorted({s.accum_steps for s in scenarios}))})."
+    "ok": lambda scenarios: correct(
+        scenarios,
+        "each optimizer.step() saw the mean gradient of its micro-batches, with accum_steps "
+        + " and ".join(str(k) for k in sorted({s.accum_steps for s in scenarios})),
     ),
     "clears_after_step": lambda sc: (
         "You clear only after step(), so stale gradients from before the call leaked into the "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..exercises._lesson3.scenarios import Scenario
 from ..exercises.train_step import NAME
 from ..verdict import Verdict, returned_kind
-from ._lesson3.runs import SWAPPED_LOSS, judge_runs, loss_matches, runs, scaler_found_no_gradient, swapped_loss
+from ._lesson3.runs import SWAPPED_LOSS, correct, judge_runs, loss_matches, scaler_found_no_gradient, swapped_loss
 from ._lesson3.schema import run_schema
 
 NOT_FINITE = "wrong_gradient"  # inf or NaN in a gradient or a parameter
@@ -30,11 +30,9 @@ def _check_return(run, obs) -> str | None:
 
 
 MESSAGES = {
-    "ok": lambda scenarios: (
-        f"Correct: every optimizer.step() saw exactly the current batch's gradient ({runs(scenarios)})."
-    ),
+    "ok": lambda scenarios: correct(scenarios, "every optimizer.step() saw exactly the current batch's gradient"),
     "clears_after_step": lambda sc: (
-        "Your loop clears the gradients only after step(), so stale gradients left over from "
+        "Your function clears the gradients only after step(), so stale gradients left over from "
         "earlier code leaked into the very first update. Clear them at the start of each call, "
         "before backward()."
     ),

@@ -30,6 +30,19 @@ def runs(scenarios: list[Scenario]) -> str:
     return f"{len(scenarios)} runs with different models and optimizers, {where}"
 
 
+#: What a pass from a clean start adds: the test cell below starts from stale gradients, the case
+#: the lesson is about, and a ✅ here must not read as "done".
+NEXT_CELL = "now run the next cell, which starts from stale gradients"
+
+
+def correct(scenarios: list[Scenario], saw: str) -> str:
+    """The message of a pass: what every step() saw, and, when only clean starts were checked
+    (the first test cell), the pointer to the dirty-start cell below, first so it is read."""
+    if {s.start for s in scenarios} == {"fresh"}:
+        return f"Correct from a clean start — {NEXT_CELL}. {saw[0].upper()}{saw[1:]} ({runs(scenarios)})."
+    return f"Correct: {saw} ({runs(scenarios)})."
+
+
 # What GradScaler.step raises when every .grad is None, and when no loss went through scaler.scale.
 NO_GRADIENT = ("No inf checks were recorded for this optimizer", "Attempted step but _scale is None")
 
