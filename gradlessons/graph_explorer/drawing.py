@@ -35,7 +35,7 @@ STYLES = {
 LEGEND = {
     "op": "grad_fn node",
     "leaf": "AccumulateGrad (leaf, requires grad)",
-    "constant": "no grad (None in next_functions)",
+    "constant": "input without grad (None in next_functions)",
 }
 
 
@@ -139,15 +139,16 @@ def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
     for node in graph.nodes:
         layers.setdefault(node.depth, []).append(node.id)
     where = {}
+    order = {n.id: n.order for n in graph.nodes}
     for depth, ids in layers.items():
-        for i, node_id in enumerate(ids):
+        for i, node_id in enumerate(sorted(ids, key=order.get)):  # first argument on the left
             where[node_id] = ((i + 1) / (len(ids) + 1), -float(depth))
     return where
 
 
 def _label(node) -> str:
-    if node.kind == "constant":
-        return f"{node.tensor}\n(no grad)" if node.tensor else "no grad"
+    if node.kind == "constant":  # every grey box says which input it is, or at least what it is
+        return f"{node.tensor}\n(no grad)" if node.tensor else "an input\n(no grad)"
     if node.tensor:
         return f"{node.label}\n({node.tensor})"
     return node.label

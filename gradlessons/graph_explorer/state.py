@@ -103,6 +103,10 @@ class Node:
     kind: str
     tensor: str | None  # the tensor this node belongs to, when known
     depth: int
+    #: Left-to-right place within its layer: the node's first visit in a walk from the root that
+    #: takes each node's inputs in argument order, so the first argument is drawn on the left, and a
+    #: graph that grows on top (a new step) keeps its inputs on the same sides.
+    order: int = 0
 
 
 @dataclass(frozen=True)
@@ -440,38 +444,103 @@ def read_graph(
     root = tensor.grad_fn
     ids: dict = {root: 0}
     order, edges, constants = [root], [], []
+    slots: dict[int, list] = {}  # node id -> its inputs in argument order: ("node", id) or ("grey", k)
     queue = deque([root])
     while queue:
         node = queue.popleft()
         inputs = operands.get(node, ())
+        slots[ids[node]] = []
         for i, (child, _) in enumerate(node.next_functions):
             if child is None:
-                constants.append((ids[node], inputs[i] if i < len(inputs) else None))
+                given = inputs[i] if i < len(inputs) else None
+                slots[ids[node]].append(("grey", len(constants)))
+                constants.append((ids[node], given if given else _grey_input(node, i, tensors)))
                 continue
             if child not in ids:
                 ids[child] = len(order)
                 order.append(child)
                 queue.append(child)
             edges.append((ids[node], ids[child]))
+            slots[ids[node]].append(("node", ids[child]))
+    constants = _name_the_last_grey_input(constants, tensors)
     depth = _longest_depths(len(order) + len(constants), edges, constants, len(order))
+    place = _argument_order(slots, len(order))
     nodes = []
     for node, index in ids.items():
         name = type(node).__name__
         if name == "AccumulateGrad":
             leaf = next((n for n, t in tensors.items() if t is node.variable), None)
-            nodes.append(Node(index, name, "leaf", leaf, depth[index]))
+            nodes.append(Node(index, name, "leaf", leaf, depth[index], place[index]))
         else:
-            nodes.append(Node(index, name, "op", owners.get(node), depth[index]))
+            nodes.append(Node(index, name, "op", owners.get(node), depth[index], place[index]))
     nodes.sort(key=lambda n: n.id)
     for k, (parent, operand) in enumerate(constants):
         index = len(order) + k
-        label = f"{operand} (constant)" if operand else "constant"
-        nodes.append(Node(index, label, "constant", operand, depth[index]))
+        label = f"{operand} (constant)" if operand else "input without grad"
+        nodes.append(Node(index, label, "constant", operand, depth[index], place[index]))
         edges.append((parent, index))
     note = f"{len(order)} autograd nodes behind {target}"
     if constants:
         note += f", {len(constants)} grey input(s) without grad (None in next_functions)"
     return Graph(target, tuple(nodes), tuple(edges), note + ".")
+
+
+def _grey_input(node, slot: int, tensors: Mapping[str, torch.Tensor]) -> str | None:
+    """The name of the input at ``slot`` of ``node`` that needs no grad, from the tensors the node
+    saved for its backward (``_saved_self`` is the first argument; the others come after): a named
+    tensor that shares its memory, or a plain number (``w * 3``).  None when the node saved
+    nothing that tells (an addition saves no input)."""
+    saved = {}
+    for attr in dir(node):
+        if attr.startswith("_saved_"):
+            try:
+                value = getattr(node, attr)
+            except Exception:  # a saved tensor freed by backward(), or not readable
+                continue
+            if isinstance(value, torch.Tensor):
+                saved[attr[len("_saved_") :]] = value
+    pool = [saved["self"]] if slot == 0 and "self" in saved else [v for k, v in saved.items() if k != "self"]
+    named = {
+        name
+        for name, t in tensors.items()
+        if not t.requires_grad
+        for v in pool
+        if v.data_ptr() == t.data_ptr() and v.shape == t.shape and v.dtype == t.dtype
+    }
+    if len(named) == 1:
+        return named.pop()
+    numbers = [v for v in pool if v.dim() == 0 and v.data_ptr() not in {t.data_ptr() for t in tensors.values()}]
+    if not named and len(pool) == 1 and len(numbers) == 1:
+        return f"{numbers[0].item():g}"
+    return None
+
+
+def _name_the_last_grey_input(constants: list, tensors: Mapping[str, torch.Tensor]) -> list:
+    """When exactly one grey input is still unnamed and exactly one named tensor without grad is
+    neither a grey input already nor the leaf of anything, that input is that tensor (``y + z``
+    saves nothing, but ``draw_graph(loss, {"z": z, ...})`` was told about z)."""
+    unnamed = [k for k, (_, name) in enumerate(constants) if not name]
+    taken = {name for _, name in constants if name}
+    left = [n for n, t in tensors.items() if not t.requires_grad and n not in taken]
+    if len(unnamed) != 1 or len(left) != 1:
+        return constants
+    k = unnamed[0]
+    return [*constants[:k], (constants[k][0], left[0]), *constants[k + 1 :]]
+
+
+def _argument_order(slots: dict[int, list], n_nodes: int) -> dict[int, int]:
+    """Each node's first visit in a depth-first walk from the root, inputs in argument order
+    (grey inputs numbered after the ``n_nodes`` autograd nodes)."""
+    place: dict[int, int] = {}
+    stack = [0]
+    while stack:
+        index = stack.pop()
+        if index in place:
+            continue
+        place[index] = len(place)
+        children = [i if kind == "node" else n_nodes + i for kind, i in slots.get(index, [])] if index < n_nodes else []
+        stack.extend(reversed(children))
+    return place
 
 
 def _longest_depths(n: int, edges: list, constants: list, first_constant: int) -> list[int]:

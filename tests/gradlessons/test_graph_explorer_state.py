@@ -317,8 +317,8 @@ def test_read_graph_labels_named_tensors_and_leaves_and_ignores_other_names():
         ("AddBackward0", "op", None),
         ("MulBackward0", "op", "y"),
         ("AccumulateGrad", "leaf", "w"),
-        ("constant", "constant", None),
-        ("constant", "constant", None),
+        ("input without grad", "constant", None),  # x.exp(): no name for it, and Add saves nothing
+        ("x (constant)", "constant", "x"),  # MulBackward0 saved x for w's gradient
     ]
     assert set(graph.edges) == {(0, 1), (1, 2), (2, 3), (1, 4), (2, 5)}
     assert "2 grey input(s)" in graph.note
@@ -331,3 +331,39 @@ def test_read_graph_without_names_and_on_tensors_without_grad_fn():
     assert [n.tensor for n in graph.nodes] == [None, None]
     assert read_graph(w, "w").nodes[0].kind == "leaf"
     assert read_graph(w.detach(), "d").nodes[0].kind == "constant"
+
+
+def test_read_graph_names_every_grey_input_it_can_and_keeps_the_first_argument_on_the_left():
+    """Lesson 1's graph: x found in what MulBackward0 saved, z as the one named input left."""
+    from gradlessons.graph_explorer.drawing import _label, _positions
+
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    x = torch.tensor([3.0, 4.0])
+    y = x * w  # the input without grad is the first argument
+    z = x * 3 + 1
+    loss = (y + z).sum()
+    graph = read_graph(loss, "loss", {"w": w, "x": x, "y": y, "z": z, "loss": loss})
+    grey = [n for n in graph.nodes if n.kind == "constant"]
+    assert sorted(n.tensor for n in grey) == ["x", "z"]
+    assert sorted(_label(n) for n in grey) == ["x\n(no grad)", "z\n(no grad)"]
+    where = _positions(graph)
+    by_name = {n.tensor or n.label: where[n.id] for n in graph.nodes}
+    assert by_name["x"][1] == by_name["w"][1] and by_name["x"][0] < by_name["w"][0]  # x * w: x left of w
+    assert by_name["y"][1] == by_name["z"][1] and by_name["y"][0] < by_name["z"][0]  # y + z: y left of z
+    assert _label(next(n for n in read_graph(w * 3).nodes if n.kind == "constant")) == "3\n(no grad)"
+    unnamed = read_graph((w + x.exp()).sum())  # nothing tells which tensor it was: still says what it is
+    assert [_label(n) for n in unnamed.nodes if n.kind == "constant"] == ["an input\n(no grad)"]
+
+
+def test_the_explorers_inputs_keep_their_sides_as_the_graph_grows():
+    state = GraphExplorerState(requires_grad={"a": False, "b": True, "c": True}, starter=())
+    sides = []
+    for op, x, y in (("mul", "a", "b"), ("add", "t1", "c"), ("sin", "t2", None)):
+        state.apply(op, x, y)
+        graph = state.graph()
+        from gradlessons.graph_explorer.drawing import _positions
+
+        where = _positions(graph)
+        named = {n.tensor or n.label: where[n.id][0] for n in graph.nodes if n.tensor in ("a", "b")}
+        sides.append(named["a"] < named["b"])
+    assert sides == [True, True, True]
