@@ -25,9 +25,7 @@ from dataclasses import dataclass
 
 SKIP = "skip step"
 RESTART = "restart guide"
-FINISHED = (
-    "Guide finished. Every control keeps working: explore freely, or click `restart guide` to go through it again."
-)
+FINISHED = "Every control keeps working: explore freely, or click `restart guide` to go through the steps again."
 
 
 @dataclass(frozen=True)
@@ -58,6 +56,8 @@ class Guide:
         steps: The steps, in order.
         index: The current step (``len(steps)`` once finished).
         note: The line about the latest action: a ✓ note, an off-script word, or "".
+        looks: ``(step number, what to look at)`` of each step the latest action completed; emptied by
+            the next action that completes none (its values would no longer be the state's).
         start: Where the current step began, by ``clock`` (e.g. the length of the explorer's history),
             so that a step can look at the actions made since.
     """
@@ -98,6 +98,7 @@ class Guide:
             look = step.look(*context) if callable(step.look) else step.look
             done.append((self.index + 1, look))
             self._move(self.index + 1)
+        self.looks = done
         if done:
             numbers = " and ".join(str(k) for k, _ in done)
             self.note = f"✓ Step{'s' if len(done) > 1 else ''} {numbers} done. " + " ".join(look for _, look in done)
@@ -118,12 +119,12 @@ class Guide:
         """Go to the next step without doing this one (nothing once finished)."""
         if not self.finished:
             self.note = f"Step {self.index + 1} skipped."
-            self._done = ""
+            self._done, self.looks = "", []
             self._move(self.index + 1)
 
     def restart(self) -> None:
         self.note = ""
-        self._done = ""
+        self._done, self.looks = "", []
         self._move(0)
 
     def _move(self, index: int) -> None:

@@ -58,9 +58,10 @@ def inline(text: str) -> str:
 
 
 def guide_html(guide: Guide) -> str:
-    """The current step (or the closing line), then the note about the latest action."""
-    parts = [f"<div><b>Guide &middot; {html.escape(guide.heading)}:</b> {inline(guide.prompt)}</div>"]
+    """The note about the latest action (what the step just done showed), then the current step."""
+    parts = []
     if guide.note:
         style = NOTE_STYLE if guide.note.startswith("✓") else OFF_SCRIPT_STYLE
         parts.append(f"<div style='{style}'>{inline(guide.note)}</div>")
+    parts.append(f"<div><b>Guide &middot; {html.escape(guide.heading)}:</b> {inline(guide.prompt)}</div>")
     return f"<div style='{BOX_STYLE}'>{''.join(parts)}</div>"

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import torch
 
+from gradlessons.guide import FINISHED, Guide, GuideStep  # noqa: F401 (FINISHED: read here by the tests)
+
 INPUT_NAMES = ("a", "b", "c")
 INPUT_VALUES = {"a": (1.0, 2.0), "b": (0.5, -1.0), "c": (3.0, 0.25)}
 DEFAULT_REQUIRES_GRAD = {"a": True, "b": True, "c": False}
@@ -122,22 +124,6 @@ class Graph:
 # --------------------------------------------------------------------------- the guide
 
 
-@dataclass(frozen=True)
-class GuideStep:
-    """One step of the guide.
-
-    Attributes:
-        prompt: what to do (plain text; code between backticks).
-        done: ``done(state, actions)`` is true once the step is done; ``actions`` are the
-            student's actions since the step began.
-        look: what to look at once the step is done.
-    """
-
-    prompt: str
-    done: Callable[[GraphExplorerState, list[Action]], bool]
-    look: str
-
-
 def _grew(state: GraphExplorerState, actions: list[Action]) -> bool:
     return any(a.kind == "apply" and a.tracked for a in actions)
 
@@ -156,86 +142,44 @@ def _detached_a_tracked_tensor(state: GraphExplorerState, actions: list[Action])
     return any(a.kind == "apply" and a.step.op == "detach" and all(a.operands_tracked) for a in actions)
 
 
+def _since_step_began(
+    check: Callable[[GraphExplorerState, list[Action]], bool],
+) -> Callable[[GraphExplorerState], bool]:
+    """A step's check over the state and the actions made since the step began."""
+    return lambda state: check(state, state.history[state.guide.start :])
+
+
 GUIDE_STEPS: tuple[GuideStep, ...] = (
     GuideStep(
         "Grow the expression: with operation `sin` and x = `t2` chosen, click apply.",
-        _grew,
+        _since_step_began(_grew),
         "A new blue node sits on top: the grad_fn of the new tensor. Its arrow points to the node of its "
         "input. PyTorch added this node the moment the operation ran.",
+        asks="apply an operation to a tensor that requires grad (`sin` of `t2`)",
     ),
     GuideStep(
         "c is the grey box: it needs no gradient. Tick `c.requires_grad`.",
-        _c_is_tracked,
+        _since_step_began(_c_is_tracked),
         "c now has a green AccumulateGrad node. Ticking the box ran the operations again, and this time "
         "c was tracked: backward() would store its gradient in c.grad.",
+        asks="tick `c.requires_grad`",
     ),
     GuideStep(
         "Untick `a.requires_grad` and `b.requires_grad`.",
-        _a_and_b_untracked,
+        _since_step_began(_a_and_b_untracked),
         "The multiplication left the graph: neither of its inputs requires grad, so t1 = a * b got no "
         "grad_fn (see its row in the table) and is drawn as a grey box.",
+        asks="untick `a.requires_grad` and `b.requires_grad`",
+        actions=("flag",),
     ),
     GuideStep(
         "Cut the graph: choose operation `detach`, x = `t3` (a tensor that requires grad), and click apply.",
-        _detached_a_tracked_tensor,
+        _since_step_began(_detached_a_tracked_tensor),
         "The detached tensor has the same numbers, but requires_grad is False and grad_fn is None: "
         "its graph is a single grey box, cut off from everything before it.",
+        asks="apply `detach` to a tensor that requires grad (`t3`)",
     ),
 )
-
-FINISHED = "Guide finished. The controls are yours: build your own expressions, or restart the guide."
-
-
-class Guide:
-    """Which step of the guide the student is on, and what the steps just done showed.
-
-    After every action the guide checks the current step; once it is done, the next one is checked
-    too (a student who did things out of order is not asked for what is already there), and every
-    step done by that action is listed in ``looks`` with what to look at. An action counts only for
-    the step that was current when it was made.
-    """
-
-    def __init__(self, steps: Sequence[GuideStep] = GUIDE_STEPS) -> None:
-        self.steps = tuple(steps)
-        self.index = 0
-        self.start = 0  # where, in the state's history, the current step began
-        # (step number, what to look at) of the steps done by the latest action that did any
-        self.looks: list[tuple[int, str]] = []
-
-    @property
-    def finished(self) -> bool:
-        return self.index >= len(self.steps)
-
-    @property
-    def prompt(self) -> str:
-        """``"Step k of n: ..."``, or the closing line once every step is done or skipped."""
-        if self.finished:
-            return FINISHED
-        return f"Step {self.index + 1} of {len(self.steps)}: {self.steps[self.index].prompt}"
-
-    def update(self, state: GraphExplorerState) -> bool:
-        """Move on past every step that is done; True when at least one was."""
-        done = []
-        while not self.finished and self.steps[self.index].done(state, state.history[self.start :]):
-            done.append((self.index + 1, self.steps[self.index].look))
-            self._move(self.index + 1, state)
-        if done:
-            self.looks = done
-        return bool(done)
-
-    def skip(self, state: GraphExplorerState) -> None:
-        """Go to the next step without doing this one."""
-        if not self.finished:
-            self.looks = []
-            self._move(self.index + 1, state)
-
-    def restart(self, state: GraphExplorerState) -> None:
-        self.looks = []
-        self._move(0, state)
-
-    def _move(self, index: int, state: GraphExplorerState) -> None:
-        self.index = index
-        self.start = len(state.history)
 
 
 # --------------------------------------------------------------------------- the state
@@ -264,7 +208,7 @@ class GraphExplorerState:
             self._check_inputs(requires_grad)
             self.initial_requires_grad.update({k: bool(v) for k, v in requires_grad.items()})
         self.history: list[Action] = []
-        self.guide = Guide()
+        self.guide = Guide(GUIDE_STEPS, clock=lambda: len(self.history))
         self._start()
 
     # ------------------------------------------------------------------ reading
@@ -352,13 +296,13 @@ class GraphExplorerState:
 
     def skip_guide_step(self) -> None:
         """Move the guide on without doing its current step."""
-        self.guide.skip(self)
+        self.guide.skip()
 
     def restart_guide(self) -> None:
         """Back to the opening state, and the guide back to its first step."""
         self._start()
         self.history.append(Action("reset"))
-        self.guide.restart(self)
+        self.guide.restart()
 
     # ------------------------------------------------------------------ helpers
 
@@ -388,7 +332,7 @@ class GraphExplorerState:
 
     def _record(self, action: Action) -> None:
         self.history.append(action)
-        self.guide.update(self)
+        self.guide.observe(self, action=action.kind)
 
     def _run(self, step: Step) -> torch.Tensor:
         return _FUNCTIONS[step.op](*(self.tensors[n] for n in step.operands))

@@ -205,7 +205,7 @@ def test_the_guide_has_four_steps_each_with_a_prompt_a_check_and_what_to_look_at
 
 def test_following_the_guide_moves_it_on_one_step_at_a_time(opened):
     guide = opened.guide
-    assert guide.prompt.startswith("Step 1 of 4: Grow the expression") and guide.looks == []
+    assert guide.heading == "Step 1 of 4" and guide.prompt.startswith("Grow the expression") and guide.looks == []
     done = []
     for _ in follow_the_guide(opened):
         done += guide.looks
@@ -275,8 +275,11 @@ def test_steps_already_done_out_of_order_are_passed_and_all_shown(opened):
     opened.apply("sin", "t2")
     assert opened.guide.index == 2
     assert opened.guide.looks == [(1, GUIDE_STEPS[0].look), (2, GUIDE_STEPS[1].look)]
-    opened.undo()  # nothing done: what the last steps showed stays
-    assert opened.guide.index == 2 and [n for n, _ in opened.guide.looks] == [1, 2]
+    assert opened.guide.note.startswith("✓ Steps 1 and 2 done. ")
+    opened.set_requires_grad("a", False)  # part of step 3, which is not done yet: the looks were of before
+    assert opened.guide.index == 2 and opened.guide.looks == [] and opened.guide.note == "✓ Steps 1 and 2 done."
+    opened.undo()  # not step 3's action: the guide says so
+    assert opened.guide.note.startswith("That was not this step's action: this step asks you to untick")
 
 
 def test_an_action_counts_for_the_step_it_was_made_in_only(opened):
@@ -298,7 +301,7 @@ def test_skip_and_restart(opened):
     assert guide.finished and guide.prompt == FINISHED
     opened.set_requires_grad("b", False)
     opened.restart_guide()
-    assert guide.index == 0 and guide.prompt.startswith("Step 1 of 4")
+    assert guide.index == 0 and guide.heading == "Step 1 of 4"
     assert opened.names == ["a", "b", "c", "t1", "t2"] and opened.requires_grad["b"] is True
     assert list(follow_the_guide(opened)) and guide.finished
 
