@@ -9,6 +9,8 @@ import torch
 
 from gradlessons.graph_explorer import GUIDE_STEPS, GraphExplorer, GraphExplorerState, draw_graph
 from gradlessons.graph_explorer.state import FINISHED
+
+FINISHED_TEXT = FINISHED.replace("`", "")  # as shown: code without its backticks
 from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 
@@ -126,7 +128,9 @@ def guide_text(explorer) -> str:
 def test_the_lesson_explorer_opens_on_the_starter_with_step_1_and_the_next_code_ready(opened):
     assert "t2     True           False    AddBackward0    t2 = t1 + c" in text_of(opened.table.value)
     assert text_of(opened.status.value) == "t1 = a * b, t2 = t1 + c ran; the drawing shows the graph behind t2."
-    assert guide_text(opened) == "Guide · Step 1 of 4: Grow the expression: with operation sin and x = t2 chosen, click apply."
+    assert guide_text(opened) == (
+        "Guide · Step 1 of 4: Grow the expression: with operation sin and x = t2 chosen, click apply."
+    )
     assert "<code>sin</code>" in opened.guide.value
     assert text_of(opened.code_hint.value) == "next: t3 = t2.sin()"
     image(opened)
@@ -149,7 +153,7 @@ def test_following_the_guide_shows_each_step_done_with_what_to_look_at(opened):
     opened.op.value = "detach"
     assert opened.x.value == "t3" and text_of(opened.code_hint.value) == "next: t4 = t3.detach()"
     opened.buttons["apply"].click()
-    assert guide_text(opened) == f"✓ Step 4 done. {GUIDE_STEPS[3].look}Guide · Finished: {FINISHED.replace("`", "")}"
+    assert guide_text(opened) == f"✓ Step 4 done. {GUIDE_STEPS[3].look}Guide · Finished: {FINISHED_TEXT}"
     seen.append(image(opened))
     assert len(set(seen)) == len(seen)
 
@@ -159,7 +163,7 @@ def test_skip_step_and_restart_guide_buttons(opened):
     assert guide_text(opened).startswith("Step 1 skipped.Guide · Step 2 of 4")
     for _ in range(3):
         opened.guide_buttons["skip"].click()
-    assert guide_text(opened) == f"Step 4 skipped.Guide · Finished: {FINISHED.replace("`", "")}"
+    assert guide_text(opened) == f"Step 4 skipped.Guide · Finished: {FINISHED_TEXT}"
     assert opened.guide_buttons["skip"].disabled  # nothing left to skip
     opened.op.value = "exp"
     opened.buttons["apply"].click()
