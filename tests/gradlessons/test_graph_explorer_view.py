@@ -9,9 +9,9 @@ import torch
 
 from gradlessons.graph_explorer import GUIDE_STEPS, GraphExplorer, GraphExplorerState, draw_graph
 from gradlessons.graph_explorer.state import FINISHED
+from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 FINISHED_TEXT = FINISHED.replace("`", "")  # as shown: code without its backticks
-from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
 
 @pytest.fixture
