@@ -115,12 +115,19 @@ class Guide:
             self.note = ""
         return False
 
-    def skip(self) -> None:
-        """Go to the next step without doing this one (nothing once finished)."""
-        if not self.finished:
-            self.note = f"Step {self.index + 1} skipped."
-            self._done, self.looks = "", []
-            self._move(self.index + 1)
+    def skip(self, *context) -> None:
+        """Go to the next step without doing this one (nothing once finished); with the explorer's
+        context, the steps after it that are already done are passed too."""
+        if self.finished:
+            return
+        skipped = f"Step {self.index + 1} skipped."
+        self._done, self.looks = "", []
+        self._move(self.index + 1)
+        self.note = skipped
+        if context and self.observe(*context):
+            self.note = f"{skipped} {self.note}"
+        else:
+            self.note = skipped
 
     def restart(self) -> None:
         self.note = ""
