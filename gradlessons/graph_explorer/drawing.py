@@ -11,6 +11,11 @@ printing nested ``next_functions`` tuples::
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     loss = (w * 3).sum()
     draw_graph(loss, {"w": w, "loss": loss})
+
+Every box says what it is: a grey box (an input without grad, ``None`` in ``next_functions``) is
+named after the tensor it was, when ``read_graph`` can tell (see ``_grey_input`` there), else "an
+input (no grad)". Each layer is drawn in argument order, first argument on the left
+(``Node.order``), so the inputs keep their sides as the graph grows step by step.
 """
 
 from __future__ import annotations
