@@ -91,7 +91,13 @@ c.HTMLExporter.filters = {
 # Grades as CSV that a spreadsheet cannot read as formulas (nbgrader export --to grades.csv).
 c.ExportApp.plugin_class = "autograder.grading.export.SafeCsvExport"
 
-# Feedback shows the diagnosis printed by each check, never the code of hidden tests.
+# The feedback and the formgrader's view of a submission open with a summary (each exercise, ✅ or ❌,
+# its code, the one-line fix) and show each test cell's distinct verdicts once, fix first: both are
+# HTMLExporters built from this file, so the preprocessor listed here runs in both.
+c.HTMLExporter.preprocessors = ["autograder.grading.feedback.CheckSummary"]
+
+# Feedback shows the diagnosis of each check, never the code of hidden tests, and every traceback
+# cut to its last line.
 c.GenerateFeedback.preprocessors = [
     "autograder.grading.feedback.HideHiddenTests",
     "autograder.grading.sanitize.SanitizeStudentHTML",  # again: a graded copy may predate the guard
