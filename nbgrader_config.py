@@ -50,7 +50,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "nbgrader.preprocessors.OverwriteCells",
+    "autograder.grading.structure.OverwriteCells",  # nbgrader's; no checksum warning for hidden tests
     "autograder.grading.metadata.CheckCellMetadata",  # nbgrader's, its schema checked once
     "autograder.grading.notes.RecordNotes",
 ]
