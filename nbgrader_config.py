@@ -108,6 +108,12 @@ c.GenerateFeedback.preprocessors = [
 # elsewhere), wherever it is opened: nbgrader's HTML feedback, with a <meta> policy in its head.
 c.GenerateFeedback.exporter_class = "autograder.grading.feedback.FeedbackPage"
 
+# `nbgrader zip_collect ASSIGNMENT`: submissions downloaded from a learning-management system, put
+# (zipped or not) in downloaded/<assignment>/archive/, go to submitted/<student>/<assignment>/.  A file
+# is taken when its name is <student>_<anything>_<notebook>, as Canvas names them
+# (ada_12345_67890_lesson3_zeroing_grad.ipynb -> student "ada"); change this for another LMS.
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_[^/]*?(?P<file_id>lesson\d_[a-z_]+\.ipynb)$"
+
 # --- Collecting from an exchange shared by many accounts --------------------------------------
 # nbgrader's collect believes the student id and the time a submitter writes.  The course's collect
 # (autograder/grading/exchange.py) takes a submission only if the account it names owns all of it
