@@ -40,7 +40,7 @@ PLACEHOLDER = "# (hidden tests ran here; their code is not shown)"
 SUMMARY_ID = "autograder-summary"
 STOPPED = ("NotRun", "KernelStopped")
 # Long verdicts wrap inside their box instead of running past its right edge.
-WRAP_CSS = "<style>.output_area pre, .output_subarea pre { white-space: pre-wrap; overflow-wrap: anywhere; }</style>"
+WRAP_CSS = "<style>.output_area pre, .output_subarea pre { white-space: pre-wrap; overflow-wrap: break-word; }</style>"
 
 
 def split_fix(message: str) -> tuple[str, str]:
