@@ -176,13 +176,11 @@ REVISIT: dict[str, dict[str, str]] = {
     },
     "derivative": {
         "": "1. `backward()` fills `.grad`",
-        "finite_difference": "3. Checking a gradient numerically",
-        "wrong_value": "2. The chain rule, by hand and by autograd",
+        "finite_difference": "Going deeper (optional): choosing `eps`, and `gradcheck`",
+        "wrong_value": "Going deeper (optional): the chain rule on a longer function",
     },
     "finite_difference_grad": {
-        "": "3. Checking a gradient numerically",
-        "ignores_eps": "Going deeper (optional): choosing `eps`, and `gradcheck`",
-        "used_autograd": "3. Checking a gradient numerically",
+        "": "Going deeper (optional): choosing `eps`, and `gradcheck`",
     },
     "input_gradient": {
         "": "7. `torch.autograd.grad`: gradients without `.grad`",
@@ -198,7 +196,7 @@ REVISIT: dict[str, dict[str, str]] = {
         "clips_gradients": "Going deeper (optional): more on debugging gradients",
     },
     "train_accumulated": {
-        "": "2. Gradients add up",
+        "": "2. Gradients add up: accumulation",
         "never_clears": "3. The bug: forgetting to clear",
         "clears_once": "3. The bug: forgetting to clear",
         "clears_after_step": "Going deeper (optional): what the first step sees",
@@ -213,8 +211,8 @@ REVISIT: dict[str, dict[str, str]] = {
     },
     "predict": {
         "": "4. `model.eval()` is not `no_grad()`",
-        "builds_graph": "2. `torch.no_grad()`, as a block or a decorator",
-        "detach_only": "2. `torch.no_grad()`, as a block or a decorator",
+        "builds_graph": "2. `torch.no_grad()`",
+        "detach_only": "2. `torch.no_grad()`",
         "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
     },
     "evaluate": {
