@@ -93,16 +93,23 @@ def summary_markdown(rows: list[dict]) -> str:
         "| exercise | result | code | what to do |",
         "| --- | --- | --- | --- |",
     ]
-    for row in rows:
-        if not row["passed"] and row["code"] == "error" and " raised " in row["fix"]:
-            from .report import short_reason  # "SyntaxError on line 3 of In [20]"
-
-            row = {**row, "fix": f"{short_reason(row['fix'])}: fix that cell, run it, then run the test cells again."}
+    for row in map(_with_error_fix, rows):
         mark = "✅ passed" if row["passed"] else "❌ not yet"
         todo = "nothing: well done" if row["passed"] else _cell_text(row["fix"])
         lines.append(f"| `{row['exercise']}` | {mark} | `{row['code']}` | {todo} |")
     lines += ["", "Each test cell below says more; the graders ran more scenarios than your notebook's test cells."]
     return "\n".join(lines)
+
+
+def _with_error_fix(verdict: dict) -> dict:
+    """For an answer cell that raised before the function existed, the fix names that cell and line
+    ("SyntaxError on line 3 of In [20]: fix that cell, ..."); the grader's sentence becomes the what."""
+    if verdict["passed"] or verdict["code"] != "error" or " raised " not in verdict["fix"]:
+        return verdict
+    from .report import short_reason  # "SyntaxError on line 3 of In [20]"
+
+    fix = f"{short_reason(verdict['fix'])}: fix that cell, run it, then run the test cells again."
+    return {**verdict, "fix": fix, "what": " ".join(filter(None, [verdict["what"], verdict["fix"]]))}
 
 
 def verdict_text(verdicts: list[dict], stopped: bool) -> str:
@@ -111,7 +118,7 @@ def verdict_text(verdicts: list[dict], stopped: bool) -> str:
         lines.append(
             "(Your notebook was stopped before this cell ran; the grader checked your answer cells all the same.)"
         )
-    for v in verdicts:
+    for v in map(_with_error_fix, verdicts):
         if v["passed"]:
             lines.append(f"✅ {v['exercise']}: {v['what'] or v['fix']}")
         else:

@@ -128,6 +128,8 @@ def test_feedback_opens_with_a_summary_and_shows_each_verdict_once(graded_class,
         for i in range(2):
             text = verdicts.nth(i).inner_text()
             assert text.count("❌ train_step") == 1 and f"[{code}] To fix:" in text, text
+            if student == "gus":
+                assert re.search(r"To fix: SyntaxError on line 3 of In \[\d+\]", text), text
             width = verdicts.nth(i).evaluate("e => [e.scrollWidth, e.clientWidth, getComputedStyle(e).whiteSpace]")
             assert width[2] == "pre-wrap" and width[0] <= width[1] + 1, width
         screenshot(page, f"issue22_feedback_{student}_top")
