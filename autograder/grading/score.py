@@ -152,6 +152,15 @@ def _label(cell) -> str:
     return cell.metadata.get("nbgrader", {}).get("grade_id") or "without a grade id"
 
 
+def _seen_as(cell, index: int) -> str:
+    """The answer cell as the student sees it in the graded notebook and its feedback: its prompt,
+    ``In [20]``, or (a cell the grading kernel did not reach) its grade id or position."""
+    if cell.get("execution_count"):
+        return f"In [{cell.execution_count}]"
+    grade_id = _meta(cell).get("grade_id")
+    return f"the {grade_id} cell" if grade_id else f"cell {index + 1}"
+
+
 def _did_not_run(cell) -> bool:
     return any(
         o.get("output_type") == "error" and o.get("ename") in (NOT_RUN, STOPPED) for o in cell.get("outputs", [])
@@ -196,7 +205,8 @@ class ScoreChecks(NbGraderPreprocessor):
                 # answers, and the cells the student added (handed-out code cells without grading
                 # metadata are the lesson's own: they are in the shared cells, or they are demos)
                 if meta.get("solution") or cell.metadata.get("autograder", {}).get("added"):
-                    items.append({"kind": "code", "index": index, "source": cell.source})
+                    label = _seen_as(cell, index)
+                    items.append({"kind": "code", "index": index, "source": cell.source, "label": label})
                 continue
             if not meta.get("grade"):
                 continue
