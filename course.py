@@ -44,6 +44,20 @@ README_END = "<!-- /badges -->"
 LENGTH_START = "<!-- lesson-length: made by `python3 course.py sync` from the source notebooks -->"
 LENGTH_END = "<!-- /lesson-length -->"
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+# The language_info ipykernel reports when a notebook's kernel starts.  JupyterLab writes the kernel's
+# language_info into the notebook it opens, and a notebook whose stored one differs is marked modified at
+# once: a student who has typed nothing would be asked to save.  So the notebooks carry exactly this (a
+# test in tests/browser checks the tab stays clean).  Only ``version`` depends on the machine: the committed
+# notebooks carry the course environment's, and ``copy_student_notebooks`` writes the local one.
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+    "version": "3.11.7",
+}
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 
 
@@ -88,6 +102,26 @@ def copy_student_notebooks() -> None:
         target = os.path.join(WORK, f"{assignment}.ipynb")
         if os.path.isfile(source) and not os.path.exists(target):
             shutil.copyfile(source, target)
+            with_local_python(target)
+
+
+def with_local_python(path: str) -> None:
+    """The notebook at ``path`` with the Python version its kernel will report (see ``LANGUAGE_INFO``),
+    so that JupyterLab opens it unmodified."""
+    python = os.path.join(BIN, "python")
+    if not os.path.exists(python):
+        return
+    found = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    version = found.stdout.strip()
+    with open(path, encoding="utf-8") as f:
+        nb = json.load(f)
+    info = nb.setdefault("metadata", {}).setdefault("language_info", {})
+    if found.returncode != 0 or not version or info.get("version") == version:
+        return
+    info.update({**LANGUAGE_INFO, "version": version})
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def lab(extra: list[str]) -> int:
@@ -371,9 +405,12 @@ def sync(extra: list[str]) -> int:
     else:
         setup()
         nbgrader = [os.path.join(BIN, "python"), "-m", "nbgrader"]
+    # nbgrader runs the `alembic` command of its own environment when it creates a gradebook: that
+    # environment's bin goes first on PATH, also when its python was called without activating it.
+    env = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(nbgrader[0]), os.environ.get("PATH", "")])}
     for assignment in assignments():
         done = subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=ROOT,
-                              capture_output=True, text=True)  # fmt: skip
+                              capture_output=True, text=True, env=env)  # fmt: skip
         if done.returncode != 0:
             print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
             return done.returncode

@@ -50,7 +50,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "nbgrader.preprocessors.OverwriteCells",
+    "autograder.grading.structure.OverwriteCells",  # nbgrader's; no checksum warning for hidden tests
     "autograder.grading.metadata.CheckCellMetadata",  # nbgrader's, its schema checked once
     "autograder.grading.notes.RecordNotes",
 ]
@@ -91,7 +91,13 @@ c.HTMLExporter.filters = {
 # Grades as CSV that a spreadsheet cannot read as formulas (nbgrader export --to grades.csv).
 c.ExportApp.plugin_class = "autograder.grading.export.SafeCsvExport"
 
-# Feedback shows the diagnosis printed by each check, never the code of hidden tests.
+# The feedback and the formgrader's view of a submission open with a summary (each exercise, ✅ or ❌,
+# its code, the one-line fix) and show each test cell's distinct verdicts once, fix first: both are
+# HTMLExporters built from this file, so the preprocessor listed here runs in both.
+c.HTMLExporter.preprocessors = ["autograder.grading.feedback.CheckSummary"]
+
+# Feedback shows the diagnosis of each check, never the code of hidden tests, and every traceback
+# cut to its last line.
 c.GenerateFeedback.preprocessors = [
     "autograder.grading.feedback.HideHiddenTests",
     "autograder.grading.sanitize.SanitizeStudentHTML",  # again: a graded copy may predate the guard
@@ -101,6 +107,12 @@ c.GenerateFeedback.preprocessors = [
 # The feedback page carries its own Content-Security-Policy (nothing runs, nothing loads from
 # elsewhere), wherever it is opened: nbgrader's HTML feedback, with a <meta> policy in its head.
 c.GenerateFeedback.exporter_class = "autograder.grading.feedback.FeedbackPage"
+
+# `nbgrader zip_collect ASSIGNMENT`: submissions downloaded from a learning-management system, put
+# (zipped or not) in downloaded/<assignment>/archive/, go to submitted/<student>/<assignment>/.  A file
+# is taken when its name is <student>_<anything>_<notebook>, as Canvas names them
+# (ada_12345_67890_lesson3_zeroing_grad.ipynb -> student "ada"); change this for another LMS.
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_[^/]*?(?P<file_id>lesson\d_[a-z_]+\.ipynb)$"
 
 # --- Collecting from an exchange shared by many accounts --------------------------------------
 # nbgrader's collect believes the student id and the time a submitter writes.  The course's collect

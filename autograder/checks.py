@@ -1,6 +1,14 @@
 """What notebook test cells call: run the student's function, print the diagnosis, and fail the
 cell (an AssertionError, which nbgrader scores 0) when the function is not correct.
 
+A failed check reads as "try again", not as a crash: the ❌ line with the fix is printed once, and
+the exception that fails the cell shows one plain line (``FAILED_LINE``) instead of a traceback
+through the grader's own source.  IPython (JupyterLab's ipykernel, Colab, plain IPython) shows the
+lines an exception's ``_render_traceback_()`` returns in place of the formatted traceback; the cell
+still ends in an error output, which is what nbgrader's autograde scores 0.  The error output keeps
+``NotYet`` as its ``ename`` and ``"<exercise>: <code>: <message>"`` as its ``evalue`` for the
+grading reports (``grading/report.py``), which read them but do not show them.
+
 The checks return None on purpose: nbgrader reads a test cell's displayed result as partial
 credit, so a check must not leave a value as the cell's last expression."""
 
@@ -16,8 +24,17 @@ from .sandbox.limits import DEFAULTS
 QUIZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quizzes")
 
 
+#: What a failed check's exception shows under the ❌ line: that the cell counts as failed, without
+#: repeating the hint or naming the grader's exception.
+FAILED_LINE = "Not passed yet: this cell counts as failed until its check shows ✅."
+
+
 class NotYet(AssertionError):
-    """The student's answer is not correct yet; the message says why."""
+    """The student's answer is not correct yet; the message says why (for the reports: the
+    student has already read it in the ❌ line the check printed)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [FAILED_LINE]
 
 
 def _report(verdict, printed: str = "") -> None:

@@ -115,9 +115,27 @@ def grade_main(args) -> int:
         return _fail(str(error))
     for line in summary.lines():
         print(line)
+    _print_class_table(args, summary)
     if summary.interrupted:
         return 130
     return 1 if summary.count("failed") else 0
+
+
+def _print_class_table(args, summary) -> None:
+    """The students of this run, their scores, codes and notes (``report.class_table``)."""
+    from .grading.course import GradeError
+    from .grading.report import build_report, class_table
+
+    students = [o.student for o in summary.outcomes if o.status in ("graded", "skipped", "failed")]
+    if not students:
+        return
+    try:
+        report = build_report(args.course, args.assignment)
+    except GradeError:
+        return
+    print()
+    for line in class_table(report, students):
+        print(line.rstrip())
 
 
 def report_main(args) -> int:

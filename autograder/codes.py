@@ -5,7 +5,9 @@ read again: for the class report (what to teach next) and the README's code tabl
 
 ``MEANINGS[exercise]`` lists the codes of an exercise as its documentation gives them (an
 exercise's own table; the three lesson 3 exercises share the contract's table); ``SHARED`` holds
-the codes every exercise can end with.  ``REVISIT[exercise]`` names a lesson section (its heading,
+the codes every exercise can end with, including the two error names a test cell ends with when
+the notebook was stopped (``NotRun``, ``KernelStopped``): the report lists those, ``unanswered``,
+``error`` and ``timeout`` as "not judged", apart from the misconceptions.  ``REVISIT[exercise]`` names a lesson section (its heading,
 without the ``## ``) per code, with ``None`` for the section of the exercise's default; a test
 checks every heading against the lesson notebooks, so renaming a section cannot leave the report
 pointing at nothing.  Pure data: ``course.py`` reads it without torch.
@@ -19,6 +21,8 @@ SHARED = {
     "error": "the function raised, or the process running it died",
     "timeout": "it did not finish within the time limit",
     "tampered": "the code changed torch, the optimizer or the grader's own tools",
+    "NotRun": "not judged: a limit (output, memory, time) or a crash stopped the notebook before this test cell, and the grader had no verdict for it (the grading notes say what stopped it)",
+    "KernelStopped": "not judged: a limit or a crash stopped the notebook in this test cell (the grading notes say which)",
 }
 
 # The contract's table for lesson 3, shared by its three exercises.
@@ -172,13 +176,11 @@ REVISIT: dict[str, dict[str, str]] = {
     },
     "derivative": {
         "": "1. `backward()` fills `.grad`",
-        "finite_difference": "3. Checking a gradient numerically",
-        "wrong_value": "2. The chain rule, by hand and by autograd",
+        "finite_difference": "Going deeper (optional): choosing `eps`, and `gradcheck`",
+        "wrong_value": "Going deeper (optional): the chain rule on a longer function",
     },
     "finite_difference_grad": {
-        "": "3. Checking a gradient numerically",
-        "ignores_eps": "Going deeper (optional): choosing `eps`, and `gradcheck`",
-        "used_autograd": "3. Checking a gradient numerically",
+        "": "Going deeper (optional): choosing `eps`, and `gradcheck`",
     },
     "input_gradient": {
         "": "7. `torch.autograd.grad`: gradients without `.grad`",
@@ -194,7 +196,7 @@ REVISIT: dict[str, dict[str, str]] = {
         "clips_gradients": "Going deeper (optional): more on debugging gradients",
     },
     "train_accumulated": {
-        "": "2. Gradients add up",
+        "": "2. Gradients add up: accumulation",
         "never_clears": "3. The bug: forgetting to clear",
         "clears_once": "3. The bug: forgetting to clear",
         "clears_after_step": "Going deeper (optional): what the first step sees",
@@ -209,8 +211,8 @@ REVISIT: dict[str, dict[str, str]] = {
     },
     "predict": {
         "": "4. `model.eval()` is not `no_grad()`",
-        "builds_graph": "2. `torch.no_grad()`, as a block or a decorator",
-        "detach_only": "2. `torch.no_grad()`, as a block or a decorator",
+        "builds_graph": "2. `torch.no_grad()`",
+        "detach_only": "2. `torch.no_grad()`",
         "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
     },
     "evaluate": {

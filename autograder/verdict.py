@@ -61,27 +61,61 @@ class Verdict:
         return json.dumps(self.as_dict(file), ensure_ascii=False)
 
 
-def first_failure(
-    exercise: str, scenarios: list, observations: list[dict], judge_one, ok_message: str, order: tuple[str, ...] = ()
-) -> Verdict:
+def first_failure(exercise: str, scenarios: list, observations: list[dict], judge_one, ok_message: str) -> Verdict:
     """The verdict over several scenarios judged one by one by ``judge_one(scenario, observation)``,
-    which returns a Verdict for a mistake or None.
+    which returns the mistakes that scenario shows (a Verdict, a list of them, or None).
 
-    Without ``order``, the first scenario's mistake names the verdict.  With ``order`` (the
-    exercise's codes, most important first), every scenario is judged, and the most important
-    mistake names the verdict while the message also names the others: one function can make
-    several mistakes, each showing in another scenario (a mode not restored only when the model
-    started in eval mode, a tensor returned in every scenario)."""
-    found: dict[str, Verdict] = {}
+    Every scenario is judged, and every mistake is named once, in the order of the exercise's table
+    of codes (``autograder/codes.py``: the most important first, and that one names the verdict),
+    each with the scenario it showed in.  One function can make several mistakes, each showing in
+    another scenario (a mode not restored only when the model started in eval mode, a value wrong
+    in every one): a student who reads only the first would meet the next one on the next run."""
+    found: dict[str, tuple[Verdict, object]] = {}
     for scenario, observation in zip(scenarios, observations):
-        verdict = judge_one(scenario, observation)
-        if verdict is not None:
-            if not order:
-                return verdict
-            found.setdefault(verdict.code, verdict)
+        verdicts = judge_one(scenario, observation)
+        for verdict in [verdicts] if isinstance(verdicts, Verdict) else verdicts or []:
+            found.setdefault(verdict.code, (verdict, scenario))
     if not found:
         return Verdict(exercise, "ok", ok_message)
-    rank = {code: i for i, code in enumerate(order)}
-    first, *others = sorted(found.values(), key=lambda v: rank.get(v.code, len(rank)))
-    also = [f"Also: {v.message[0].lower()}{v.message[1:]}" for v in others]
-    return Verdict(exercise, first.code, " ".join([first.message, *also]))
+    named = [
+        Verdict(exercise, v.code, _seen_with(v.message, scenario, len(scenarios))) for v, scenario in found.values()
+    ]
+    return together(exercise, named)
+
+
+def together(exercise: str, verdicts: list[Verdict], also: str = "Also:", keep_order: bool = False) -> Verdict:
+    """Several mistakes as one verdict: each code once, the most important first (it names the
+    verdict), in the order of the exercise's table of codes (or as given, with ``keep_order``)."""
+    first, *others = verdicts if keep_order else sorted(verdicts, key=lambda v: code_rank(exercise, v.code))
+    texts = [first.message, *(f"{also} {v.message[0].lower()}{v.message[1:]}" for v in others)]
+    review = next((v.review for v in [first, *others] if v.review), "")
+    return Verdict(exercise, first.code, " ".join(texts), review=review)
+
+
+def code_rank(exercise: str, code: str) -> int:
+    """Where ``code`` stands in the exercise's table of codes (``autograder/codes.py``): the earlier,
+    the more important.  A code the table does not list (the shared ``error`` of the exercises whose
+    table leaves it out) comes after the listed ones."""
+    order = _table(exercise)
+    return order.index(code) if code in order else len(order)
+
+
+def listed(exercise: str, code: str) -> bool:
+    """Does the exercise's table of codes order ``code`` among its own?  (Lesson 3's lists ``error``
+    after the clearing mistakes; the other exercises' tables leave the shared codes out.)"""
+    return code in _table(exercise)
+
+
+def _table(exercise: str) -> list[str]:
+    from .codes import MEANINGS
+
+    return list(MEANINGS.get(exercise, {}))
+
+
+def _seen_with(message: str, scenario, n_scenarios: int) -> str:
+    """The message with the case it showed in, when there were several and the message does not
+    name it already."""
+    name = getattr(scenario, "name", None)
+    if n_scenarios < 2 or not isinstance(name, str) or name in message:
+        return message
+    return f"{message.rstrip().rstrip('.')} (seen with {name})."

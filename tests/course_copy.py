@@ -121,3 +121,41 @@ NO_CLEAR = """def manual_sgd_step(params, lr):
             if p.grad is not None:
                 p -= lr * p.grad
 """
+CLEARS_EVERY_MICRO_BATCH = """def train_accumulated(model, optimizer, loss_fn, micro_batches, accum_steps):
+    losses = []
+    for i, (x, y) in enumerate(micro_batches):
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        (loss / accum_steps).backward()
+        losses.append(loss.item())
+        if (i + 1) % accum_steps == 0:
+            optimizer.step()
+    return losses
+"""
+# A syntax error on line 4 of the cell (a missing closing parenthesis).
+SYNTAX_ERROR = """def train_step(model, optimizer, loss_fn, x, y):
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
+# A debug print left in: 50 MB of output, past the sandbox's output limit, so the notebook stops there.
+DEBUG_PRINT = 'print("x" * 50_000_000)  # debugging\n'
+
+
+def class_of_eight(release_nb: dict, good: dict[str, str]) -> dict[str, dict]:
+    """The instructor's hand-made lesson 3 class (issue 22): student id -> submitted notebook.
+
+    Two correct students, one who clears after the step, one who never clears, one who clears every
+    micro-batch, a blank notebook, a syntax error, and a correct student with a 50 MB debug print."""
+    return {
+        "ada": answered(release_nb, good),
+        "ben": answered(release_nb, good),
+        "cai": answered(release_nb, {**good, "train_step": CLEARS_AFTER_STEP}),
+        "dee": answered(release_nb, {**good, "train_step": NEVER_CLEARS}),
+        "eve": answered(release_nb, {**good, "train_accumulated": CLEARS_EVERY_MICRO_BATCH}),
+        "fay": release_nb,
+        "gus": answered(release_nb, {**good, "train_step": SYNTAX_ERROR}),
+        "hal": answered(release_nb, {**good, "train_step": good["train_step"] + DEBUG_PRINT}),
+    }

@@ -9,13 +9,14 @@ from autograder.jobs.run import encode_record, run_all
 from autograder.judge import judge_scenarios
 
 
-def records_of(exercise: str, fn, scenarios: list) -> list[bytes]:
-    return [encode_record(record) for record in run_all(exercise, lambda: fn, scenarios)]
+def records_of(exercise: str, fn, scenarios: list, load=None) -> list[bytes]:
+    """``load``, when given, makes the function afresh for every scenario (as a job loads a file)."""
+    return [encode_record(record) for record in run_all(exercise, load or (lambda: fn), scenarios)]
 
 
-def verdict_of(exercise: str, fn, start: str = "all", seed: int = 0, keep=lambda scenario: True):
+def verdict_of(exercise: str, fn=None, start: str = "all", seed: int = 0, keep=lambda scenario: True, load=None):
     scenarios = [s for s in exercises.get(exercise).suite(start, seed) if keep(s)]
-    return judge_scenarios(exercise, scenarios, records_of(exercise, fn, scenarios))
+    return judge_scenarios(exercise, scenarios, records_of(exercise, fn, scenarios, load))
 
 
 def observations_of(exercise: str, fn, scenarios: list) -> list[dict]:

@@ -51,3 +51,21 @@ def test_the_lab_settings_turn_the_news_popup_off_for_the_whole_environment(monk
     # and the test environment itself has them (course.py's setup installed them)
     installed = os.path.join(sys.prefix, "share", "jupyter", "lab", "settings", "overrides.json")
     assert json.load(open(installed)) == json.load(open(os.path.join(ROOT, "lab", "overrides.json")))
+
+
+def test_a_copied_notebook_carries_the_language_info_its_kernel_will_report(monkeypatch, tmp_path):
+    """JupyterLab marks a notebook modified as soon as its kernel's language_info differs from the
+    stored one (tests/browser/test_learner_flow.py opens one): the copy gets this Python's version."""
+    import json
+    import platform
+    import sys
+
+    course = load_course(monkeypatch, tmp_path)
+    monkeypatch.setattr(course, "BIN", os.path.dirname(sys.executable))
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps({"cells": [], "metadata": {"language_info": {"name": "python", "version": "0.0"}}}))
+    course.with_local_python(str(path))
+    info = json.loads(path.read_text())["metadata"]["language_info"]
+    assert info == {**course.LANGUAGE_INFO, "version": platform.python_version()}
+    released = json.load(open(os.path.join(ROOT, "release", "lesson1_requires_grad", "lesson1_requires_grad.ipynb")))
+    assert set(released["metadata"]["language_info"]) == set(course.LANGUAGE_INFO)

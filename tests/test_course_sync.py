@@ -186,6 +186,15 @@ def test_a_lesson_takes_its_words_at_150_a_minute_its_code_at_12_lines_a_minute_
     assert length["minutes"] == round(expected) == 8
 
 
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_core_path_fits_the_minutes_its_lesson_promises(assignment):
+    core = course.lesson_stats(assignment)["core"]
+    assert core["exact_minutes"] <= course.CORE_PATH_MINUTES, (
+        f"{assignment}'s core path takes {core['exact_minutes']:.1f} minutes by `course.py stats`: "
+        "move detail to Going deeper or into a gradlessons helper"
+    )
+
+
 def test_a_question_is_only_a_paragraph_that_starts_with_a_bold_question_label():
     text = "The **Question 1.** label in the middle of a paragraph is not a question."
     cells = [{"cell_type": "markdown", "source": [text], "metadata": {}}]

@@ -44,6 +44,8 @@ def run(fn, scenario: Scenario) -> dict:
         except Exception as exc:  # noqa: BLE001 - judged with what the tensors held at the call
             out["exception"] = exc
             out["none_grads"] = [g is None for g in grads]
+            if any(out["none_grads"]):
+                out["without_none"] = _without_none(fn, scenario)
             return out
         out["rounds"].append(
             {
@@ -62,3 +64,18 @@ def run(fn, scenario: Scenario) -> dict:
         )
         listed[:] = params  # the next round starts from the real tensors again
     return out
+
+
+def _without_none(fn, scenario: Scenario) -> dict | None:
+    """After a crash on the tensor whose .grad is None: one more call with only the tensors that have
+    a gradient, so that the crash cannot hide a second mistake in the update itself."""
+    params, loss = make_params(scenario)
+    loss(0).backward()
+    given = [p for p in params if p.grad is not None]
+    before = [p.detach().clone() for p in given]
+    grads = [p.grad.detach().clone() for p in given]
+    try:
+        fn(list(given), scenario.lr)
+    except Exception:  # noqa: BLE001 - then the crash is all there is to say
+        return None
+    return {"before": before, "grads": grads, "after": [p.detach().clone() for p in given]}

@@ -14,6 +14,7 @@ import asyncio
 import copy
 import hashlib
 import json
+import logging
 import threading
 import time
 
@@ -83,6 +84,18 @@ def too_large(msg: dict, size: int, limit: int) -> dict:
     return {**msg, "content": content, "metadata": {}, "buffers": []}
 
 
+class _KernelDiedIsOurStop(logging.Filter):
+    """nbclient logs "Kernel died while waiting for execute reply." whenever the kernel goes away,
+    also when grading stopped it on purpose (the output limit, the memory limit).  That line reads
+    as a crash; ``SandboxedExecute._stop`` logs what really happened instead, for every stop."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Kernel died while waiting for execute reply")
+
+
+_KERNEL_DIED = _KernelDiedIsOurStop()
+
+
 class SandboxedExecute(Execute):
     """Execute each notebook in a sandboxed kernel, under per-cell, per-notebook and output limits."""
 
@@ -118,6 +131,7 @@ class SandboxedExecute(Execute):
         self.error_on_timeout = {}
 
     def preprocess(self, nb, resources=None, km=None):
+        self.log.addFilter(_KERNEL_DIED)  # once per logger (a set): _stop says what happened
         self._stopped = ""
         self._output_bytes = 0
         self._cell_timeout = self.timeout
@@ -234,7 +248,9 @@ class SandboxedExecute(Execute):
         run_sync(_drop_output_polls)()
         cell.outputs = [o for o in cell.outputs if o.get("output_type") != "error"]
         cell.outputs.append(error_output(STOPPED, f"Grading stopped the notebook here because {why}."))
-        add_note(self._resources, f"Stopped at cell {self._cell_label(cell)}: {why}; the cells below did not run.")
+        note = f"Stopped at cell {self._cell_label(cell)}: {why}; the cells below did not run."
+        add_note(self._resources, note)
+        self.log.warning("%s Its checks are scored all the same, from the answer cells.", note)
 
     @staticmethod
     def _cell_label(cell) -> str:

@@ -1,11 +1,21 @@
 """Feedback that shows students the diagnosis of their mistake but not the hidden tests, in a page
-that cannot run anything.
+that cannot run anything, and that a student reads in ten seconds.
+
+``CheckSummary`` (in the feedback and in the formgrader's view of a submission: ``nbgrader_config.py``
+adds it to ``HTMLExporter.preprocessors``, which both exporters read) puts a summary first: each
+exercise, ✅ or ❌, its code and the one-line fix.  It reads the verdicts from the test cells'
+metadata (``metadata.autograder.checks``, written by ``ScoreChecks``), never from their printed
+text, and rewrites each test cell's output from them: each distinct verdict once (checks that differ
+only in the scenario they were seen with are one verdict), the fix first, no grader exception name.
+Whatever the checks printed or raised before (the same verdict per seed, then a ``NotYet: ...``
+error; a hidden traceback tomorrow), the view is the same.
 
 The autograded notebook holds the hidden tests (nbgrader puts them back to run them), and an
 error's traceback quotes the lines of the cell that raised.  ``HideHiddenTests`` replaces each
-hidden region by a one-line comment and cuts the traceback of those cells down to the error's
-last line, which for the course's checks is the diagnosis (``NotYet: train_step: never_clears:
-...``).  What the check printed (the ✅/❌ lines) stays.
+hidden region by a one-line comment and cuts the traceback of those cells down to one line: for
+the course's checks the line that the cell counts as failed (``checks.FAILED_LINE``; the diagnosis
+is in the ❌ line the check printed), for any other error its last line.
+What the check printed (the ✅/❌ lines) stays.
 
 ``FeedbackPage`` is nbgrader's feedback exporter (nbconvert's HTMLExporter with nbgrader's feedback
 template) whose page carries its own Content-Security-Policy in a ``<meta>`` at the top of its
@@ -19,22 +29,148 @@ from __future__ import annotations
 import re
 from html import escape
 
+import nbformat
 from nbconvert.exporters import HTMLExporter
+from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import ClearHiddenTests
-from traitlets import Unicode
+from traitlets import List, Unicode
 
 from .sanitize import PAGE_POLICY
 
 PLACEHOLDER = "# (hidden tests ran here; their code is not shown)"
+SUMMARY_ID = "autograder-summary"
+STOPPED = ("NotRun", "KernelStopped")
+# Long verdicts wrap inside their box instead of running past its right edge.
+WRAP_CSS = "<style>.output_area pre, .output_subarea pre { white-space: pre-wrap; overflow-wrap: break-word; }</style>"
+
+
+def split_fix(message: str) -> tuple[str, str]:
+    """(the fix, what happened) of a check's message: its first sentence says what the function did,
+    the rest how to fix it ("Call optimizer.zero_grad() at the start of every call ...").  A message
+    of one sentence is all fix.  The scenario it was seen with, "(seen with ...)", is left out."""
+    text = re.sub(r"\s*\(seen with [^()]*(\([^()]*\)[^()]*)*\)\.?$", ".", message.strip())
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text, maxsplit=1)
+    if len(parts) == 2 and parts[1].strip():
+        return parts[1].strip(), parts[0].strip()
+    return text, ""
+
+
+def _checks(cell) -> list[dict]:
+    return cell.get("metadata", {}).get("autograder", {}).get("checks") or []
+
+
+def distinct_verdicts(checks: list[dict]) -> list[dict]:
+    """One entry per distinct (exercise, passed, code, fix, what), in order."""
+    seen, found = set(), []
+    for check in checks:
+        fix, what = split_fix(str(check.get("message", "")))
+        key = (check.get("exercise"), bool(check.get("passed")), check.get("code"), fix, what)
+        if key not in seen:
+            seen.add(key)
+            found.append({"exercise": key[0], "passed": key[1], "code": key[2], "fix": fix, "what": what})
+    return found
+
+
+def summary_rows(nb) -> list[dict]:
+    """Per exercise, in notebook order: its first failed verdict, or its pass."""
+    rows: dict[str, dict] = {}
+    for cell in nb.cells:
+        for verdict in distinct_verdicts(_checks(cell)):
+            row = rows.get(verdict["exercise"])
+            if row is None or (row["passed"] and not verdict["passed"]):
+                rows[verdict["exercise"]] = verdict
+    return list(rows.values())
+
+
+def _cell_text(text: str) -> str:
+    """Text for a Markdown table cell: no line breaks, no pipes, no HTML."""
+    return escape(" ".join(text.split()), quote=False).replace("|", "\\|")
+
+
+def summary_markdown(rows: list[dict]) -> str:
+    lines = [
+        "## Your results at a glance",
+        "",
+        "| exercise | result | code | what to do |",
+        "| --- | --- | --- | --- |",
+    ]
+    for row in map(_with_error_fix, rows):
+        mark = "✅ passed" if row["passed"] else "❌ not yet"
+        todo = "nothing: well done" if row["passed"] else _cell_text(row["fix"])
+        lines.append(f"| `{row['exercise']}` | {mark} | `{row['code']}` | {todo} |")
+    lines += ["", "Each test cell below says more; the graders ran more scenarios than your notebook's test cells."]
+    return "\n".join(lines)
+
+
+def _with_error_fix(verdict: dict) -> dict:
+    """For an answer cell that raised before the function existed, the fix names that cell and line
+    ("SyntaxError on line 3 of In [20]: fix that cell, ..."); the grader's sentence becomes the what."""
+    if verdict["passed"] or verdict["code"] != "error" or " raised " not in verdict["fix"]:
+        return verdict
+    from .report import short_reason  # "SyntaxError on line 3 of In [20]"
+
+    fix = f"{short_reason(verdict['fix'])}: fix that cell, run it, then run the test cells again."
+    return {**verdict, "fix": fix, "what": " ".join(filter(None, [verdict["what"], verdict["fix"]]))}
+
+
+def verdict_text(verdicts: list[dict], stopped: bool) -> str:
+    lines = []
+    if stopped:
+        lines.append(
+            "(Your notebook was stopped before this cell ran; the grader checked your answer cells all the same.)"
+        )
+    for v in map(_with_error_fix, verdicts):
+        if v["passed"]:
+            lines.append(f"✅ {v['exercise']}: {v['what'] or v['fix']}")
+        else:
+            lines.append(f"❌ {v['exercise']} [{v['code']}] To fix: {v['fix']}")
+            if v["what"]:
+                lines.append(f"   What the grader saw: {v['what']}")
+    return "\n".join(lines) + "\n"
+
+
+class CheckSummary(Preprocessor):
+    """A summary of the verdicts on top, and each test cell's verdicts once each (see the module)."""
+
+    def preprocess(self, nb, resources):
+        rows = summary_rows(nb)
+        if not rows:
+            return nb, resources
+        for cell in nb.cells:
+            checks = _checks(cell)
+            if cell.cell_type != "code" or not checks:
+                continue
+            stopped = any(
+                o.get("output_type") == "error" and o.get("ename") in STOPPED for o in cell.get("outputs", [])
+            )
+            cell.outputs = [
+                nbformat.v4.new_output("stream", name="stdout", text=verdict_text(distinct_verdicts(checks), stopped))
+            ]
+        if not any(c.get("id") == SUMMARY_ID for c in nb.cells):
+            nb.cells.insert(0, nbformat.v4.new_markdown_cell(summary_markdown(rows), id=SUMMARY_ID))
+        return nb, resources
 
 
 class HideHiddenTests(ClearHiddenTests):
     """Remove hidden test code from feedback, and the tracebacks that would quote it."""
 
     enforce_metadata = False  # feedback is made from graded notebooks; nothing to enforce
+    # nbconvert's HTMLExporter configures NbConvertBase.display_data_priority, which every preprocessor
+    # inherits; nbgrader's base class redeclares it without config=True, so traitlets warned on every
+    # run that this class does not recognise it.  Declared configurable here, the setting applies.
+    display_data_priority = List(
+        ["text/html", "application/pdf", "text/latex", "image/svg+xml", "image/png", "image/jpeg", "text/plain"]
+    ).tag(config=True)
 
     def preprocess_cell(self, cell, resources, cell_index):
-        if cell.cell_type != "code" or self.begin_test_delimeter not in cell.source:
+        if cell.cell_type != "code":
+            return cell, resources
+        # Every traceback is cut to its last line, as the README says: also those of the "Try it"
+        # cells, which quote the student's code and the course's, not only those of hidden tests.
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        if self.begin_test_delimeter not in cell.source:
             return cell, resources
         lines, hidden, kept = cell.source.split("\n"), False, []
         for line in lines:
@@ -46,9 +182,6 @@ class HideHiddenTests(ClearHiddenTests):
             elif not hidden:
                 kept.append(line)
         cell.source = "\n".join(kept)
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
         return cell, resources
 
 
@@ -63,7 +196,8 @@ class FeedbackPage(HTMLExporter):
 
     def from_notebook_node(self, nb, resources=None, **kw):
         page, resources = super().from_notebook_node(nb, resources, **kw)
-        return with_policy(page, self.content_security_policy), resources
+        page = with_policy(page, self.content_security_policy)
+        return page.replace("</head>", WRAP_CSS + "\n</head>", 1), resources
 
 
 def with_policy(page: str, policy: str) -> str:

@@ -230,11 +230,12 @@ class Grader:
     def _grade_all(self, todo: list[str], everyone: list[str], started: float, outcomes: dict) -> Summary:
         from ..sandbox.client import shared_server
 
-        progress = _Progress(len(todo), self.stream)
         interrupted = False
         if todo:
             self._warm_up_shared_cells()
             shared_server("kernel")  # start the warm server once, before the clock of the first notebook
+        progress = _Progress(len(todo), self.stream)  # its clock starts once the warm server is up
+        if todo:
             pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(todo)))
             futures = {pool.submit(self.grade_one, s): s for s in todo}
             try:
@@ -290,25 +291,44 @@ def _ConcurrentAutograde(**kwargs):  # noqa: N802 - builds the class on first us
 
 class _Progress:
     """Progress on stderr, with tqdm: a live bar on a terminal; elsewhere (a CI log, a file) one
-    line per graded submission, in the same format."""
+    line per graded submission, in the same format.
 
-    FORMAT = "{l_bar}{bar:30}| {n_fmt}/{total_fmt} graded, {elapsed} spent, ETA {remaining}{postfix}"
+    The estimate of the time left is the course's, not tqdm's: tqdm's rate counts the warm-up (the
+    servers starting, the first submissions running the lesson's shared cells) as if every
+    submission cost it, and once said 01:15 for a 16 s run.  Here the clock of the estimate starts
+    when the first submission is done: until a second one is, the ETA shows "…"; after, it is the
+    time per submission since that first one times the submissions left."""
+
+    FORMAT = "{l_bar}{bar:30}| {n_fmt}/{total_fmt} graded, {elapsed} spent{postfix}"
 
     def __init__(self, total: int, stream) -> None:
         self.total, self.stream, self.done, self.failed = total, stream, 0, 0
         self.live = hasattr(stream, "isatty") and stream.isatty()
         self.started = time.monotonic()
+        self.first_done: float | None = None
         self.bar = tqdm(total=total, file=stream, bar_format=self.FORMAT, disable=not self.live or not total)
+        self.bar.set_postfix_str(self._postfix(), refresh=False)
+
+    def eta(self) -> str:
+        if self.first_done is None or self.done < 2:
+            return "…"
+        per = (time.monotonic() - self.first_done) / (self.done - 1)
+        return tqdm.format_interval(per * (self.total - self.done))
+
+    def _postfix(self) -> str:
+        return f"ETA {self.eta()}, {self.failed} failed"  # tqdm puts ", " before it
 
     def update(self, outcome: Outcome) -> None:
         self.done += 1
         self.failed += outcome.status == "failed"
+        if self.first_done is None:
+            self.first_done = time.monotonic()
         if self.live:
-            self.bar.set_postfix_str(f"{self.failed} failed", refresh=False)
+            self.bar.set_postfix_str(self._postfix(), refresh=False)
             self.bar.update(1)
             return
         line = tqdm.format_meter(self.done, self.total, time.monotonic() - self.started, bar_format=self.FORMAT,
-                                 postfix=f"{self.failed} failed", ncols=100)  # fmt: skip
+                                 postfix=self._postfix(), ncols=100)  # fmt: skip
         self.stream.write(f"{line}  ({outcome.student}: {outcome.status})\n")
         self.stream.flush()
 

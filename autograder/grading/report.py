@@ -4,9 +4,13 @@ It reads the gradebook (scores) and the graded notebooks (each check's verdict),
 self-contained HTML page (plots embedded as PNG) and a CSV with a row per student.  The page
 leads with what an instructor acts on:
 
-- what to teach next: per exercise, the students who did not pass it, split by diagnosis code,
-  each code with its meaning in words, how many students got it (and who), and the lesson
+- what to teach next: per exercise, the misconceptions the grader diagnosed, split by diagnosis
+  code, each code with its meaning in words, how many students got it (and who), and the lesson
   section to read again (``autograder/codes.py``); exercises most missed first;
+- what was not judged: answers the grader could not judge (left unanswered, a syntax or other
+  error, a notebook stopped before the test): a list to check, one line per student and exercise
+  with the reason ("SyntaxError on line 3 of In [20]"), never re-read advice, since nothing about
+  the student's understanding is known;
 - the score distribution and the pass rate of each exercise;
 - the quick-check answers (not graded): how many chose each answer;
 - a table of students with their codes and grading notes, and the submissions not graded.
@@ -39,6 +43,8 @@ from .ledger import read_ledger
 from .sanitize import PAGE_POLICY
 
 UNANSWERED = "unanswered"
+# Codes that say the grader could not judge the answer, not what the student misunderstands.
+NOT_JUDGED = (UNANSWERED, "error", "timeout", "NotRun", "KernelStopped", "NotDefined")
 
 
 @dataclass
@@ -48,6 +54,7 @@ class StudentRow:
     score: float | None = None
     max_score: float | None = None
     codes: dict[str, str] = field(default_factory=dict)  # exercise -> "ok" or the first mistake
+    reasons: dict[str, str] = field(default_factory=dict)  # exercise -> one line on why it was not judged
     quiz: dict[str, str | None] = field(default_factory=dict)  # question -> the answer given (None: blank)
     notes: list[str] = field(default_factory=list)
     reason: str = ""
@@ -82,14 +89,24 @@ class ClassReport:
         return Counter(r.codes[exercise] for r in self.graded() if exercise in r.codes)
 
     def mistakes(self, exercise: str) -> list[Mistake]:
-        """The codes other than ok, most frequent first, unanswered last (a gap, not a misconception)."""
+        """The misconceptions (codes other than ok that are not in ``NOT_JUDGED``), most frequent first."""
         who: dict[str, list[str]] = {}
         for row in self.graded():
             code = row.codes.get(exercise)
-            if code and code != "ok":
+            if code and code != "ok" and not judged_not(code):
                 who.setdefault(code, []).append(row.student)
-        order = sorted(who, key=lambda c: (c == UNANSWERED, -len(who[c]), c))
+        order = sorted(who, key=lambda c: (-len(who[c]), c))
         return [Mistake(c, _meaning(exercise, c), code_table.revisit(exercise, c), who[c]) for c in order]
+
+    def not_judged(self) -> list[tuple[str, str, str, str]]:
+        """(student, exercise, code, reason) for every answer the grader could not judge, by student."""
+        found = []
+        for row in self.graded():
+            for exercise in self.exercises:
+                code = row.codes.get(exercise)
+                if code and judged_not(code):
+                    found.append((row.student, exercise, code, row.reasons.get(exercise) or _meaning(exercise, code)))
+        return found
 
     def teach_next(self) -> list[tuple[str, int, int, list[Mistake]]]:
         """(exercise, students who did not pass, students graded on it, mistakes), most missed first."""
@@ -103,17 +120,36 @@ class ClassReport:
     def quiz_questions(self) -> list[str]:
         return sorted({q for r in self.graded() for q in r.quiz}, key=lambda q: (len(q), q))
 
-    def quiz_counts(self, question: str) -> Counter:
-        return Counter(r.quiz[question] or UNANSWERED for r in self.graded() if question in r.quiz)
+    def quiz_counts(self, question: str) -> list[tuple[str, int]]:
+        """(answer, students) in a stable order: the letters alphabetically, then unanswered."""
+        counts = Counter(r.quiz[question] or UNANSWERED for r in self.graded() if question in r.quiz)
+        return sorted(counts.items(), key=lambda item: (item[0] == UNANSWERED, str(item[0])))
+
+
+def judged_not(code: str) -> bool:
+    """True for a code that says the answer was not judged (see ``NOT_JUDGED``), also an error's name
+    that the code tables do not know (``NameError`` from a test cell the grader did not score)."""
+    return code in NOT_JUDGED or (not code_table.meaning("", code) and code[:1].isupper())
 
 
 def _meaning(exercise: str, code: str) -> str:
     words = code_table.meaning(exercise, code)
     if words:
         return words
-    if code in ("NotRun", "KernelStopped"):
-        return "the test did not run: a limit stopped the notebook before it (see the grading notes)"
     return f"the test cell ended with {code}"
+
+
+def short_reason(message: str) -> str:
+    """One line on why an answer was not judged, from a check's message: "SyntaxError on line 3 of
+    In [20]" for an answer cell that does not compile, else the message's first clause."""
+    found = re.search(r"raised (\w+): .*\(<([^<>]*)>, line (\d+)\)", message)
+    if found:
+        return f"{found[1]} on line {found[3]} of {found[2]}".replace(" of answer cell ", " of cell ")
+    found = re.search(r"raised (\w+)", message)
+    if found:
+        return f"{found[1]} raised"
+    first = re.split(r"(?<=[.:;])\s", message.strip(), maxsplit=1)[0]
+    return first[:160]
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -139,6 +175,17 @@ def exercise_of(test_id: str, answers: list[str]) -> str:
     name = test_id[len("test_") :] if test_id.startswith("test_") else test_id
     matches = [a for a in answers if name == a or name.startswith(a + "_")]
     return max(matches, key=len) if matches else name
+
+
+def notebook_reasons(nb) -> dict[str, str]:
+    """exercise -> one line on why it was not judged, for the checks that say so."""
+    reasons: dict[str, str] = {}
+    for cell in nb.cells:
+        for check in cell.get("metadata", {}).get("autograder", {}).get("checks") or []:
+            code = check.get("code", "error")
+            if not check.get("passed") and judged_not(code) and code != UNANSWERED:
+                reasons.setdefault(check.get("exercise", ""), short_reason(str(check.get("message", ""))))
+    return reasons
 
 
 def notebook_codes(nb) -> dict[str, str]:
@@ -195,6 +242,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
                     row.reason = "graded notebook found, but the gradebook has no grade"
                 for nb in view.graded_notebooks(student):
                     row.codes.update(notebook_codes(nb))
+                    row.reasons.update(notebook_reasons(nb))
                     row.quiz.update(notebook_quiz(nb))
                     keys.update(quiz_keys(nb))
                     row.notes += nb.metadata.get("autograder", {}).get("notes", [])
@@ -211,6 +259,24 @@ def build_report(course: str, assignment: str) -> ClassReport:
 
 
 # -- writing ---------------------------------------------------------------------------------
+def class_table(report: ClassReport, students: list[str] | None = None) -> list[str]:
+    """A plain-text table of students, scores, codes and notes (what ``grade`` ends with): anyone
+    with grading notes or checks to review is flagged "needs review"; a code not judged carries its
+    reason ("error (SyntaxError on line 3 of In [20])")."""
+    rows = [r for r in report.rows if students is None or r.student in students]
+    header = ["student", "score", *report.exercises, "notes"]
+    table = [header]
+    for r in rows:
+        score = f"{r.score:g}/{r.max_score:g}" if r.score is not None and r.max_score is not None else r.status
+        codes = [r.codes.get(e, "") + (f" ({r.reasons[e]})" if e in r.reasons else "") for e in report.exercises]
+        notes = [*r.notes, *r.review] if r.status == "graded" else [r.reason]
+        flag = "needs review: " if r.status == "graded" and (r.notes or r.review) else ""
+        note = (flag + " | ".join(notes)) if any(notes) else ""
+        table.append([r.student, score, *codes, note[:120] + ("…" if len(note) > 120 else "")])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in table]
+
+
 def _png(fig) -> str:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -227,6 +293,8 @@ def _figure(width: float, height: float):
 
 
 def score_plot(report: ClassReport) -> str:
+    from matplotlib.ticker import MaxNLocator
+
     fig = _figure(6, 3)
     ax = fig.add_subplot()
     scores = [r.score for r in report.graded() if r.score is not None]
@@ -234,6 +302,7 @@ def score_plot(report: ClassReport) -> str:
     ax.hist(scores, bins=min(20, int(top) + 1), range=(0, top), color="#4c72b0", edgecolor="white")
     ax.set_xlabel("score")
     ax.set_ylabel("students")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole students
     ax.set_title(f"Scores ({len(scores)} graded, out of {top:g})")
     return _png(fig)
 
@@ -289,10 +358,12 @@ def write_html(report: ClassReport, path: str) -> None:
         mean=f"{sum(scores) / len(scores):.2f}" if scores else "–",
         lesson=_lesson_title(report.assignment),
         teach_next=report.teach_next(),
+        not_judged=report.not_judged(),
         questions=report.quiz_questions(),
         score_png=score_plot(report),
         pass_rate_png=pass_rate_plot(report),
         policy=PAGE_POLICY,
+        judged_not=judged_not,
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)

@@ -37,6 +37,7 @@ from dataclasses import replace
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from ..checks import FAILED_LINE
 from ..sandbox.limits import SCORE_GRACE_SECONDS, SandboxLimits
 from .execute import NOT_RUN, STOPPED, error_output, shared_cells
 from .notes import add_note, add_review
@@ -151,6 +152,15 @@ def _label(cell) -> str:
     return cell.metadata.get("nbgrader", {}).get("grade_id") or "without a grade id"
 
 
+def _seen_as(cell, index: int) -> str:
+    """The answer cell as the student sees it in the graded notebook and its feedback: its prompt,
+    ``In [20]``, or (a cell the grading kernel did not reach) its grade id or position."""
+    if cell.get("execution_count"):
+        return f"In [{cell.execution_count}]"
+    grade_id = _meta(cell).get("grade_id")
+    return f"the {grade_id} cell" if grade_id else f"cell {index + 1}"
+
+
 def _did_not_run(cell) -> bool:
     return any(
         o.get("output_type") == "error" and o.get("ename") in (NOT_RUN, STOPPED) for o in cell.get("outputs", [])
@@ -195,7 +205,8 @@ class ScoreChecks(NbGraderPreprocessor):
                 # answers, and the cells the student added (handed-out code cells without grading
                 # metadata are the lesson's own: they are in the shared cells, or they are demos)
                 if meta.get("solution") or cell.metadata.get("autograder", {}).get("added"):
-                    items.append({"kind": "code", "index": index, "source": cell.source})
+                    label = _seen_as(cell, index)
+                    items.append({"kind": "code", "index": index, "source": cell.source, "label": label})
                 continue
             if not meta.get("grade"):
                 continue
@@ -241,6 +252,7 @@ class ScoreChecks(NbGraderPreprocessor):
         results, lines = [], ["Checked by the grader on your answer cells, outside your notebook:"]
         if stopped:
             lines.append("(The notebook was stopped before this cell ran; its checks were scored all the same.)")
+        failures, passes = [], []
         for k, check in enumerate(checks):
             if check["exercise"] in blank:
                 verdict = Verdict(check["exercise"], "unanswered", UNANSWERED.format(name=check["exercise"]))
@@ -253,14 +265,23 @@ class ScoreChecks(NbGraderPreprocessor):
                             "review": verdict.review})  # fmt: skip
             mark = "✅" if verdict.passed else "❌"
             code = "" if verdict.passed else f" [{verdict.code}]"
-            lines.append(f"{mark} {verdict.exercise}{code}: {verdict.message}")
+            line = f"{mark} {verdict.exercise}{code}: {verdict.message}"
+            # Each distinct verdict once (two seeds usually agree), what to fix before what passed.
+            shown = passes if verdict.passed else failures
+            if line not in shown:
+                shown.append(line)
             if verdict.review:
                 add_review(resources, f"{check['exercise']} (cell {_label(cell)}): {verdict.review}")
+        lines += failures + passes
         cell.outputs = [new_output("stream", name="stdout", text="\n".join(lines) + "\n")]
         failed = [r for r in results if not r["passed"]]
         if failed:
             first = failed[0]
-            cell.outputs.append(error_output("NotYet", f"{first['exercise']}: {first['code']}: {first['message']}"))
+            # The error fails the cell for nbgrader; its name and value are for the reports, and what
+            # it shows is one line that does not repeat the ❌ line above.
+            error = error_output("NotYet", f"{first['exercise']}: {first['code']}: {first['message']}")
+            error["traceback"] = [FAILED_LINE]
+            cell.outputs.append(error)
         cell.metadata.setdefault("autograder", {})["checks"] = results
 
     def _quizzes(self, nb) -> None:

@@ -58,7 +58,8 @@ def main(request: dict, limits, work: str) -> None:
         if item["kind"] == "code":
             try:
                 signal.alarm(int(limits.cell_seconds))
-                exec(compile(transform(item["source"]), f"<answer cell {item['index']}>", "exec"), namespace)
+                label = item.get("label") or f"answer cell {item['index']}"  # as the student sees it: In [20]
+                exec(compile(transform(item["source"]), f"<{label}>", "exec"), namespace)
             except BaseException as exc:  # noqa: BLE001 - as Run All: note it, run the next cell
                 failed = {**describe_exception(exc), "cell": item["index"]}
             finally:

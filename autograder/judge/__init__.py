@@ -22,7 +22,7 @@ scenarios for reasons outside them, a record it cannot read), the verdict fails 
 ``review`` reason, which grading reports as "needs review".
 
 One module per exercise here (``judge/<exercise>.py``): ``judge``, ``schema``, its messages and
-references, and optionally ``explain_error(error) -> Verdict | None``.  Nothing in this package is
+references, and optionally ``explain_error(error, scenario) -> Verdict | None``.  Nothing in this package is
 visible inside the sandbox: the bubblewrap policy hides it.
 """
 
@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from dataclasses import replace
 from types import ModuleType
 
 from .. import exercises
 from ..record import UnreadableRecord, decode
 from ..sandbox.limits import DEFAULTS, Limits
-from ..verdict import Verdict
+from ..verdict import Verdict, code_rank, listed, together
 from .validate import Flag, InvalidRecord, ListOf, NotFinite, Record, Text, check
 
 
@@ -117,28 +118,86 @@ def judge_check(
 def judge_scenarios(
     exercise: str, scenarios: list, records: list[bytes], ended: dict | None = None, limits: Limits = DEFAULTS
 ) -> Verdict:
-    """``judge_check`` on the scenarios given (a check's, or some of them)."""
+    """``judge_check`` on the scenarios given (a check's, or some of them).
+
+    A scenario that raised does not hide the others: they ran too (each in its own child), and the
+    verdict names every mistake, the crash and what the other scenarios show, the most important
+    first.  A run that stopped (a timeout, a dead process) is judged on what came back before."""
     judge = get(exercise)
-    observations: list[dict] = []
+    judged, observations, problems = [], [], []  # problems: (verdict, scenario, its index, exception type)
     for index, scenario in enumerate(scenarios):
         if index >= len(records):
-            return _missing(exercise, scenarios, observations, ended, limits)
+            problems.append((_missing(exercise, scenarios, index, ended, limits), scenario, index, None))
+            break
         try:
             record = read_record(records[index])
             if "failure" in record:
-                return _failed(exercise, scenarios, observations, record, limits)
+                problems.append((_failed(exercise, record, limits), scenario, index, None))
+                break
             if record["tampered"]:
                 return tampered_verdict(exercise, record["tampered"])
             if record["error"] is not None:
-                return _errored(exercise, scenarios, observations, record["error"])
+                error = record["error"]
+                problems.append((error_verdict(exercise, error, scenario), scenario, index, error["type"]))
+                continue
             check(judge.schema(scenario), record["observation"], "the observation")
         except NotFinite as error:
-            return _not_finite(exercise, scenarios, observations, judge, scenario, error)
+            problems.append((_not_finite(exercise, judge, scenario, error), scenario, index, None))
+            continue
         except InvalidRecord as error:
             why = f"The run of your code sent back a record the grader cannot accept ({error})."
             return Verdict(exercise, "error", why, review=f"unreadable record: {error}")
+        judged.append((index, scenario))
         observations.append(record["observation"])
-    return judge.judge(scenarios, observations)
+    cases = [scenario for _, scenario in judged]
+    verdict = judge.judge(cases, observations) if observations else None
+
+    def first_case() -> int:
+        """The index of the first judged case that shows the judge's mistake."""
+        for k in range(1, len(cases)):
+            if not judge.judge(cases[:k], observations[:k]).passed:
+                return judged[k - 1][0]
+        return judged[-1][0]
+
+    return _together(exercise, verdict, problems, first_case)
+
+
+def _together(exercise: str, verdict: Verdict | None, problems: list[tuple], first_case=None) -> Verdict:
+    """The judge's verdict on the scenarios that ran to the end, with the mistakes of those that did
+    not (a crash, a timeout): each named once, each with the case it showed in.
+
+    The exercise's table of codes orders its own codes (``verdict.code_rank``).  A crash it does not
+    list (every table but lesson 3's leaves ``error`` out) is named where it happened: before the
+    judged mistakes when its case came before the first case that showed them, after them otherwise.
+    An exception the exercise explains in one case (on a leaf, ``crashes_on_leaf``) but not in another
+    is a general crash: the plain error names it, not the explanation."""
+    unexplained = {kind for problem, _, _, kind in problems if problem.code == "error" and kind}
+    found = [] if verdict is None or verdict.passed else [(verdict, first_case() if problems else 0)]
+    for problem, scenario, case, kind in problems:
+        if problem.code != "error" and kind in unexplained:
+            continue
+        if all(problem.code != other.code for other, _ in found):
+            found.append((_seen_with(problem, scenario), case))
+    if not found:
+        return verdict
+    ranked = sorted(
+        (item for item in found if listed(exercise, item[0].code)), key=lambda i: code_rank(exercise, i[0].code)
+    )
+    start = min((case for _, case in ranked), default=len(problems) + 1)
+    crashes = sorted((item for item in found if not listed(exercise, item[0].code)), key=lambda i: i[1])
+    ordered = (
+        [v for v, case in crashes if case < start]
+        + [v for v, _ in ranked]
+        + [v for v, case in crashes if case >= start]
+    )
+    return together(exercise, ordered, also="Also, in another case:", keep_order=True)
+
+
+def _seen_with(verdict: Verdict, scenario) -> Verdict:
+    name = getattr(scenario, "name", None)
+    if not isinstance(name, str) or name in verdict.message or "seen with" in verdict.message:
+        return verdict
+    return replace(verdict, message=f"{verdict.message.rstrip().rstrip('.')} (seen with {name}).")
 
 
 def judge_safely(exercise: str, start: str, seed: int, records: list[bytes], ended: dict | None = None,
@@ -158,44 +217,27 @@ def judge_safely(exercise: str, start: str, seed: int, records: list[bytes], end
         )
 
 
-def _earlier(exercise: str, scenarios: list, observations: list[dict], verdict: Verdict) -> Verdict:
-    """The scenarios before the one that failed may already show a mistake: name it first."""
-    if not observations:
-        return verdict
-    earlier = get(exercise).judge(scenarios[: len(observations)], observations)
-    if earlier.code == verdict.code:
-        return earlier
-    if not earlier.passed:
-        also = f"{verdict.message[0].lower()}{verdict.message[1:]}"
-        return Verdict(
-            exercise, earlier.code, f"{earlier.message} Also, in another case: {also}", review=verdict.review
-        )
-    return verdict
-
-
-def _missing(exercise, scenarios, observations, ended, limits) -> Verdict:
+def _missing(exercise, scenarios, index: int, ended, limits) -> Verdict:
     if ended:
-        return _failed(exercise, scenarios, observations, ended, limits)
+        return _failed(exercise, ended, limits)
     why = (
-        f"The run of your code ended after {len(observations)} of its {len(scenarios)} cases, without saying why: "
+        f"The run of your code ended after {index} of its {len(scenarios)} cases, without saying why: "
         "every case must be checked for a pass."
     )
-    return _earlier(exercise, scenarios, observations, Verdict(exercise, "error", why, review="a run ended early"))
+    return Verdict(exercise, "error", why, review="a run ended early")
 
 
-def _failed(exercise, scenarios, observations, failure: dict, limits: Limits) -> Verdict:
+def _failed(exercise, failure: dict, limits: Limits) -> Verdict:
     detail = failure.get("detail", "")
     if failure["failure"] == "timeout":
-        verdict = Verdict(
+        return Verdict(
             exercise,
             "timeout",
             f"Your function did not finish within {limits.check_seconds:g} s: look for an endless loop "
             "or a very long computation.",
         )
-    else:
-        advice = " Never call os._exit() or exit() in the function." if "exit code" in detail else ""
-        verdict = Verdict(exercise, "error", f"The process running your code ended before finishing: {detail}.{advice}")
-    return _earlier(exercise, scenarios, observations, verdict)
+    advice = " Never call os._exit() or exit() in the function." if "exit code" in detail else ""
+    return Verdict(exercise, "error", f"The process running your code ended before finishing: {detail}.{advice}")
 
 
 def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
@@ -209,16 +251,14 @@ def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
     )
 
 
-def _errored(exercise: str, scenarios: list, observations: list[dict], error: dict) -> Verdict:
-    return _earlier(exercise, scenarios, observations, error_verdict(exercise, error))
-
-
-def error_verdict(exercise: str, error: dict) -> Verdict:
+def error_verdict(exercise: str, error: dict, scenario=None) -> Verdict:
+    """The verdict for an exception, in the exercise's own words where it names one of its mistakes
+    (``explain_error(error, scenario)``: the scenario it was raised in, when known)."""
     judge = get(exercise)
     kind, message, where = error["type"], error["message"], error.get("where", "")
     if hasattr(judge, "explain_error"):
         try:
-            verdict = judge.explain_error(error)
+            verdict = judge.explain_error(error, scenario)
         except (TypeError, KeyError, AttributeError, ValueError, IndexError):
             verdict = None  # the record so far is the job's to shape: only a well-formed one names a mistake
         if verdict is not None:
@@ -234,21 +274,22 @@ def error_verdict(exercise: str, error: dict) -> Verdict:
         text = f"Your code ran out of memory{at} ({kind}: {message[:120]})."
     elif kind == "SyntaxError":
         text = f"Your code has a syntax error{at}: {message}."
+    elif not message.strip():
+        text = f"Your function raised {kind}{at}."
     else:
         text = f"Your function raised {kind}{at}: {message}"
     return Verdict(exercise, "error", text)
 
 
-def _not_finite(exercise, scenarios, observations, judge, scenario, error: NotFinite) -> Verdict:
+def _not_finite(exercise, judge, scenario, error: NotFinite) -> Verdict:
     code = getattr(judge, "NOT_FINITE", "error")
     where = error.where.removeprefix("the observation.")
-    verdict = Verdict(
+    return Verdict(
         exercise,
         code,
         f"Your code left inf or NaN where a number was expected ({where}, with {scenario.name}): "
         "every value it produces must be finite.",
     )
-    return _earlier(exercise, scenarios, observations, verdict)
 
 
 __all__ = [

@@ -45,7 +45,7 @@ def reference_losses(scenario: InferenceScenario) -> tuple[list[float], list[int
     return losses, [len(x) for x, _ in batches]
 
 
-def explain_error(error: dict) -> Verdict | None:
+def explain_error(error: dict, scenario=None) -> Verdict | None:
     """The loss called as loss_fn(target, prediction) raises with cross-entropy: name the swap."""
     calls = (error.get("observation") or {}).get("loss_calls")
     if isinstance(calls, list) and any(call is True for call in calls):
@@ -57,38 +57,31 @@ def _near(a: float, b: float) -> bool:
     return math.isfinite(a) and abs(a - b) <= 1e-4 * max(1.0, abs(b))
 
 
-# The codes, most important first: the first names the verdict when a function makes several mistakes.
-ORDER = (
-    "builds_graph",
-    "not_eval",
-    "grad_left_off",
-    "mode_not_restored",
-    "swapped_loss_args",
-    "returns_tensor",
-    "sum_not_mean",
-    "last_batch_only",
-    "weighted_by_examples",
-    "wrong_value",
-)
-
-
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
-def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
-    calls, returned = obs["calls"], obs["returned"]
-    if not calls:
-        return Verdict(NAME, "wrong_value", MESSAGES["no_call"])
-    if any(call["grad"] for call in calls):
-        return Verdict(NAME, "builds_graph", MESSAGES["builds_graph"])
-    if any(call["any_training"] for call in calls):
-        return Verdict(NAME, "not_eval", MESSAGES["not_eval"])
+def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
+    """Every mistake this call shows: the modes after the call and the returned value are judged apart."""
+    mistakes = []
     if not obs["grad_after"] or obs["inference_after"]:
-        return Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"])
+        mistakes.append(Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"]))
     if obs["mode_after"] != obs["start"]:
         key = "left_in_eval" if obs["start"] == "train" else "forced_train"
-        return Verdict(NAME, "mode_not_restored", MESSAGES[key])
+        mistakes.append(Verdict(NAME, "mode_not_restored", MESSAGES[key]))
+    calls, returned = obs["calls"], obs["returned"]
+    if not calls:
+        return [*mistakes, Verdict(NAME, "wrong_value", MESSAGES["no_call"])]
+    if any(call["grad"] for call in calls):
+        mistakes.append(Verdict(NAME, "builds_graph", MESSAGES["builds_graph"]))
+    if any(call["any_training"] for call in calls):
+        # Dropout changed the losses too: the value is not judged apart.
+        return [*mistakes, Verdict(NAME, "not_eval", MESSAGES["not_eval"])]
+    value = _value_mistake(scenario, returned)
+    return mistakes if value is None else [*mistakes, value]
+
+
+def _value_mistake(scenario: InferenceScenario, returned: dict) -> Verdict | None:
     if returned["type"] == "Tensor":
         return Verdict(NAME, "returns_tensor", MESSAGES["returns_tensor"])
     if returned["number"] is None or not returned.get("is_float"):
@@ -132,7 +125,7 @@ MESSAGES = {
         "restore the mode it had (model.train(was_training)), do not always call model.train()."
     ),
     "grad_left_off": (
-        "After your function returned, gradient tracking was still off for the whole program: use "
+        "After your function returned, gradient tracking was still off for the rest of the thread that called it: use "
         "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
     ),
     "returns_tensor": (

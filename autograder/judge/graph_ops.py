@@ -41,6 +41,15 @@ def _plain_name(item) -> str | None:
     return None
 
 
+def explain_error(error: dict, scenario=None) -> Verdict | None:
+    """Any exception on a tensor whose grad_fn is None (a leaf, a detached tensor) is a crash on it:
+    the answer there is []."""
+    if scenario is not None and build_graph(scenario)[0].grad_fn is None:
+        at = f" (at {error['where']})" if error.get("where") else ""
+        return Verdict(NAME, "crashes_on_leaf", f"{MESSAGES['crashes_on_leaf']} It raised {error['type']}{at}.")
+    return None
+
+
 def judge(scenarios: list[GraphScenario], observations: list[dict]) -> Verdict:
     for scenario, obs in zip(scenarios, observations):
         t, _keep = build_graph(scenario)

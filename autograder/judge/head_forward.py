@@ -35,27 +35,15 @@ def schema(scenario: InferenceScenario):
     )
 
 
-def explain_error(error: dict) -> Verdict | None:
+def explain_error(error: dict, scenario=None) -> Verdict | None:
     """Features made under torch.inference_mode() cannot enter a tracked head: that is inference_tensor."""
     if INFERENCE_SAVE in error["message"]:
         return Verdict(NAME, "inference_tensor", MESSAGES["inference_tensor"])
     return None
 
 
-# The codes, most important first: the first names the verdict when a function makes several mistakes.
-ORDER = (
-    "froze_params",
-    "head_not_tracked",
-    "backbone_tracked",
-    "detach_only",
-    "inference_tensor",
-    "grad_left_off",
-    "wrong_output",
-)
-
-
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _reference(scenario: InferenceScenario, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -69,34 +57,37 @@ def _reference(scenario: InferenceScenario, x: torch.Tensor) -> tuple[torch.Tens
     return output.detach(), list(grads)
 
 
-def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
-    returned = obs["returned"]
+def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
+    """Every mistake this call shows: the flags, the backbone's tracking, the grad mode after the
+    call, and (when the head was tracked) the output and the head's gradients."""
+    returned, mistakes = obs["returned"], []
+    if not obs["grad_after"] or obs["inference_after"]:
+        mistakes.append(Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"]))
     if not obs["backbone_calls"] or not obs["head_calls"]:
-        return Verdict(NAME, "wrong_output", MESSAGES["no_call"])
-    if not all(obs["backbone_requires_grad"]) or not all(obs["head_requires_grad"]):
-        return Verdict(NAME, "froze_params", MESSAGES["froze_params"])
+        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["no_call"])]
+    froze = not all(obs["backbone_requires_grad"]) or not all(obs["head_requires_grad"])
+    if froze:
+        mistakes.append(Verdict(NAME, "froze_params", MESSAGES["froze_params"]))
+    # A backbone whose parameters were frozen builds no graph with tracking on: that is froze_params.
+    elif any(call["grad"] for call in obs["backbone_calls"]):
+        code = "backbone_tracked" if any(g is not None for g in obs["backbone_grads"]) else "detach_only"
+        mistakes.append(Verdict(NAME, code, MESSAGES[code]))
     if any(call["inference"] for call in obs["head_calls"]):
-        return Verdict(NAME, "head_not_tracked", MESSAGES["head_inference"])
+        return [*mistakes, Verdict(NAME, "head_not_tracked", MESSAGES["head_inference"])]
     head_tracked = all(call["grad"] for call in obs["head_calls"])
     if not head_tracked or returned["type"] != "Tensor" or not returned["has_grad_fn"]:
-        return Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])
-    if any(call["grad"] for call in obs["backbone_calls"]):
-        if any(g is not None for g in obs["backbone_grads"]):
-            return Verdict(NAME, "backbone_tracked", MESSAGES["backbone_tracked"])
-        return Verdict(NAME, "detach_only", MESSAGES["detach_only"])
-    if not obs["grad_after"] or obs["inference_after"]:
-        return Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"])
+        return [*mistakes, Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])]
     ((x, _),) = build_batches(scenario)
     expected, expected_grads = _reference(scenario, x)
     if not close(returned["values"], expected):
-        return Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])
+        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])]
     if obs["backward_error"] is not None or any(g is None for g in obs["head_grads"]):
-        return Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])
+        return [*mistakes, Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])]
     if len(obs["head_grads"]) != len(expected_grads) or not all(
         close(g, e) for g, e in zip(obs["head_grads"], expected_grads)
     ):
-        return Verdict(NAME, "wrong_output", MESSAGES["wrong_gradient"])
-    return None
+        mistakes.append(Verdict(NAME, "wrong_output", MESSAGES["wrong_gradient"]))
+    return mistakes
 
 
 MESSAGES = {
@@ -129,7 +120,7 @@ MESSAGES = {
         "save for backward: use torch.no_grad() for the backbone (or clone the features)."
     ),
     "grad_left_off": (
-        "After your function returned, gradient tracking was still off for the whole program: use "
+        "After your function returned, gradient tracking was still off for the rest of the thread that called it: use "
         "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
     ),
     "no_call": "Your function must call both models: features = backbone(x), then head(features).",

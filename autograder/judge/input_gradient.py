@@ -39,7 +39,7 @@ def reference(probe: Probe) -> torch.Tensor:
     return grad
 
 
-def explain_error(error: dict) -> Verdict | None:
+def explain_error(error: dict, scenario=None) -> Verdict | None:
     message = error["message"]
     for needle, code in ((SCALAR_ONLY, "non_scalar_output"), (NO_GRAD, "no_requires_grad"), (UNUSED, "not_in_graph")):
         if needle in message:

@@ -70,7 +70,7 @@ def _input_changed(scenario: InputScenario, after: dict) -> bool:
 NOT_A_LEAF = "you can only change requires_grad flags of leaf variables"
 
 
-def explain_error(error: dict) -> Verdict | None:
+def explain_error(error: dict, scenario=None) -> Verdict | None:
     """Switching requires_grad on for a tensor computed from others (the caller's graph tensor,
     returned as it is) raises: the function did not make a new leaf."""
     if NOT_A_LEAF in error["message"]:

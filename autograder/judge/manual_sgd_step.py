@@ -10,8 +10,8 @@ import torch
 
 from ..exercises._lesson3.scenarios import Scenario
 from ..exercises.manual_sgd_step import NAME, make_params
-from ..verdict import Verdict
-from .validate import Flag, Items, ListOf, Optional, Record, Tensor
+from ..verdict import Verdict, first_failure, together
+from .validate import Flag, InvalidRecord, Items, ListOf, NotFinite, Optional, Record, Tensor, check
 
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation"
 NOT_FINITE = "wrong_update"
@@ -50,45 +50,68 @@ def schema(scenario: Scenario):
     return Record({"rounds": ListOf(one, length=ROUNDS)})
 
 
-def explain_error(error: dict) -> Verdict | None:
+def explain_error(error: dict, scenario=None) -> Verdict | None:
     """An in-place update of a leaf outside torch.no_grad() raises: that is update_tracked.  An
     error about None while some tensor's .grad was None: the update did not skip that tensor."""
     if LEAF_IN_PLACE in error["message"]:
         return Verdict(NAME, "update_tracked", MESSAGES["leaf_in_place"])
     observation = error.get("observation") or {}
     if any(observation.get("none_grads", ())) and "None" in error["message"]:
-        return Verdict(NAME, "none_grad_crash", MESSAGES["none_grad_crash"].format(error=error["type"]))
+        crash = Verdict(NAME, "none_grad_crash", MESSAGES["none_grad_crash"].format(error=error["type"]))
+        update = _update_without_none(observation.get("without_none"), scenario)
+        return crash if update is None else together(NAME, [crash, Verdict(NAME, "wrong_update", update)])
     return None
 
 
+def _update_without_none(probe, scenario) -> str | None:
+    """What was wrong with the update when the function was called again with only the tensors
+    that have a gradient (``exercises.manual_sgd_step._without_none``)."""
+    if scenario is None or not isinstance(probe, dict):
+        return None
+    shapes = [tuple(p.shape) for p in make_params(scenario)[0][:-1]]  # the last one's .grad is None
+    values = Items(tuple(Tensor(shape=s) for s in shapes))
+    try:
+        check(Record({"before": values, "grads": values, "after": values}), probe, "the second call")
+    except (InvalidRecord, NotFinite):
+        return None  # the record so far is the job's to shape: only a well-formed one names a mistake
+    return _update_problem(probe, scenario.lr)
+
+
 def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
-    for scenario, obs in zip(scenarios, observations):
-        lr = scenario.lr
-        for rnd in obs["rounds"]:
-            if any(rnd["tracked"]) or not all(rnd["leaf"]) or any(rnd["list_tracked"]):
-                return Verdict(NAME, "update_tracked", MESSAGES["update_tracked"])
-            if not all(rnd["requires_grad"]):
-                return Verdict(NAME, "update_tracked", MESSAGES["lost_requires_grad"])
-            problem = _update_problem(rnd, lr)
-            if problem:
-                return Verdict(NAME, "wrong_update", problem)
-            kept = [
-                g_after is not None and bool(g_after.abs().max() > 0)
-                for g_before, g_after in zip(rnd["grads"], rnd["grads_after"])
-                if g_before is not None
-            ]
-            if all(kept):
-                return Verdict(NAME, "no_clear", MESSAGES["no_clear"])
-            if any(kept):
-                return Verdict(NAME, "clears_some_params", MESSAGES["clears_some_params"])
-            untouched = [g is None for g in rnd["grads"]]
-            if any(u and g is not None for u, g in zip(untouched, rnd["grads_after"])):
-                return Verdict(NAME, "wrong_update", MESSAGES["grad_created"])
+    verdict = first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+    if not verdict.passed:
+        return verdict
     for scenario, obs in zip(scenarios, observations):
         for rnd, want in zip(obs["rounds"], expected_rounds(scenario)):
             if not all(_close(a, w) for a, w in zip(rnd["after"], want["after"])):
                 return Verdict(NAME, "tampered", MESSAGES["contradiction"])
-    return Verdict(NAME, "ok", MESSAGES["ok"])
+    return verdict
+
+
+def _judge_one(scenario: Scenario, obs: dict) -> list[Verdict]:
+    """Every mistake the rounds show: how the update was recorded, its values, the clearing."""
+    found: dict[str, Verdict] = {}
+    for rnd in obs["rounds"]:
+        if any(rnd["tracked"]) or not all(rnd["leaf"]) or any(rnd["list_tracked"]):
+            found.setdefault("update_tracked", Verdict(NAME, "update_tracked", MESSAGES["update_tracked"]))
+        elif not all(rnd["requires_grad"]):
+            found.setdefault("update_tracked", Verdict(NAME, "update_tracked", MESSAGES["lost_requires_grad"]))
+        problem = _update_problem(rnd, scenario.lr)
+        if problem:
+            found.setdefault("wrong_update", Verdict(NAME, "wrong_update", problem))
+        kept = [
+            g_after is not None and bool(g_after.abs().max() > 0)
+            for g_before, g_after in zip(rnd["grads"], rnd["grads_after"])
+            if g_before is not None
+        ]
+        if kept and all(kept):
+            found.setdefault("no_clear", Verdict(NAME, "no_clear", MESSAGES["no_clear"]))
+        elif any(kept):
+            found.setdefault("clears_some_params", Verdict(NAME, "clears_some_params", MESSAGES["clears_some_params"]))
+        untouched = [g is None for g in rnd["grads"]]
+        if any(u and g is not None for u, g in zip(untouched, rnd["grads_after"])):
+            found.setdefault("wrong_update", Verdict(NAME, "wrong_update", MESSAGES["grad_created"]))
+    return list(found.values())
 
 
 def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -130,12 +153,10 @@ MESSAGES = {
         "update it in place under torch.no_grad() instead."
     ),
     "no_clear": (
-        "The update is right, but the gradients were not cleared afterwards, so the next "
-        "backward() will add to them: set p.grad = None."
+        "The gradients were not cleared after the update, so the next backward() will add to them: set p.grad = None."
     ),
     "clears_some_params": (
-        "The update is right, but only some of the gradients were cleared afterwards: set "
-        "p.grad = None for every tensor you updated."
+        "Only some of the gradients were cleared after the update: set p.grad = None for every tensor you updated."
     ),
     "none_grad_crash": (
         "Your update failed ({error}) on a tensor whose .grad is None: a tensor that took no part in "

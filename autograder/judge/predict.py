@@ -33,54 +33,41 @@ def _input(scenario: InferenceScenario):
     return x[:, :-1] if scenario.raises else x
 
 
-# The codes, most important first: the first names the verdict when a function makes several mistakes.
-ORDER = (
-    "builds_graph",
-    "detach_only",
-    "not_eval",
-    "grad_left_off",
-    "mode_not_restored",  # before the error case: a function that never restores fails both
-    "swallows_error",
-    "not_restored_on_error",
-    "wrong_output",
-)
-
-
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"], ORDER)
+    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
-def _judge_one(scenario: InferenceScenario, obs: dict) -> Verdict | None:
-    calls = obs["calls"]
+def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
+    """Every mistake this call shows: the mode, the grad mode and the output are judged apart."""
+    mistakes = []
+    if not obs["grad_after"] or obs["inference_after"]:
+        mistakes.append(Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"]))
     if scenario.raises:
         if not obs["raised"]:
-            return Verdict(NAME, "swallows_error", MESSAGES["swallows_error"])
+            mistakes.append(Verdict(NAME, "swallows_error", MESSAGES["swallows_error"]))
         if obs["mode_after"] != obs["start"]:
-            return Verdict(NAME, "not_restored_on_error", MESSAGES["not_restored_on_error"])
-        if not obs["grad_after"] or obs["inference_after"]:
-            return Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"])
-        return None
-    returned = obs["returned"]
-    if not calls:
-        return Verdict(NAME, "wrong_output", MESSAGES["no_call"])
-    if any(call["grad"] for call in calls):
-        tracked = returned["type"] == "Tensor" and (returned["has_grad_fn"] or returned["requires_grad"])
-        if tracked or returned["type"] != "Tensor":
-            return Verdict(NAME, "builds_graph", MESSAGES["builds_graph"])
-        return Verdict(NAME, "detach_only", MESSAGES["detach_only"])
-    if any(call["any_training"] for call in calls):
-        return Verdict(NAME, "not_eval", MESSAGES["not_eval"])
-    if not obs["grad_after"] or obs["inference_after"]:
-        return Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"])
+            mistakes.append(Verdict(NAME, "not_restored_on_error", MESSAGES["not_restored_on_error"]))
+        return mistakes
     if obs["mode_after"] != obs["start"]:
         key = "left_in_eval" if obs["start"] == "train" else "forced_train"
-        return Verdict(NAME, "mode_not_restored", MESSAGES[key])
+        mistakes.append(Verdict(NAME, "mode_not_restored", MESSAGES[key]))
+    calls, returned = obs["calls"], obs["returned"]
+    if not calls:
+        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["no_call"])]
+    if any(call["grad"] for call in calls):
+        tracked = returned["type"] == "Tensor" and (returned["has_grad_fn"] or returned["requires_grad"])
+        code = "builds_graph" if tracked or returned["type"] != "Tensor" else "detach_only"
+        mistakes.append(Verdict(NAME, code, MESSAGES[code]))
+    if any(call["any_training"] for call in calls):
+        # Dropout changed the output too: the output is not judged apart.
+        return [*mistakes, Verdict(NAME, "not_eval", MESSAGES["not_eval"])]
     if returned["type"] != "Tensor":
-        return Verdict(NAME, "wrong_output", MESSAGES["not_tensor"].format(kind=returned_kind(returned["type"])))
+        kind = returned_kind(returned["type"])
+        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["not_tensor"].format(kind=kind))]
     (expected,) = reference_outputs(scenario, [_input(scenario)])
     if not close(returned["values"], expected):
-        return Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])
-    return None
+        mistakes.append(Verdict(NAME, "wrong_output", MESSAGES["wrong_output"]))
+    return mistakes
 
 
 MESSAGES = {
@@ -118,7 +105,7 @@ MESSAGES = {
         "`finally:` block so it runs even when an exception passes through."
     ),
     "grad_left_off": (
-        "After your function returned, gradient tracking was still off for the whole program: use "
+        "After your function returned, gradient tracking was still off for the rest of the thread that called it: use "
         "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
     ),
     "no_call": "Your function never called the model: return model(x), computed without tracking.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..exercises._lesson3.scenarios import Scenario
 from ..exercises.train_accumulated import NAME
 from ..verdict import Verdict, returned_kind
-from ._lesson3.runs import SWAPPED_LOSS, judge_runs, loss_matches, runs, swapped_loss
+from ._lesson3.runs import SWAPPED_LOSS, correct, judge_runs, loss_matches, scaler_found_no_gradient, swapped_loss
 from ._lesson3.schema import run_schema
 
 NOT_FINITE = "wrong_gradient"  # inf or NaN in a gradient or a parameter
@@ -26,8 +26,8 @@ def _check_return(run, obs) -> str | None:
     if len(got) != len(want):
         return f"train_accumulated returned {len(got)} losses for {len(want)} micro-batches."
     for i, (g, w) in enumerate(zip(got, want)):
-        if not loss_matches(g, w):
-            hint = " (divided by accum_steps?)" if loss_matches(g * run.k, w) else ""
+        if not loss_matches(g, w, run.rtol):
+            hint = " (divided by accum_steps?)" if loss_matches(g * run.k, w, run.rtol) else ""
             return (
                 f"Loss {i} returned is {g:.6g} but that micro-batch's loss is {w:.6g}{hint}: "
                 "return each micro-batch's unscaled loss."
@@ -36,9 +36,10 @@ def _check_return(run, obs) -> str | None:
 
 
 MESSAGES = {
-    "ok": lambda scenarios: (
-        "Correct: each optimizer.step() saw the mean gradient of its micro-batches "
-        f"({runs(scenarios)}; accum_steps {' and '.join(str(k) for k in sorted({s.accum_steps for s in scenarios}))})."
+    "ok": lambda scenarios: correct(
+        scenarios,
+        "each optimizer.step() saw the mean gradient of its micro-batches, with accum_steps "
+        + " and ".join(str(k) for k in sorted({s.accum_steps for s in scenarios})),
     ),
     "clears_after_step": lambda sc: (
         "You clear only after step(), so stale gradients from before the call leaked into the "
@@ -57,8 +58,9 @@ MESSAGES = {
         "The gradients are cleared between backward() and step(), so step() saw nothing."
     ),
     "clears_every_micro_batch": lambda sc: (
-        f"You clear before every micro-batch, so with accum_steps={sc.accum_steps} only the last "
-        "micro-batch of each update counted. Clear once per update, not per micro-batch."
+        f"The gradients are cleared between the micro-batches of an update, so with accum_steps={sc.accum_steps} "
+        "step() saw only the last micro-batch's gradient. Clear once per update (right after step(), or "
+        "before the first micro-batch of an update), never in between."
     ),
     "clears_some_params": lambda sc: "Only some parameters are cleared between updates; the others pile up gradients.",
     "loss_not_scaled": lambda sc: (
@@ -96,11 +98,11 @@ MESSAGES = {
 }
 
 
-def explain_error(error: dict) -> Verdict | None:
+def explain_error(error: dict, scenario=None) -> Verdict | None:
     """The loss called as loss_fn(target, prediction) raises with cross-entropy: name the swap."""
     if swapped_loss(error.get("observation")):
         return Verdict(NAME, "swapped_loss_args", MESSAGES["swapped_loss_args"](None))
-    return None
+    return scaler_found_no_gradient(NAME, error, MESSAGES)
 
 
 def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:

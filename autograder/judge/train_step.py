@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..exercises._lesson3.scenarios import Scenario
 from ..exercises.train_step import NAME
 from ..verdict import Verdict, returned_kind
-from ._lesson3.runs import SWAPPED_LOSS, judge_runs, loss_matches, runs, swapped_loss
+from ._lesson3.runs import SWAPPED_LOSS, correct, judge_runs, loss_matches, scaler_found_no_gradient, swapped_loss
 from ._lesson3.schema import run_schema
 
 NOT_FINITE = "wrong_gradient"  # inf or NaN in a gradient or a parameter
@@ -21,7 +21,7 @@ def _check_return(run, obs) -> str | None:
         if "number" not in returned:
             what = returned_kind(returned.get("type"))
             return f"train_step returned {what} where the loss as a Python float was expected: return loss.item()."
-        if not loss_matches(returned["number"], run.losses[t]):
+        if not loss_matches(returned["number"], run.losses[t], run.rtol):
             return (
                 f"train_step returned {returned['number']:.6g}, but the loss of that batch before "
                 f"the update was {run.losses[t]:.6g}: return the loss you called backward() on."
@@ -30,11 +30,9 @@ def _check_return(run, obs) -> str | None:
 
 
 MESSAGES = {
-    "ok": lambda scenarios: (
-        f"Correct: every optimizer.step() saw exactly the current batch's gradient ({runs(scenarios)})."
-    ),
+    "ok": lambda scenarios: correct(scenarios, "every optimizer.step() saw exactly the current batch's gradient"),
     "clears_after_step": lambda sc: (
-        "Your loop clears the gradients only after step(), so stale gradients left over from "
+        "Your function clears the gradients only after step(), so stale gradients left over from "
         "earlier code leaked into the very first update. Clear them at the start of each call, "
         "before backward()."
     ),
@@ -77,11 +75,11 @@ MESSAGES = {
 }
 
 
-def explain_error(error: dict) -> Verdict | None:
+def explain_error(error: dict, scenario=None) -> Verdict | None:
     """The loss called as loss_fn(target, prediction) raises with cross-entropy: name the swap."""
     if swapped_loss(error.get("observation")):
         return Verdict(NAME, "swapped_loss_args", MESSAGES["swapped_loss_args"](None))
-    return None
+    return scaler_found_no_gradient(NAME, error, MESSAGES)
 
 
 def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:

@@ -26,12 +26,12 @@ values once it has. The state checks the guide after every action.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
 from gradlessons.formatting import format_value
+from gradlessons.guide import Guide, GuideStep
 
 #: Every action of the explorer, in button order: method name -> the code it runs.
 ACTIONS: dict[str, str] = {
@@ -262,7 +262,7 @@ class GradExplorerState:
         self.backward_count_since_clear = 0
         self._history.clear()
         self._next_index = 0
-        if self.guide.active and not self.guide.finished:
+        if not self.guide.finished:
             self.guide.restart()
         return self._record(START_LABEL, is_clear=False, note=self._start_note())
 
@@ -273,8 +273,8 @@ class GradExplorerState:
         self.guide.restart()
         return self.reset()
 
-    def skip_guide(self) -> None:
-        """Stop the guide; the buttons keep working as before."""
+    def skip_guide_step(self) -> None:
+        """Move the guide on without doing its current step; the buttons keep working as before."""
         self.guide.skip()
 
     # ------------------------------------------------------------------ helpers
@@ -315,7 +315,7 @@ class GradExplorerState:
         self._next_index += 1
         self._history.append(record)
         if action != START_LABEL:
-            self.guide.observe(self)
+            self.guide.observe(self, action=action)
         return record
 
 
@@ -340,82 +340,6 @@ def _describe_clear(name: str, call: str, before: float | None, after: float | N
 
 
 # ---------------------------------------------------------------------- the guide
-
-
-@dataclass(frozen=True)
-class GuideStep:
-    """One step of the guided sequence.
-
-    Attributes:
-        prompt: What to do, e.g. "Click `loss.backward()` three times." (code in backticks).
-        done: Has the student done it? Called with the state after every action.
-        look: What to look at once it is done, built from the state's real values.
-    """
-
-    prompt: str
-    done: Callable[[GradExplorerState], bool]
-    look: Callable[[GradExplorerState], str]
-
-
-class Guide:
-    """A short guided sequence over the explorer: the current step, and what the last
-    finished step showed. Plain Python; :class:`GradExplorerState` calls :meth:`observe`
-    after every action, and the view only displays :meth:`heading`, :attr:`message` and
-    :meth:`prompt`.
-
-    Attributes:
-        steps: The steps, in order.
-        position: Index of the current step; ``len(steps)`` once the guide is finished.
-        active: False once the student skipped the guide.
-        message: What to look at after the step just completed ("" before the first one).
-    """
-
-    def __init__(self, steps: Sequence[GuideStep]) -> None:
-        if not steps:
-            raise ValueError("a guide needs at least one step")
-        self.steps = tuple(steps)
-        self.restart()
-
-    @property
-    def finished(self) -> bool:
-        return self.position >= len(self.steps)
-
-    @property
-    def current(self) -> GuideStep | None:
-        """The step waiting to be done, or ``None`` when finished or skipped."""
-        return None if self.finished or not self.active else self.steps[self.position]
-
-    def restart(self) -> None:
-        self.position = 0
-        self.active = True
-        self.message = ""
-
-    def skip(self) -> None:
-        self.active = False
-        self.message = ""
-
-    def observe(self, state: GradExplorerState) -> bool:
-        """Advance when the current step is done; True if it advanced."""
-        step = self.current
-        if step is None or not step.done(state):
-            return False
-        self.message = step.look(state)
-        self.position += 1
-        return True
-
-    def heading(self) -> str:
-        if not self.active:
-            return "Skipped."
-        if self.finished:
-            return "Finished."
-        return f"Step {self.position + 1} of {len(self.steps)}:"
-
-    def prompt(self) -> str:
-        if not self.active:
-            return "The buttons work freely. Click `restart guide` to follow the steps from the start."
-        if self.finished:
-            return "Keep clicking freely, or click `restart guide` to go through the steps again."
-        return self.steps[self.position].prompt
 
 
 def _last(state: GradExplorerState) -> Record:
@@ -502,26 +426,33 @@ def _look_zeros(state: GradExplorerState) -> str:
 
 def guide_steps() -> list[GuideStep]:
     """The lesson's guided sequence: pile up gradients, take a too-long step, clear, take a clean one."""
+    clears = tuple(ACTIONS[n] for n in ("zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"))
     return [
         GuideStep(
             "Click `loss.backward()` three times and watch `w.grad`.",
             lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear >= 3,
             _look_piled_up,
+            asks="click `loss.backward()` three times",
+            actions=(ACTIONS["backward"],),
         ),
         GuideStep(
             "Now click `optimizer.step()`.",
             lambda s: _last(s).action == ACTIONS["step"] and _last(s).weight != _last(s).weight_before,
             _look_big_step,
+            asks="click `optimizer.step()`",
         ),
         GuideStep(
             "Now clear the gradient: click `optimizer.zero_grad()`.",
             lambda s: _last(s).is_clear,
             _look_cleared,
+            asks="clear the gradient with `optimizer.zero_grad()`",
+            actions=clears,
         ),
         GuideStep(
             "Click `loss.backward()` once.",
             lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear == 1,
             _look_fresh,
+            asks="click `loss.backward()` once",
         ),
         GuideStep(
             "Click `optimizer.step()` again.",
@@ -531,10 +462,13 @@ def guide_steps() -> list[GuideStep]:
                 and s.backward_count_since_clear == 1
             ),
             _look_clean_step,
+            asks="click `optimizer.step()`",
         ),
         GuideStep(
-            "Last: click `zero_grad(set_to_none=False)` and compare with step 3.",
+            "Last: click `zero_grad(set_to_none=False)`. Then compare `w.grad` with what plain "
+            "`optimizer.zero_grad()` left in guide step 3.",
             lambda s: _last(s).action == ACTIONS["zero_grad_fill_zeros"] and s.grad == 0.0,
             _look_zeros,
+            asks="click `zero_grad(set_to_none=False)`",
         ),
     ]

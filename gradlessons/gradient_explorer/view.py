@@ -1,7 +1,7 @@
 """The ipywidgets view of the lesson 3 gradient explorer.
 
 ``GradExplorer`` draws a :class:`~gradlessons.gradient_explorer.state.GradExplorerState`:
-the guided sequence's current step (with *restart guide* / *skip guide*), one button
+the guided sequence's current step (with *skip step* / *restart guide*, shared by every explorer), one button
 per action, a status line, an action log and a two-panel figure. All the PyTorch
 work, and the guide's logic, happen in the state; this module only displays them.
 
@@ -21,7 +21,6 @@ Portability notes (JupyterLab 4 with ipywidgets 8, Google Colab with 7.7):
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -33,6 +32,7 @@ from matplotlib.transforms import blended_transform_factory
 from gradlessons.figures import show_figure
 from gradlessons.formatting import format_value
 from gradlessons.gradient_explorer.state import ACTIONS, GradExplorerState, Record
+from gradlessons.guide_view import guide_controls
 
 #: Button text when the full code is too long for a compact button; the tooltip
 #: always holds the full code.
@@ -85,14 +85,6 @@ NONE_BAND = (0.82, 1.0)
 NONE_Y = 0.91
 
 
-GUIDE_STYLE = "border-left:4px solid #1f77b4; background:#f3f8fc; padding:4px 8px; line-height:1.5"
-
-
-def _inline_code(text: str) -> str:
-    """Escape plain text for HTML, then show `backticked` parts as <code>."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
-
-
 class GradExplorer:
     """Guide, buttons, status line, log and plot over a :class:`GradExplorerState`.
 
@@ -113,13 +105,12 @@ class GradExplorer:
     def __init__(self, state: GradExplorerState | None = None) -> None:
         self.state = state if state is not None else GradExplorerState()
         self.buttons: dict[str, widgets.Button] = {name: self._make_button(name) for name in ACTIONS}
-        self.guide = widgets.HTML(layout=widgets.Layout(margin="2px 0px 6px 0px"))
-        self.guide_buttons = {
-            "restart": self._make_guide_button("restart guide", "Start over and follow the steps from step 1"),
-            "skip": self._make_guide_button("skip guide", "Hide the steps; the buttons keep working"),
-        }
-        self.guide_buttons["restart"].on_click(lambda _button: self._on_guide("restart"))
-        self.guide_buttons["skip"].on_click(lambda _button: self._on_guide("skip"))
+        self.guide_controls = guide_controls(
+            lambda: self._on_guide("skip"),
+            lambda: self._on_guide("restart"),
+            "Start over and follow the steps from step 1",
+        )
+        self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
         # not width 100%: with the widget margins it overflowed the output area
         self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
@@ -131,8 +122,7 @@ class GradExplorer:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 3 &middot; reading and zeroing <code>.grad</code></b>"),
-                self.guide,
-                widgets.HBox(list(self.guide_buttons.values()), layout=row),
+                self.guide_controls.box,
                 widgets.HBox([self.buttons[n] for n in other_names], layout=row),
                 widgets.HBox([self.buttons[n] for n in clear_names], layout=row),
                 self.status,
@@ -146,8 +136,7 @@ class GradExplorer:
 
     def refresh(self) -> None:
         """Redraw the guide, the status line, the log and the figure from the state."""
-        self.guide.value = self._guide_html()
-        self.guide_buttons["skip"].disabled = not self.state.guide.active or self.state.guide.finished
+        self.guide_controls.show(self.state.guide)
         self.status.value = self._status_html()
         self.log.value = self._log_html()
         self._show_figure(self.draw_figure())
@@ -176,14 +165,6 @@ class GradExplorer:
         button.on_click(lambda _button, name=name: self._on_action(name))
         return button
 
-    def _make_guide_button(self, text: str, tooltip: str) -> widgets.Button:
-        return widgets.Button(
-            description=text,
-            tooltip=tooltip,
-            button_style="info",
-            layout=widgets.Layout(width="auto", margin="2px 4px 2px 0px"),
-        )
-
     def _on_action(self, name: str) -> None:
         self.state.apply(name)
         self.refresh()
@@ -192,16 +173,8 @@ class GradExplorer:
         if what == "restart":
             self.state.restart_guide()
         else:
-            self.state.skip_guide()
+            self.state.skip_guide_step()
         self.refresh()
-
-    def _guide_html(self) -> str:
-        guide = self.state.guide
-        parts = []
-        if guide.message:
-            parts.append(f"<div style='color:#1a6b1a'>&#10003; {_inline_code(guide.message)}</div>")
-        parts.append(f"<div><b>Guide &middot; {html.escape(guide.heading())}</b> {_inline_code(guide.prompt())}</div>")
-        return f"<div style='{GUIDE_STYLE}'>" + "".join(parts) + "</div>"
 
     def _status_html(self) -> str:
         state = self.state

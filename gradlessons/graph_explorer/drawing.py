@@ -11,6 +11,11 @@ printing nested ``next_functions`` tuples::
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     loss = (w * 3).sum()
     draw_graph(loss, {"w": w, "loss": loss})
+
+Every box says what it is: a grey box (an input without grad, ``None`` in ``next_functions``) is
+named after the tensor it was, when ``read_graph`` can tell (see ``_grey_input`` there), else "an
+input (no grad)". Each layer is drawn in argument order, first argument on the left
+(``Node.order``), so the inputs keep their sides as the graph grows step by step.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ STYLES = {
 LEGEND = {
     "op": "grad_fn node",
     "leaf": "AccumulateGrad (leaf, requires grad)",
-    "constant": "no grad (None in next_functions)",
+    "constant": "input without grad (None in next_functions)",
 }
 
 
@@ -139,15 +144,16 @@ def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
     for node in graph.nodes:
         layers.setdefault(node.depth, []).append(node.id)
     where = {}
+    order = {n.id: n.order for n in graph.nodes}
     for depth, ids in layers.items():
-        for i, node_id in enumerate(ids):
+        for i, node_id in enumerate(sorted(ids, key=order.get)):  # first argument on the left
             where[node_id] = ((i + 1) / (len(ids) + 1), -float(depth))
     return where
 
 
 def _label(node) -> str:
-    if node.kind == "constant":
-        return f"{node.tensor}\n(no grad)" if node.tensor else "no grad"
+    if node.kind == "constant":  # every grey box says which input it is, or at least what it is
+        return f"{node.tensor}\n(no grad)" if node.tensor else "an input\n(no grad)"
     if node.tensor:
         return f"{node.label}\n({node.tensor})"
     return node.label

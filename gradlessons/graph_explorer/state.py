@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import torch
 
+from gradlessons.guide import FINISHED, Guide, GuideStep  # noqa: F401 (FINISHED: read here by the tests)
+
 INPUT_NAMES = ("a", "b", "c")
 INPUT_VALUES = {"a": (1.0, 2.0), "b": (0.5, -1.0), "c": (3.0, 0.25)}
 DEFAULT_REQUIRES_GRAD = {"a": True, "b": True, "c": False}
@@ -103,6 +105,10 @@ class Node:
     kind: str
     tensor: str | None  # the tensor this node belongs to, when known
     depth: int
+    #: Left-to-right place within its layer: the node's first visit in a walk from the root that
+    #: takes each node's inputs in argument order, so the first argument is drawn on the left, and a
+    #: graph that grows on top (a new step) keeps its inputs on the same sides.
+    order: int = 0
 
 
 @dataclass(frozen=True)
@@ -116,22 +122,6 @@ class Graph:
 
 
 # --------------------------------------------------------------------------- the guide
-
-
-@dataclass(frozen=True)
-class GuideStep:
-    """One step of the guide.
-
-    Attributes:
-        prompt: what to do (plain text; code between backticks).
-        done: ``done(state, actions)`` is true once the step is done; ``actions`` are the
-            student's actions since the step began.
-        look: what to look at once the step is done.
-    """
-
-    prompt: str
-    done: Callable[[GraphExplorerState, list[Action]], bool]
-    look: str
 
 
 def _grew(state: GraphExplorerState, actions: list[Action]) -> bool:
@@ -152,86 +142,44 @@ def _detached_a_tracked_tensor(state: GraphExplorerState, actions: list[Action])
     return any(a.kind == "apply" and a.step.op == "detach" and all(a.operands_tracked) for a in actions)
 
 
+def _since_step_began(
+    check: Callable[[GraphExplorerState, list[Action]], bool],
+) -> Callable[[GraphExplorerState], bool]:
+    """A step's check over the state and the actions made since the step began."""
+    return lambda state: check(state, state.history[state.guide.start :])
+
+
 GUIDE_STEPS: tuple[GuideStep, ...] = (
     GuideStep(
         "Grow the expression: with operation `sin` and x = `t2` chosen, click apply.",
-        _grew,
+        _since_step_began(_grew),
         "A new blue node sits on top: the grad_fn of the new tensor. Its arrow points to the node of its "
         "input. PyTorch added this node the moment the operation ran.",
+        asks="apply an operation to a tensor that requires grad (`sin` of `t2`)",
     ),
     GuideStep(
         "c is the grey box: it needs no gradient. Tick `c.requires_grad`.",
-        _c_is_tracked,
+        _since_step_began(_c_is_tracked),
         "c now has a green AccumulateGrad node. Ticking the box ran the operations again, and this time "
         "c was tracked: backward() would store its gradient in c.grad.",
+        asks="tick `c.requires_grad`",
     ),
     GuideStep(
         "Untick `a.requires_grad` and `b.requires_grad`.",
-        _a_and_b_untracked,
+        _since_step_began(_a_and_b_untracked),
         "The multiplication left the graph: neither of its inputs requires grad, so t1 = a * b got no "
         "grad_fn (see its row in the table) and is drawn as a grey box.",
+        asks="untick `a.requires_grad` and `b.requires_grad`",
+        actions=("flag",),
     ),
     GuideStep(
         "Cut the graph: choose operation `detach`, x = `t3` (a tensor that requires grad), and click apply.",
-        _detached_a_tracked_tensor,
+        _since_step_began(_detached_a_tracked_tensor),
         "The detached tensor has the same numbers, but requires_grad is False and grad_fn is None: "
         "its graph is a single grey box, cut off from everything before it.",
+        asks="apply `detach` to a tensor that requires grad (`t3`)",
     ),
 )
-
-FINISHED = "Guide finished. The controls are yours: build your own expressions, or restart the guide."
-
-
-class Guide:
-    """Which step of the guide the student is on, and what the steps just done showed.
-
-    After every action the guide checks the current step; once it is done, the next one is checked
-    too (a student who did things out of order is not asked for what is already there), and every
-    step done by that action is listed in ``looks`` with what to look at. An action counts only for
-    the step that was current when it was made.
-    """
-
-    def __init__(self, steps: Sequence[GuideStep] = GUIDE_STEPS) -> None:
-        self.steps = tuple(steps)
-        self.index = 0
-        self.start = 0  # where, in the state's history, the current step began
-        # (step number, what to look at) of the steps done by the latest action that did any
-        self.looks: list[tuple[int, str]] = []
-
-    @property
-    def finished(self) -> bool:
-        return self.index >= len(self.steps)
-
-    @property
-    def prompt(self) -> str:
-        """``"Step k of n: ..."``, or the closing line once every step is done or skipped."""
-        if self.finished:
-            return FINISHED
-        return f"Step {self.index + 1} of {len(self.steps)}: {self.steps[self.index].prompt}"
-
-    def update(self, state: GraphExplorerState) -> bool:
-        """Move on past every step that is done; True when at least one was."""
-        done = []
-        while not self.finished and self.steps[self.index].done(state, state.history[self.start :]):
-            done.append((self.index + 1, self.steps[self.index].look))
-            self._move(self.index + 1, state)
-        if done:
-            self.looks = done
-        return bool(done)
-
-    def skip(self, state: GraphExplorerState) -> None:
-        """Go to the next step without doing this one."""
-        if not self.finished:
-            self.looks = []
-            self._move(self.index + 1, state)
-
-    def restart(self, state: GraphExplorerState) -> None:
-        self.looks = []
-        self._move(0, state)
-
-    def _move(self, index: int, state: GraphExplorerState) -> None:
-        self.index = index
-        self.start = len(state.history)
 
 
 # --------------------------------------------------------------------------- the state
@@ -260,7 +208,7 @@ class GraphExplorerState:
             self._check_inputs(requires_grad)
             self.initial_requires_grad.update({k: bool(v) for k, v in requires_grad.items()})
         self.history: list[Action] = []
-        self.guide = Guide()
+        self.guide = Guide(GUIDE_STEPS, clock=lambda: len(self.history))
         self._start()
 
     # ------------------------------------------------------------------ reading
@@ -348,13 +296,13 @@ class GraphExplorerState:
 
     def skip_guide_step(self) -> None:
         """Move the guide on without doing its current step."""
-        self.guide.skip(self)
+        self.guide.skip()
 
     def restart_guide(self) -> None:
         """Back to the opening state, and the guide back to its first step."""
         self._start()
         self.history.append(Action("reset"))
-        self.guide.restart(self)
+        self.guide.restart()
 
     # ------------------------------------------------------------------ helpers
 
@@ -384,7 +332,7 @@ class GraphExplorerState:
 
     def _record(self, action: Action) -> None:
         self.history.append(action)
-        self.guide.update(self)
+        self.guide.observe(self, action=action.kind)
 
     def _run(self, step: Step) -> torch.Tensor:
         return _FUNCTIONS[step.op](*(self.tensors[n] for n in step.operands))
@@ -440,38 +388,103 @@ def read_graph(
     root = tensor.grad_fn
     ids: dict = {root: 0}
     order, edges, constants = [root], [], []
+    slots: dict[int, list] = {}  # node id -> its inputs in argument order: ("node", id) or ("grey", k)
     queue = deque([root])
     while queue:
         node = queue.popleft()
         inputs = operands.get(node, ())
+        slots[ids[node]] = []
         for i, (child, _) in enumerate(node.next_functions):
             if child is None:
-                constants.append((ids[node], inputs[i] if i < len(inputs) else None))
+                given = inputs[i] if i < len(inputs) else None
+                slots[ids[node]].append(("grey", len(constants)))
+                constants.append((ids[node], given if given else _grey_input(node, i, tensors)))
                 continue
             if child not in ids:
                 ids[child] = len(order)
                 order.append(child)
                 queue.append(child)
             edges.append((ids[node], ids[child]))
+            slots[ids[node]].append(("node", ids[child]))
+    constants = _name_the_last_grey_input(constants, tensors)
     depth = _longest_depths(len(order) + len(constants), edges, constants, len(order))
+    place = _argument_order(slots, len(order))
     nodes = []
     for node, index in ids.items():
         name = type(node).__name__
         if name == "AccumulateGrad":
             leaf = next((n for n, t in tensors.items() if t is node.variable), None)
-            nodes.append(Node(index, name, "leaf", leaf, depth[index]))
+            nodes.append(Node(index, name, "leaf", leaf, depth[index], place[index]))
         else:
-            nodes.append(Node(index, name, "op", owners.get(node), depth[index]))
+            nodes.append(Node(index, name, "op", owners.get(node), depth[index], place[index]))
     nodes.sort(key=lambda n: n.id)
     for k, (parent, operand) in enumerate(constants):
         index = len(order) + k
-        label = f"{operand} (constant)" if operand else "constant"
-        nodes.append(Node(index, label, "constant", operand, depth[index]))
+        label = f"{operand} (constant)" if operand else "input without grad"
+        nodes.append(Node(index, label, "constant", operand, depth[index], place[index]))
         edges.append((parent, index))
     note = f"{len(order)} autograd nodes behind {target}"
     if constants:
         note += f", {len(constants)} grey input(s) without grad (None in next_functions)"
     return Graph(target, tuple(nodes), tuple(edges), note + ".")
+
+
+def _grey_input(node, slot: int, tensors: Mapping[str, torch.Tensor]) -> str | None:
+    """The name of the input at ``slot`` of ``node`` that needs no grad, from the tensors the node
+    saved for its backward (``_saved_self`` is the first argument; the others come after): a named
+    tensor that shares its memory, or a plain number (``w * 3``).  None when the node saved
+    nothing that tells (an addition saves no input)."""
+    saved = {}
+    for attr in dir(node):
+        if attr.startswith("_saved_"):
+            try:
+                value = getattr(node, attr)
+            except Exception:  # a saved tensor freed by backward(), or not readable
+                continue
+            if isinstance(value, torch.Tensor):
+                saved[attr[len("_saved_") :]] = value
+    pool = [saved["self"]] if slot == 0 and "self" in saved else [v for k, v in saved.items() if k != "self"]
+    named = {
+        name
+        for name, t in tensors.items()
+        if not t.requires_grad
+        for v in pool
+        if v.data_ptr() == t.data_ptr() and v.shape == t.shape and v.dtype == t.dtype
+    }
+    if len(named) == 1:
+        return named.pop()
+    numbers = [v for v in pool if v.dim() == 0 and v.data_ptr() not in {t.data_ptr() for t in tensors.values()}]
+    if not named and len(pool) == 1 and len(numbers) == 1:
+        return f"{numbers[0].item():g}"
+    return None
+
+
+def _name_the_last_grey_input(constants: list, tensors: Mapping[str, torch.Tensor]) -> list:
+    """When exactly one grey input is still unnamed and exactly one named tensor without grad is
+    neither a grey input already nor the leaf of anything, that input is that tensor (``y + z``
+    saves nothing, but ``draw_graph(loss, {"z": z, ...})`` was told about z)."""
+    unnamed = [k for k, (_, name) in enumerate(constants) if not name]
+    taken = {name for _, name in constants if name}
+    left = [n for n, t in tensors.items() if not t.requires_grad and n not in taken]
+    if len(unnamed) != 1 or len(left) != 1:
+        return constants
+    k = unnamed[0]
+    return [*constants[:k], (constants[k][0], left[0]), *constants[k + 1 :]]
+
+
+def _argument_order(slots: dict[int, list], n_nodes: int) -> dict[int, int]:
+    """Each node's first visit in a depth-first walk from the root, inputs in argument order
+    (grey inputs numbered after the ``n_nodes`` autograd nodes)."""
+    place: dict[int, int] = {}
+    stack = [0]
+    while stack:
+        index = stack.pop()
+        if index in place:
+            continue
+        place[index] = len(place)
+        children = [i if kind == "node" else n_nodes + i for kind, i in slots.get(index, [])] if index < n_nodes else []
+        stack.extend(reversed(children))
+    return place
 
 
 def _longest_depths(n: int, edges: list, constants: list, first_constant: int) -> list[int]:

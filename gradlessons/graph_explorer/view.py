@@ -18,9 +18,7 @@ from matplotlib.figure import Figure
 from gradlessons.figures import show_figure
 from gradlessons.graph_explorer.drawing import graph_figure
 from gradlessons.graph_explorer.state import INPUT_NAMES, OPERATIONS, GraphExplorerState
-
-GUIDE_STYLE = "border-left:4px solid #1f4e79; background:#f3f7fb; padding:4px 10px; margin:2px 0px; line-height:1.5"
-DONE_STYLE = "color:#38761d"
+from gradlessons.guide_view import guide_controls
 
 
 class GraphExplorer:
@@ -42,13 +40,8 @@ class GraphExplorer:
     def __init__(self, state: GraphExplorerState | None = None) -> None:
         self.state = state if state is not None else GraphExplorerState()
         self._syncing = False
-        self.guide = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
-        self.guide_buttons = {
-            "skip": widgets.Button(description="skip step", tooltip="go to the next step of the guide"),
-            "restart": widgets.Button(description="restart guide", tooltip="back to the start, and to step 1"),
-        }
-        self.guide_buttons["skip"].on_click(lambda _b: self._on_skip())
-        self.guide_buttons["restart"].on_click(lambda _b: self._on_restart())
+        self.guide_controls = guide_controls(self._on_skip, self._on_restart, "Back to the start, and to step 1")
+        self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.checkboxes = {
             name: widgets.Checkbox(
                 value=self.state.requires_grad[name],
@@ -85,8 +78,7 @@ class GraphExplorer:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 1 &middot; the computational graph</b>"),
-                self.guide,
-                widgets.HBox(list(self.guide_buttons.values()), layout=row),
+                self.guide_controls.box,
                 widgets.HBox(list(self.checkboxes.values()), layout=row),
                 widgets.HBox([self.op, self.x, self.y, *self.buttons.values()], layout=row),
                 self.code_hint,
@@ -116,7 +108,7 @@ class GraphExplorer:
         finally:
             self._syncing = False
         self._update_code_hint()
-        self.guide.value = self._guide_html()
+        self.guide_controls.show(self.state.guide)
         self.table.value = self._table_html()
         self._show_figure(self.draw_figure())
 
@@ -160,7 +152,7 @@ class GraphExplorer:
 
     def _on_skip(self) -> None:
         self.state.skip_guide_step()
-        self.guide.value = self._guide_html()
+        self.guide_controls.show(self.state.guide)
 
     def _on_restart(self) -> None:
         self.state.restart_guide()
@@ -178,18 +170,6 @@ class GraphExplorer:
 
     def _say(self, text: str) -> None:
         self.status.value = f"<i>{html.escape(text)}</i>"
-
-    def _guide_html(self) -> str:
-        guide = self.state.guide
-        parts = []
-        for number, look in guide.looks:
-            parts.append(f"<div style='{DONE_STYLE}'>&#10003; Step {number} done. {_code(look)}</div>")
-        if guide.finished:
-            parts.append(f"<div><b>{_code(guide.prompt)}</b></div>")
-        else:
-            heading, _, task = guide.prompt.partition(": ")
-            parts.append(f"<div><b>{heading}:</b> {_code(task)}</div>")
-        return f"<div style='{GUIDE_STYLE}'>{''.join(parts)}</div>"
 
     def _update_code_hint(self) -> None:
         arity, template = OPERATIONS[self.op.value]

@@ -26,12 +26,14 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 from torch.autograd.graph import saved_tensors_hooks
+
+from gradlessons.guide import Guide, GuideStep
 
 MIN_BATCH = 8
 MAX_BATCH = 2048
@@ -100,22 +102,6 @@ class Run:
 
 
 # ---------------------------------------------------------------------- the guided sequence
-
-
-@dataclass(frozen=True)
-class GuideStep:
-    """One step of the guide.
-
-    Attributes:
-        prompt: What to do, e.g. "Tick `with torch.no_grad()` and run again." (code in backticks).
-        done: Whether the newest run (first argument) does what the step asks; the second argument is
-            every run kept so far, newest last, for steps that compare with earlier runs.
-        look: What to look at in that run, with its real numbers.
-    """
-
-    prompt: str
-    done: Callable[[Run, Sequence[Run]], bool]
-    look: Callable[[Run, Sequence[Run]], str]
 
 
 def _mb(run: Run) -> str:
@@ -190,84 +176,44 @@ def default_steps() -> list[GuideStep]:
             "Leave every switch off (tracking on, train mode) and click **run forward pass**.",
             lambda run, runs: run.tracking == "tracking" and not run.eval_mode,
             _look_tracked,
+            asks="run with every switch off",
         ),
         GuideStep(
             "Tick `with torch.no_grad()` and run again with the same batch size.",
             lambda run, runs: run.tracking == "no_grad",
             _look_no_grad,
+            asks="run with `torch.no_grad()` ticked",
         ),
         GuideStep(
             f"Untick `torch.no_grad()`, drag the batch size to {BIG_BATCH} or more and run.",
             lambda run, runs: run.tracking == "tracking" and run.batch_size >= BIG_BATCH,
             _look_big_batch,
+            asks=f"run with `torch.no_grad()` unticked and a batch size of {BIG_BATCH} or more",
         ),
         GuideStep(
             "Now tick only `model.eval()` and run. Is a graph still built?",
             lambda run, runs: run.tracking == "tracking" and run.eval_mode,
             _look_eval_only,
+            asks="run with only `model.eval()` ticked",
         ),
         GuideStep(
             "Tick `with torch.no_grad()` as well (keep `model.eval()` ticked) and run.",
             lambda run, runs: run.tracking != "tracking" and run.eval_mode,
             _look_recipe,
+            asks="run with `model.eval()` and `torch.no_grad()` both ticked",
         ),
     ]
 
 
-class Guide:
-    """A guided sequence of steps over the explorer's runs.
+#: What the guide says once every step is done.
+FINISHED = (
+    "You have seen the whole lesson in action. Keep exploring: compare `torch.no_grad()` with "
+    "`torch.inference_mode()`, or restart the guide."
+)
 
-    After each run, :meth:`observe` checks the current step; when the run does what it asks, the
-    step's "what to look at" message becomes :attr:`feedback` and the guide moves to the next step.
-    """
 
-    def __init__(self, steps: Sequence[GuideStep] | None = None) -> None:
-        self.steps = list(default_steps() if steps is None else steps)
-        if not self.steps:
-            raise ValueError("a guide needs at least one step")
-        self.position = 0
-        self.feedback = ""
-
-    @property
-    def finished(self) -> bool:
-        return self.position >= len(self.steps)
-
-    @property
-    def current(self) -> GuideStep | None:
-        return None if self.finished else self.steps[self.position]
-
-    @property
-    def heading(self) -> str:
-        if self.finished:
-            return "all steps done"
-        return f"Step {self.position + 1} of {len(self.steps)}"
-
-    def observe(self, run: Run, runs: Sequence[Run]) -> bool:
-        """Check the newest run against the current step; True when the step was done by it."""
-        step = self.current
-        if step is None or not step.done(run, runs):
-            return False
-        self.feedback = f"Step {self.position + 1} done. " + step.look(run, runs)
-        self.position += 1
-        return True
-
-    def skip(self) -> None:
-        """Move on without doing the current step."""
-        if not self.finished:
-            self.feedback = f"Step {self.position + 1} skipped."
-            self.position += 1
-
-    def restart(self) -> None:
-        self.position = 0
-        self.feedback = ""
-
-    def prompt(self) -> str:
-        if self.finished:
-            return (
-                "You have seen the whole lesson in action. Keep exploring: compare `torch.no_grad()` with "
-                "`torch.inference_mode()`, or restart the guide."
-            )
-        return self.steps[self.position].prompt
+def lesson_guide() -> Guide:
+    return Guide(default_steps(), finished=FINISHED)
 
 
 class InferenceExplorerState:
@@ -315,7 +261,7 @@ class InferenceExplorerState:
         self._history: deque[Run] = deque(maxlen=int(max_history))
         self._next_index = 1
         self.last_output: torch.Tensor | None = None
-        self.guide = Guide()
+        self.guide = lesson_guide()
         self.eval_output(self.inputs())  # warm up: the very first pass of a process is slow
 
     # ------------------------------------------------------------------ reading
@@ -375,7 +321,7 @@ class InferenceExplorerState:
         )
         self._next_index += 1
         self._history.append(run)
-        self.guide.observe(run, self.history)
+        self.guide.observe(run, self.history, action="run")
         return run
 
     def eval_output(self, x: torch.Tensor) -> torch.Tensor:
@@ -387,6 +333,14 @@ class InferenceExplorerState:
                 return self.model(x)
         finally:
             self.model.train(was)
+
+    def skip_guide_step(self) -> None:
+        """Move the guide on without doing its current step."""
+        self.guide.skip()
+
+    def restart_guide(self) -> None:
+        """The guide back to step 1 (the runs stay: a student may compare with them)."""
+        self.guide.restart()
 
     def reset(self) -> None:
         """Forget every run and put the switches back (tracking on, train mode, batch 256).

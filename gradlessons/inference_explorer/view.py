@@ -14,7 +14,6 @@ ipywidgets 7.7 and 8, a pyplot-free ``Figure`` rendered to PNG with Agg and put 
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -23,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from gradlessons.figures import show_figure
+from gradlessons.guide_view import guide_controls
 from gradlessons.inference_explorer.state import MAX_BATCH, MIN_BATCH, InferenceExplorerState, Run
 
 #: One colour per tracking regime, reused in the legend.
@@ -51,7 +51,7 @@ class InferenceExplorer:
         log: ``HTML`` log, newest run first.
         plot_output: ``Output`` holding the figure as a PNG.
         guide: ``HTML`` showing the guide's current step and what to look at in the last one.
-        skip_button, restart_guide_button: The guide's ``Button`` s.
+        guide_buttons: ``"skip"`` and ``"restart"`` -> the guide's ``Button`` s (shared by every explorer).
     """
 
     def __init__(self, state: InferenceExplorerState | None = None) -> None:
@@ -75,9 +75,8 @@ class InferenceExplorer:
             description="run forward pass", button_style="primary", tooltip="output = model(x) with these settings"
         )
         self.reset_button = widgets.Button(description="reset", tooltip="forget all runs and clear the switches")
-        self.guide = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
-        self.skip_button = widgets.Button(description="skip step", tooltip="go to the guide's next step")
-        self.restart_guide_button = widgets.Button(description="restart guide", tooltip="back to the guide's step 1")
+        self.guide_controls = guide_controls(self._on_skip, self._on_restart_guide, "Back to the guide's step 1")
+        self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.status = widgets.HTML()
         # not width 100%: with the widget margins it overflowed the output area
         self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
@@ -92,15 +91,12 @@ class InferenceExplorer:
         self.batch_size.observe(lambda change: self.state.set_batch_size(change["new"]), names="value")
         self.run_button.on_click(lambda _button: self._on_run())
         self.reset_button.on_click(lambda _button: self._on_reset())
-        self.skip_button.on_click(lambda _button: self._on_skip())
-        self.restart_guide_button.on_click(lambda _button: self._on_restart_guide())
 
         row = widgets.Layout(flex_flow="row wrap")
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 4 &middot; inference without a graph</b>"),
-                self.guide,
-                widgets.HBox([self.skip_button, self.restart_guide_button], layout=row),
+                self.guide_controls.box,
                 widgets.HBox([self.no_grad, self.inference_mode, self.eval_mode], layout=row),
                 widgets.HBox([self.batch_size, self.run_button, self.reset_button], layout=row),
                 self.status,
@@ -129,11 +125,11 @@ class InferenceExplorer:
         self.refresh()
 
     def _on_skip(self) -> None:
-        self.state.guide.skip()
+        self.state.skip_guide_step()
         self._refresh_guide()
 
     def _on_restart_guide(self) -> None:
-        self.state.guide.restart()
+        self.state.restart_guide()
         self._refresh_guide()
 
     def _on_reset(self) -> None:
@@ -146,9 +142,7 @@ class InferenceExplorer:
     # ------------------------------------------------------------------ pieces
 
     def _refresh_guide(self) -> None:
-        guide = self.state.guide
-        self.guide.value = guide_html(guide.heading, guide.prompt(), guide.feedback)
-        self.skip_button.disabled = guide.finished
+        self.guide_controls.show(self.state.guide)
 
     def _status_html(self) -> str:
         history = self.state.history
@@ -176,26 +170,6 @@ class InferenceExplorer:
 
     def _show_png(self, fig: Figure) -> None:
         show_figure(self.plot_output, fig, "inference explorer figure")
-
-
-def _inline(text: str) -> str:
-    """The guide's plain text as HTML: `code` and **bold**, everything else escaped."""
-    text = html.escape(text, quote=False)
-    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
-    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
-
-
-def guide_html(heading: str, prompt: str, feedback: str) -> str:
-    """The guide box: what to look at in the step just done (if any), then the current step."""
-    parts = []
-    if feedback:
-        parts.append(f"<div style='color:#1a5e20'>&#10003; {_inline(feedback)}</div>")
-    parts.append(f"<div><b>Guide &middot; {html.escape(heading)}:</b> {_inline(prompt)}</div>")
-    return (
-        "<div style='border-left:4px solid #1f77b4; background:#f3f7fb; padding:6px 10px; line-height:1.5'>"
-        + "".join(parts)
-        + "</div>"
-    )
 
 
 def draw_runs(runs: Sequence[Run]) -> Figure:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import torch
 
 from gradlessons.formatting import format_value
+from gradlessons.guide import Guide, GuideStep
 
 
 @dataclass(frozen=True)
@@ -47,86 +48,6 @@ DEFAULT_FUNCTION = "square"
 DEFAULT_X = 1.0
 FD_EPS = 1e-3
 AT_ZERO = 1e-9  # a point this close to 0 is taken as 0.0 (a slider's float steps need not hit 0.0 exactly)
-
-
-@dataclass(frozen=True)
-class GuideStep:
-    """One step of the guided tour.
-
-    Attributes:
-        prompt: What to do, for people.
-        done: True once the state shows that the student did it.
-        look: What to look at once it is done, built from the state's real numbers.
-    """
-
-    prompt: str
-    done: Callable[[TangentExplorerState], bool]
-    look: Callable[[TangentExplorerState], str]
-
-
-class Guide:
-    """A guided tour through :class:`GuideStep` s, one at a time.
-
-    Attributes:
-        steps: The steps, in order.
-        index: The current step (``len(steps)`` once finished or skipped).
-        last_done: ``(step number, what to look at)`` of the step done last, or ``None`` (at the
-            start, after a skipped step, or after a restart).
-        skipped: True when the student ended the tour early.
-    """
-
-    def __init__(self, steps: list[GuideStep]) -> None:
-        if not steps:
-            raise ValueError("a guide needs at least one step")
-        self.steps = list(steps)
-        self.index = 0
-        self.last_done: tuple[int, str] | None = None
-        self.skipped = False
-
-    @property
-    def current(self) -> GuideStep | None:
-        return None if self.finished else self.steps[self.index]
-
-    @property
-    def finished(self) -> bool:
-        return self.index >= len(self.steps)
-
-    def check(self, state: TangentExplorerState) -> bool:
-        """Move on when the current step is done in ``state``; True if it moved."""
-        step = self.current
-        if step is None or not step.done(state):
-            return False
-        self.last_done = (self.index + 1, step.look(state))
-        self.index += 1
-        return True
-
-    def skip_step(self) -> None:
-        """Go to the next step without doing this one."""
-        if not self.finished:
-            self.index += 1
-            self.last_done = None
-
-    def skip(self) -> None:
-        """End the tour now (the controls keep working)."""
-        self.index, self.last_done, self.skipped = len(self.steps), None, True
-
-    def restart(self) -> None:
-        self.index, self.last_done, self.skipped = 0, None, False
-
-    def prompt(self) -> str:
-        """The current instruction, or what to do once the tour is over."""
-        if self.skipped:
-            return "Guide skipped. Every control still works; restart the guide any time."
-        if self.finished:
-            return "Guide finished. Keep exploring: every control still works; restart the guide any time."
-        return f"Step {self.index + 1} of {len(self.steps)}: {self.current.prompt}"
-
-    def done_message(self) -> str | None:
-        """What to look at in the step just done, or None."""
-        if self.last_done is None:
-            return None
-        number, look = self.last_done
-        return f"Step {number} done. {look}"
 
 
 def _flat_parabola(state: TangentExplorerState) -> str:
@@ -167,21 +88,29 @@ GUIDE_STEPS: list[GuideStep] = [
         "With f(x) = x², move the x slider (or type a number into its box) until the green tangent is flat (slope 0).",
         lambda s: s.function == "square" and s.x == 0.0,
         _flat_parabola,
+        asks="choose f(x) = x² and move x until the tangent is flat",
+        actions=("function", "x", "point"),
     ),
     GuideStep(
         "Choose x³ − 2x in the menu, then move x until its tangent is nearly flat (slope between −0.2 and 0.2).",
         lambda s: s.function == "cubic" and abs(s.true_slope) < 0.2,
         _flat_cubic,
+        asks="choose x³ − 2x and move x until its tangent is nearly flat",
+        actions=("function", "x", "point"),
     ),
     GuideStep(
         "Choose the ReLU-ish function and move x across 0 (watch the slope jump), then stop exactly at x = 0.",
         lambda s: s.function == "relu_ish" and s.x == 0.0,
         _kink,
+        asks="choose the ReLU-ish function and move x to exactly 0",
+        actions=("function", "x", "point"),
     ),
     GuideStep(
         "Click “backward() again without clearing” three times, and watch t.grad and the red tangent.",
         lambda s: s.backward_calls >= 4,
         _accumulated,
+        asks="click “backward() again without clearing” three times",
+        actions=("backward_again",),
     ),
 ]
 
@@ -211,32 +140,28 @@ class TangentExplorerState:
 
     def set_function(self, function: str) -> None:
         """Choose another function; x stays, the gradient starts afresh."""
-        self.set_point(function, self.x)
+        self.set_point(function, self.x, action="function")
 
     def set_x(self, x: float) -> None:
         """Move to another point; the gradient starts afresh."""
-        self.set_point(self.function, x)
+        self.set_point(self.function, x, action="x")
 
-    def set_point(self, function: str, x: float) -> None:
+    def set_point(self, function: str, x: float, action: str | None = "point") -> None:
         self._build(function, x)
-        self.guide.check(self)
+        self.guide.observe(self, action=action)
 
     def backward_again(self) -> None:
         """Build f(t) again and call backward() without clearing t.grad: the gradients add up."""
         self._backward()
-        self.guide.check(self)
+        self.guide.observe(self, action="backward_again")
 
     def reset(self) -> None:
         """Back to the default function and point, with a fresh leaf (the guide stays where it is)."""
-        self.set_point(DEFAULT_FUNCTION, DEFAULT_X)
+        self.set_point(DEFAULT_FUNCTION, DEFAULT_X, action=None)  # starting over is never off-script
 
-    def skip_step(self) -> None:
+    def skip_guide_step(self) -> None:
         """Skip the guide's current step."""
-        self.guide.skip_step()
-        self.guide.check(self)  # the next step may already be done
-
-    def skip_guide(self) -> None:
-        self.guide.skip()
+        self.guide.skip(self)  # the next step may already be done
 
     def restart_guide(self) -> None:
         """Start the tour again from the default function and point."""

@@ -2,7 +2,7 @@
 
 ``TangentExplorer`` shows a :class:`~gradlessons.tangent_explorer.state.TangentExplorerState`:
 the guided tour at the top (the current step and what to look at in the step just done, with
-buttons to skip a step, skip the tour or restart it), a dropdown of functions, a slider for x, a
+buttons to skip a step or restart the guide), a dropdown of functions, a slider for x, a
 button that calls ``backward()`` once more without clearing ``.grad``, a reset button, a status
 line and the figure (the curve, the true tangent, and, after repeated backward() calls, the
 tangent drawn with the slope ``.grad`` now holds).
@@ -15,20 +15,19 @@ the PNG into an ``Output`` widget's ``outputs`` so it works without a live kerne
 from __future__ import annotations
 
 import html
-import re
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from gradlessons.figures import show_figure
 from gradlessons.formatting import format_value
+from gradlessons.guide_view import guide_controls
 from gradlessons.tangent_explorer.state import FUNCTIONS, X_RANGE, TangentExplorerState
 
 FIGSIZE = (6.4, 4.0)
 CURVE_COLOR = "#1f77b4"
 TANGENT_COLOR = "#2ca02c"
 WRONG_COLOR = "#d62728"
-GUIDE_STYLE = "background:#eef4fb; border-left:4px solid #1f77b4; padding:6px 10px; line-height:1.5"
 
 
 class TangentExplorer:
@@ -38,7 +37,7 @@ class TangentExplorer:
         state: The model.
         widget: The top-level ``VBox`` a notebook displays.
         guide: ``HTML`` panel of the guided tour: what to look at in the step just done, and what to do now.
-        skip_step_button, skip_guide_button, restart_guide_button: control the tour.
+        guide_buttons: ``"skip"`` and ``"restart"`` -> the guide's ``Button`` s (shared by every explorer).
         function_menu: ``Dropdown`` of the functions.
         x_slider: ``FloatSlider`` for the point x.
         again_button: calls ``backward()`` again on the same x without clearing ``.grad``.
@@ -75,31 +74,24 @@ class TangentExplorer:
             description="reset", tooltip="Back to f(x) = x², x = 1, fresh t.grad", layout=widgets.Layout(width="auto")
         )
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
-        self.guide = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
-        self.guide.add_class("tangent-guide")  # lets a page (and the browser test) find the guide
-        small = widgets.Layout(width="auto", margin="2px 4px 2px 0px")
-        self.skip_step_button = widgets.Button(description="skip step", tooltip="Go to the next step", layout=small)
-        self.skip_guide_button = widgets.Button(
-            description="skip guide", tooltip="End the guided tour; the controls keep working", layout=small
+        self.guide_controls = guide_controls(
+            lambda: self._act(self.state.skip_guide_step),
+            lambda: self._reset(self.state.restart_guide),
+            "Back to step 1, with f(x) = x² at x = 1",
         )
-        self.restart_guide_button = widgets.Button(
-            description="restart guide", tooltip="Back to step 1, with f(x) = x² at x = 1", layout=small
-        )
+        self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
+        self.guide.add_class("tangent-guide")  # lets a page (and the browser test) find this explorer's guide
         self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
 
         self.function_menu.observe(self._on_function, names="value")
         self.x_slider.observe(self._on_x, names="value")
         self.again_button.on_click(lambda _b: self._act(self.state.backward_again))
         self.reset_button.on_click(lambda _b: self._reset())
-        self.skip_step_button.on_click(lambda _b: self._act(self.state.skip_step))
-        self.skip_guide_button.on_click(lambda _b: self._act(self.state.skip_guide))
-        self.restart_guide_button.on_click(lambda _b: self._reset(self.state.restart_guide))
 
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 2 &middot; the slope from <code>backward()</code></b>"),
-                self.guide,
-                widgets.HBox([self.skip_step_button, self.skip_guide_button, self.restart_guide_button]),
+                self.guide_controls.box,
                 widgets.HBox([self.function_menu, self.x_slider]),
                 widgets.HBox([self.again_button, self.reset_button]),
                 self.status,
@@ -112,8 +104,7 @@ class TangentExplorer:
 
     def refresh(self) -> None:
         self.status.value = self._status_html()
-        self.guide.value = self._guide_html()
-        self.skip_step_button.disabled = self.skip_guide_button.disabled = self.state.guide.finished
+        self.guide_controls.show(self.state.guide)
         self._show_figure(draw_tangent(self.state))
 
     def _ipython_display_(self) -> None:
@@ -161,22 +152,8 @@ class TangentExplorer:
             + f"<br><i>{html.escape(s.summary())}</i></div>"
         )
 
-    def _guide_html(self) -> str:
-        guide = self.state.guide
-        lines = []
-        done = guide.done_message()
-        if done is not None:
-            lines.append(f"<span style='color:#2c7a2c'>&#10003;</span> {_with_code(done)}")
-        lines.append(f"<b>{_with_code(guide.prompt())}</b>")
-        return f"<div style='{GUIDE_STYLE}'>" + "<br>".join(lines) + "</div>"
-
     def _show_figure(self, fig: Figure) -> None:
         show_figure(self.plot_output, fig, "tangent explorer figure")
-
-
-def _with_code(text: str) -> str:
-    """Escape ``text`` for HTML and show PyTorch names (``backward()``, ``t.grad``, ``.grad``) as code."""
-    return re.sub(r"(\bbackward\(\)|\bt\.grad\b|(?<![\w.])\.grad\b)", r"<code>\1</code>", html.escape(text))
 
 
 def draw_tangent(state: TangentExplorerState) -> Figure:

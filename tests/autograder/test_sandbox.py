@@ -173,7 +173,9 @@ def status_probe(tmp_path, name="probe.py"):
 
 
 def probe_fields(row) -> dict:
-    return dict(part.split("=", 1) for part in row["message"].split(": ", 1)[1].split())
+    # The probe raises with its fields as the message; the verdict adds the case it was seen with.
+    fields = row["message"].split(": ", 1)[1].split(" (seen with")[0].split(" Also,")[0]
+    return dict(part.split("=", 1) for part in fields.split())
 
 
 @requires_bwrap

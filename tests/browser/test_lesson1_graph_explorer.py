@@ -33,50 +33,52 @@ def row(name: str, requires_grad: bool, is_leaf: bool, grad_fn: str, code: str) 
 
 def test_a_student_follows_the_graph_explorer_guide(lab):
     cell, widget = open_explorer(lab, ASSIGNMENT, "GraphExplorer")
-    guide = widget.locator(".widget-html").nth(1)
+    guide = widget.locator(".explorer-guide")
     status = widget.locator(".widget-html").nth(3)
     hint = html_part(widget, "next:")
     table = html_part(widget, "Tensors").locator("pre")
     plot = widget.locator(".widget-output")
     src = img_src(plot)
 
-    def expect_step(done: int | None, prompt: str) -> None:
+    def expect_step(done: int | None, prompt: str, look: bool = True) -> None:
         if done is None:
             expect(guide).not_to_contain_text("done.")
-        else:
+        elif look:
             expect(guide).to_contain_text(f"✓ Step {done} done. {plain(GUIDE_STEPS[done - 1].look)}")
+        else:  # a later click that completed nothing: the note no longer describes the state
+            expect(guide).to_contain_text(f"✓ Step {done} done.Guide")
         expect(guide).to_contain_text(plain(prompt))
 
     # It opens on the starter expression, with its graph drawn and step 1 of the guide.
     expect(status).to_have_text(OPENING)
     expect(table).to_contain_text(row("t2", True, False, "AddBackward0", "t2 = t1 + c"))
     expect(hint).to_have_text("next: t3 = t2.sin()")
-    expect_step(None, "Step 1 of 4: " + GUIDE_STEPS[0].prompt)
+    expect_step(None, "Guide · Step 1 of 4: " + GUIDE_STEPS[0].prompt)
     screenshot(cell, f"{ASSIGNMENT}-guide-1")
 
     # Step 1: apply sin to t2 (the menus are already set).
     button(widget, "apply").click()
     expect(status).to_have_text("t3 = t2.sin(): requires_grad=True, grad_fn=SinBackward0")
     src = expect_new_image(plot, src)
-    expect_step(1, "Step 2 of 4: " + GUIDE_STEPS[1].prompt)
+    expect_step(1, "Guide · Step 2 of 4: " + GUIDE_STEPS[1].prompt)
     screenshot(cell, f"{ASSIGNMENT}-guide-2")
 
     # Step 2: tick c.requires_grad.
     checkbox(widget, "c.requires_grad").check()
     expect(table).to_contain_text(row("c", True, True, "None", "c = torch.tensor([3.0, 0.25], requires_grad=True)"))
     src = expect_new_image(plot, src)
-    expect_step(2, "Step 3 of 4: " + GUIDE_STEPS[2].prompt)
+    expect_step(2, "Guide · Step 3 of 4: " + GUIDE_STEPS[2].prompt)
     screenshot(cell, f"{ASSIGNMENT}-guide-3")
 
     # Step 3: untick a and b; after the first one the guide still waits.
     checkbox(widget, "a.requires_grad").uncheck()
     expect(status).to_have_text("a.requires_grad = False: the forward pass ran again, so the graph was recorded anew.")
     src = expect_new_image(plot, src)
-    expect_step(2, "Step 3 of 4: ")
+    expect_step(2, "Guide · Step 3 of 4: ", look=False)
     checkbox(widget, "b.requires_grad").uncheck()
     expect(table).to_contain_text(row("t1", False, True, "None", "t1 = a * b"))
     src = expect_new_image(plot, src)
-    expect_step(3, "Step 4 of 4: " + GUIDE_STEPS[3].prompt)
+    expect_step(3, "Guide · Step 4 of 4: " + GUIDE_STEPS[3].prompt)
     screenshot(cell, f"{ASSIGNMENT}-guide-4")
 
     # Step 4: detach t3.
@@ -85,17 +87,21 @@ def test_a_student_follows_the_graph_explorer_guide(lab):
     button(widget, "apply").click()
     expect(table).to_contain_text(row("t4", False, True, "None", "t4 = t3.detach()"))
     src = expect_new_image(plot, src)
-    expect_step(4, FINISHED)
+    expect_step(4, "Guide · Finished: " + FINISHED)
+    expect(button(widget, "skip step")).to_be_disabled()
     screenshot(cell, f"{ASSIGNMENT}-guide-5")
 
     # Restart: back to the opening state and step 1; skip moves on without doing the step.
     button(widget, "restart guide").click()
     expect(status).to_have_text("Guide restarted: " + OPENING)
-    expect_step(None, "Step 1 of 4: ")
+    expect_step(None, "Guide · Step 1 of 4: ")
     expect(checkbox(widget, "a.requires_grad")).to_be_checked()
     expect(table).not_to_contain_text("t3")
+    expect(button(widget, "skip step")).to_be_enabled()
+    checkbox(widget, "c.requires_grad").check()  # not step 1's action: the guide says what it asks
+    expect(guide).to_contain_text("That was not this step's action: this step asks you to apply an operation")
     button(widget, "skip step").click()
-    expect_step(None, "Step 2 of 4: ")
+    expect(guide).to_contain_text("Step 1 skipped.")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
     lab.assert_no_javascript_errors()
 

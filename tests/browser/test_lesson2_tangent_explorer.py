@@ -131,11 +131,11 @@ def test_tangent_explorer_guide_leads_through_its_steps_and_can_be_skipped_or_re
         expect(status).to_contain_text(f"backward() calls: {calls}")
         src = expect_new_image(plot, src)
     expect(guide).to_contain_text("Step 4 done. t.grad now holds 0.8 = 4 × the slope 0.2")
-    expect(guide).to_contain_text("Guide finished.")
+    expect(guide).to_contain_text("Guide · Finished:")
     expect(button(widget, "skip step")).to_be_disabled()
     screenshot(cell, "lesson2_backward-guide-5")
 
-    # Restart: back to step 1 and to x² at x = 1; then skip a step, and skip the rest.
+    # Restart: back to step 1 and to x² at x = 1; then skip a step, and the rest.
     button(widget, "restart guide").click()
     expect(guide).to_contain_text("Step 1 of 4")
     expect(menu).to_have_value("x²")
@@ -144,8 +144,10 @@ def test_tangent_explorer_guide_leads_through_its_steps_and_can_be_skipped_or_re
     button(widget, "skip step").click()
     expect(guide).to_contain_text("Step 2 of 4")
     expect(guide).not_to_contain_text("done")
-    button(widget, "skip guide").click()
-    expect(guide).to_contain_text("Guide skipped.")
+    for _ in range(3):
+        button(widget, "skip step").click()
+    expect(guide).to_contain_text("Guide · Finished:")
+    expect(button(widget, "skip step")).to_be_disabled()
     again.click()  # the free controls keep working
     expect(status).to_contain_text("t.grad now: 4.0")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"

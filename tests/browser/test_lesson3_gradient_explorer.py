@@ -125,12 +125,13 @@ GUIDE = [
     (
         ["optimizer.step()"],
         "✓ w moved from 1.2 to 1.12 and the loss fell from 0.16 to 0.0576, using this gradient only.",
-        "Step 6 of 6: Last: click zero_grad(set_to_none=False) and compare with step 3.",
+        "Step 6 of 6: Last: click zero_grad(set_to_none=False). Then compare w.grad with what plain "
+        "optimizer.zero_grad() left in guide step 3.",
     ),
     (
         ["zero_grad(set_to_none=False)"],
         "✓ w.grad is 0.0 (an orange diamond on the zero line), not None",
-        "Finished.",
+        "Finished:",
     ),
 ]
 
@@ -150,22 +151,26 @@ def test_gradient_explorer_guide_leads_through_its_steps(lab):
         for name in clicks:
             button(widget, name).click()
             src = expect_new_image(plot, src)
-        expect(guide).to_contain_text(seen)
+        expect(guide).to_contain_text(f"✓ Step {k - 1} done. " + seen.removeprefix("✓ "))
         expect(guide).to_contain_text("Guide · " + shown)
         screenshot(cell, f"lesson3_zeroing_grad-guide-{k}")
     expect(status).to_contain_text("w.grad = 0.0")
-    expect(button(widget, "skip guide")).to_be_disabled()
+    expect(button(widget, "skip step")).to_be_disabled()
 
-    # Restart: the explorer starts over with the guide at step 1; skip: the buttons keep working without it.
+    # Restart: the explorer starts over with the guide at step 1; an off-script click gets a word; skip moves on.
     button(widget, "restart guide").click()
     expect(guide).to_contain_text("Guide · Step 1 of 6")
     expect(guide).not_to_contain_text("✓")
     expect(status).to_contain_text("w.grad = None")
     expect(status).to_contain_text("w = 0.0")
-    button(widget, "skip guide").click()
-    expect(guide).to_contain_text("Guide · Skipped.")
+    button(widget, "optimizer.step()").click()
+    expect(guide).to_contain_text(
+        "That was not this step's action: this step asks you to click loss.backward() three times."
+    )
+    button(widget, "skip step").click()
+    expect(guide).to_contain_text("Step 1 skipped.")
+    expect(guide).to_contain_text("Guide · Step 2 of 6")
     button(widget, "loss.backward()").click()
     expect(status).to_contain_text("w.grad = -8.0")
-    expect(guide).to_contain_text("Guide · Skipped.")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
     lab.assert_no_javascript_errors()

@@ -300,26 +300,26 @@ GUIDE_WALK = [
 
 def test_the_guide_starts_at_step_one(state):
     guide = state.guide
-    assert guide.active and not guide.finished
-    assert guide.heading() == "Step 1 of 6:"
-    assert "`loss.backward()` three times" in guide.prompt()
-    assert guide.message == ""
+    assert not guide.finished
+    assert guide.heading == "Step 1 of 6"
+    assert "`loss.backward()` three times" in guide.prompt
+    assert guide.note == ""
 
 
 def test_following_the_guide_walks_through_every_step(state):
     for action, shown, look in GUIDE_WALK:
         state.apply(action)
-        assert state.guide.position + 1 == shown, action
-        assert look in state.guide.message, action
+        assert state.guide.index + 1 == shown, action
+        assert look in state.guide.note, action
     assert state.guide.finished
-    assert state.guide.heading() == "Finished."
-    assert "restart guide" in state.guide.prompt()
+    assert state.guide.heading == "Finished"
+    assert "restart guide" in state.guide.prompt
 
 
 def test_the_guide_says_the_piled_up_step_overshoots_the_best_value(state):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
-    message = state.guide.message
+    message = state.guide.note
     assert "it used everything in `w.grad` (-24.0)" in message
     assert "a step 3 times as long as one gradient asks for" in message
     assert "overshot the best value 1.0" in message
@@ -329,10 +329,10 @@ def test_the_guide_waits_for_the_action_it_asks_for(state):
     state.apply("backward")
     state.apply("step")  # not what step 1 asks
     state.apply("backward")
-    assert state.guide.position == 0
+    assert state.guide.index == 0
     state.apply("backward")  # three backward() calls without a clear, at two different weights
-    assert state.guide.position == 1
-    assert "the sum of the 3 gradients computed since the last clear" in state.guide.message
+    assert state.guide.index == 1
+    assert "the sum of the 3 gradients computed since the last clear" in state.guide.note
 
 
 def test_a_clear_before_three_backwards_starts_the_count_again(state):
@@ -341,15 +341,15 @@ def test_a_clear_before_three_backwards_starts_the_count_again(state):
     state.apply("zero_grad")
     state.apply("backward")
     state.apply("backward")
-    assert state.guide.position == 0
+    assert state.guide.index == 0
     state.apply("backward")
-    assert state.guide.position == 1
+    assert state.guide.index == 1
 
 
 def test_a_step_that_does_not_move_w_does_not_count(state):
     for action in ["backward", "backward", "backward", "zero_grad", "step"]:
         state.apply(action)
-    assert state.guide.position == 1
+    assert state.guide.index == 1
 
 
 @pytest.mark.parametrize("clear", ["zero_grad", "zero_grad_set_to_none", "grad_to_none", "zero_grad_fill_zeros"])
@@ -357,23 +357,23 @@ def test_any_clear_of_a_real_gradient_completes_the_clearing_step(state, clear):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
     state.apply(clear)
-    assert state.guide.position == 3
+    assert state.guide.index == 3
     expected = "0.0 (the orange diamond)" if clear == "zero_grad_fill_zeros" else "is None"
-    assert expected in state.guide.message
+    assert expected in state.guide.note
 
 
 def test_the_clean_step_needs_a_fresh_gradient(state):
     for action in ["backward", "backward", "backward", "step", "zero_grad", "backward", "backward", "step"]:
         state.apply(action)
-    assert state.guide.position == 4  # two backward() calls since the clear: not a clean step
+    assert state.guide.index == 4  # two backward() calls since the clear: not a clean step
 
 
 def test_reset_in_the_middle_of_the_guide_starts_it_again(state):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
     state.apply("reset")
-    assert state.guide.position == 0
-    assert state.guide.message == ""
+    assert state.guide.index == 0
+    assert state.guide.note == ""
 
 
 def test_reset_after_the_guide_keeps_it_finished(state):
@@ -382,35 +382,44 @@ def test_reset_after_the_guide_keeps_it_finished(state):
     state.apply("reset")
     assert state.guide.finished
     state.apply("backward")
-    assert state.guide.heading() == "Finished."
+    assert state.guide.heading == "Finished"
 
 
-def test_skipping_the_guide_stops_it_and_the_buttons_keep_working(state):
-    state.skip_guide()
-    assert not state.guide.active
-    assert state.guide.heading() == "Skipped."
-    assert state.guide.current is None
+def test_skipping_a_step_moves_the_guide_on_and_the_buttons_keep_working(state):
+    state.skip_guide_step()
+    assert state.guide.index == 1 and state.guide.note == "Step 1 skipped."
     for action in ["backward", "backward", "backward"]:
         state.apply(action)
-    assert state.guide.position == 0
+    assert state.guide.index == 1  # step 2 asks for step()
     assert state.grad == pytest.approx(-24.0)
-    state.apply("reset")
-    assert not state.guide.active
+    off_script = "That was not this step's action: this step asks you to click `optimizer.step()`"
+    assert state.guide.note.startswith(off_script)
+    for _ in range(5):
+        state.skip_guide_step()
+    assert state.guide.finished
+    state.skip_guide_step()  # nothing left to skip (the view disables the button)
+    assert state.guide.finished
+
+
+def test_l3_step_6_names_the_guide_step_it_compares_with():
+    from gradlessons.gradient_explorer.state import guide_steps
+
+    assert "guide step 3" in guide_steps()[5].prompt
 
 
 def test_restarting_the_guide_resets_the_explorer_too(state):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
-    state.skip_guide()
+    state.skip_guide_step()
     record = state.restart_guide()
-    assert state.guide.active and state.guide.position == 0
+    assert state.guide.index == 0
     assert record.action == "start"
     assert state.weight == state.w0 and state.grad is None
     assert state.history == (record,)
 
 
 def test_a_guide_needs_steps():
-    from gradlessons.gradient_explorer.state import Guide
+    from gradlessons.guide import Guide
 
     with pytest.raises(ValueError, match="at least one step"):
         Guide([])

@@ -205,7 +205,7 @@ def test_the_guide_has_four_steps_each_with_a_prompt_a_check_and_what_to_look_at
 
 def test_following_the_guide_moves_it_on_one_step_at_a_time(opened):
     guide = opened.guide
-    assert guide.prompt.startswith("Step 1 of 4: Grow the expression") and guide.looks == []
+    assert guide.heading == "Step 1 of 4" and guide.prompt.startswith("Grow the expression") and guide.looks == []
     done = []
     for _ in follow_the_guide(opened):
         done += guide.looks
@@ -275,8 +275,11 @@ def test_steps_already_done_out_of_order_are_passed_and_all_shown(opened):
     opened.apply("sin", "t2")
     assert opened.guide.index == 2
     assert opened.guide.looks == [(1, GUIDE_STEPS[0].look), (2, GUIDE_STEPS[1].look)]
-    opened.undo()  # nothing done: what the last steps showed stays
-    assert opened.guide.index == 2 and [n for n, _ in opened.guide.looks] == [1, 2]
+    assert opened.guide.note.startswith("✓ Steps 1 and 2 done. ")
+    opened.set_requires_grad("a", False)  # part of step 3, which is not done yet: the looks were of before
+    assert opened.guide.index == 2 and opened.guide.looks == [] and opened.guide.note == "✓ Steps 1 and 2 done."
+    opened.undo()  # not step 3's action: the guide says so
+    assert opened.guide.note.startswith("That was not this step's action: this step asks you to untick")
 
 
 def test_an_action_counts_for_the_step_it_was_made_in_only(opened):
@@ -298,7 +301,7 @@ def test_skip_and_restart(opened):
     assert guide.finished and guide.prompt == FINISHED
     opened.set_requires_grad("b", False)
     opened.restart_guide()
-    assert guide.index == 0 and guide.prompt.startswith("Step 1 of 4")
+    assert guide.index == 0 and guide.heading == "Step 1 of 4"
     assert opened.names == ["a", "b", "c", "t1", "t2"] and opened.requires_grad["b"] is True
     assert list(follow_the_guide(opened)) and guide.finished
 
@@ -317,8 +320,8 @@ def test_read_graph_labels_named_tensors_and_leaves_and_ignores_other_names():
         ("AddBackward0", "op", None),
         ("MulBackward0", "op", "y"),
         ("AccumulateGrad", "leaf", "w"),
-        ("constant", "constant", None),
-        ("constant", "constant", None),
+        ("input without grad", "constant", None),  # x.exp(): no name for it, and Add saves nothing
+        ("x (constant)", "constant", "x"),  # MulBackward0 saved x for w's gradient
     ]
     assert set(graph.edges) == {(0, 1), (1, 2), (2, 3), (1, 4), (2, 5)}
     assert "2 grey input(s)" in graph.note
@@ -331,3 +334,39 @@ def test_read_graph_without_names_and_on_tensors_without_grad_fn():
     assert [n.tensor for n in graph.nodes] == [None, None]
     assert read_graph(w, "w").nodes[0].kind == "leaf"
     assert read_graph(w.detach(), "d").nodes[0].kind == "constant"
+
+
+def test_read_graph_names_every_grey_input_it_can_and_keeps_the_first_argument_on_the_left():
+    """Lesson 1's graph: x found in what MulBackward0 saved, z as the one named input left."""
+    from gradlessons.graph_explorer.drawing import _label, _positions
+
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    x = torch.tensor([3.0, 4.0])
+    y = x * w  # the input without grad is the first argument
+    z = x * 3 + 1
+    loss = (y + z).sum()
+    graph = read_graph(loss, "loss", {"w": w, "x": x, "y": y, "z": z, "loss": loss})
+    grey = [n for n in graph.nodes if n.kind == "constant"]
+    assert sorted(n.tensor for n in grey) == ["x", "z"]
+    assert sorted(_label(n) for n in grey) == ["x\n(no grad)", "z\n(no grad)"]
+    where = _positions(graph)
+    by_name = {n.tensor or n.label: where[n.id] for n in graph.nodes}
+    assert by_name["x"][1] == by_name["w"][1] and by_name["x"][0] < by_name["w"][0]  # x * w: x left of w
+    assert by_name["y"][1] == by_name["z"][1] and by_name["y"][0] < by_name["z"][0]  # y + z: y left of z
+    assert _label(next(n for n in read_graph(w * 3).nodes if n.kind == "constant")) == "3\n(no grad)"
+    unnamed = read_graph((w + x.exp()).sum())  # nothing tells which tensor it was: still says what it is
+    assert [_label(n) for n in unnamed.nodes if n.kind == "constant"] == ["an input\n(no grad)"]
+
+
+def test_the_explorers_inputs_keep_their_sides_as_the_graph_grows():
+    state = GraphExplorerState(requires_grad={"a": False, "b": True, "c": True}, starter=())
+    sides = []
+    for op, x, y in (("mul", "a", "b"), ("add", "t1", "c"), ("sin", "t2", None)):
+        state.apply(op, x, y)
+        graph = state.graph()
+        from gradlessons.graph_explorer.drawing import _positions
+
+        where = _positions(graph)
+        named = {n.tensor or n.label: where[n.id][0] for n in graph.nodes if n.tensor in ("a", "b")}
+        sides.append(named["a"] < named["b"])
+    assert sides == [True, True, True]

@@ -11,6 +11,8 @@ from gradlessons.graph_explorer import GUIDE_STEPS, GraphExplorer, GraphExplorer
 from gradlessons.graph_explorer.state import FINISHED
 from tests.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
 
+FINISHED_TEXT = FINISHED.replace("`", "")  # as shown: code without its backticks
+
 
 @pytest.fixture
 def explorer():
@@ -49,7 +51,7 @@ def test_the_controls_are_core_widgets(explorer):
     assert set(explorer.buttons) == {"apply", "undo", "reset"}
     assert set(explorer.guide_buttons) == {"skip", "restart"}
     assert all(isinstance(b, widgets.Button) for b in explorer.guide_buttons.values())
-    assert isinstance(explorer.guide, widgets.HTML) and explorer.guide in explorer.widget.children
+    assert isinstance(explorer.guide, widgets.HTML) and explorer.guide_controls.box in explorer.widget.children
     assert isinstance(explorer.plot_output, widgets.Output) and explorer.plot_output in explorer.widget.children
     assert explorer.table in explorer.widget.children
 
@@ -126,7 +128,9 @@ def guide_text(explorer) -> str:
 def test_the_lesson_explorer_opens_on_the_starter_with_step_1_and_the_next_code_ready(opened):
     assert "t2     True           False    AddBackward0    t2 = t1 + c" in text_of(opened.table.value)
     assert text_of(opened.status.value) == "t1 = a * b, t2 = t1 + c ran; the drawing shows the graph behind t2."
-    assert guide_text(opened) == "Step 1 of 4: Grow the expression: with operation sin and x = t2 chosen, click apply."
+    assert guide_text(opened) == (
+        "Guide · Step 1 of 4: Grow the expression: with operation sin and x = t2 chosen, click apply."
+    )
     assert "<code>sin</code>" in opened.guide.value
     assert text_of(opened.code_hint.value) == "next: t3 = t2.sin()"
     image(opened)
@@ -136,7 +140,7 @@ def test_following_the_guide_shows_each_step_done_with_what_to_look_at(opened):
     seen = [image(opened)]
     opened.buttons["apply"].click()
     assert guide_text(opened).startswith(f"✓ Step 1 done. {GUIDE_STEPS[0].look}")
-    assert "Step 2 of 4: c is the grey box" in guide_text(opened)
+    assert "Guide · Step 2 of 4: c is the grey box" in guide_text(opened)
     opened.checkboxes["c"].value = True
     assert guide_text(opened).startswith(f"✓ Step 2 done. {GUIDE_STEPS[1].look}")
     seen.append(image(opened))
@@ -144,27 +148,29 @@ def test_following_the_guide_shows_each_step_done_with_what_to_look_at(opened):
     assert guide_text(opened).startswith("✓ Step 2 done.")  # half of step 3
     opened.checkboxes["b"].value = False
     assert guide_text(opened).startswith(f"✓ Step 3 done. {GUIDE_STEPS[2].look}")
-    assert "Step 4 of 4: Cut the graph" in guide_text(opened)
+    assert "Guide · Step 4 of 4: Cut the graph" in guide_text(opened)
     seen.append(image(opened))
     opened.op.value = "detach"
     assert opened.x.value == "t3" and text_of(opened.code_hint.value) == "next: t4 = t3.detach()"
     opened.buttons["apply"].click()
-    assert guide_text(opened) == f"✓ Step 4 done. {GUIDE_STEPS[3].look}{FINISHED}"
+    assert guide_text(opened) == f"✓ Step 4 done. {GUIDE_STEPS[3].look}Guide · Finished: {FINISHED_TEXT}"
     seen.append(image(opened))
     assert len(set(seen)) == len(seen)
 
 
 def test_skip_step_and_restart_guide_buttons(opened):
     opened.guide_buttons["skip"].click()
-    assert guide_text(opened).startswith("Step 2 of 4")
-    for _ in range(4):
+    assert guide_text(opened).startswith("Step 1 skipped.Guide · Step 2 of 4")
+    for _ in range(3):
         opened.guide_buttons["skip"].click()
-    assert guide_text(opened) == FINISHED
+    assert guide_text(opened) == f"Step 4 skipped.Guide · Finished: {FINISHED_TEXT}"
+    assert opened.guide_buttons["skip"].disabled  # nothing left to skip
     opened.op.value = "exp"
     opened.buttons["apply"].click()
     opened.checkboxes["a"].value = False
     opened.guide_buttons["restart"].click()
-    assert guide_text(opened).startswith("Step 1 of 4")
+    assert guide_text(opened).startswith("Guide · Step 1 of 4")
+    assert not opened.guide_buttons["skip"].disabled
     assert opened.checkboxes["a"].value is True and "t3" not in text_of(opened.table.value)
     assert text_of(opened.code_hint.value) == "next: t3 = t2.sin()"
     assert text_of(opened.status.value).startswith("Guide restarted: t1 = a * b, t2 = t1 + c ran")
@@ -188,11 +194,11 @@ def test_reset_and_restart_choose_the_newest_tensor_even_when_the_menus_do_not_l
 
 def test_steps_done_out_of_order_are_all_shown_done(opened):
     opened.checkboxes["c"].value = True
-    assert guide_text(opened).startswith("Step 1 of 4")
+    assert guide_text(opened).startswith("That was not this step's action: this step asks you to apply")
     opened.buttons["apply"].click()
     text = guide_text(opened)
-    assert text.startswith(f"✓ Step 1 done. {GUIDE_STEPS[0].look}✓ Step 2 done. {GUIDE_STEPS[1].look}")
-    assert text.endswith("Step 3 of 4: Untick a.requires_grad and b.requires_grad.")
+    assert text.startswith(f"✓ Steps 1 and 2 done. {GUIDE_STEPS[0].look} {GUIDE_STEPS[1].look}")
+    assert text.endswith("Guide · Step 3 of 4: Untick a.requires_grad and b.requires_grad.")
 
 
 def test_the_free_controls_work_while_the_guide_is_on(opened):

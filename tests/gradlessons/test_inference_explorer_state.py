@@ -161,94 +161,95 @@ def test_saved_bytes_count_each_piece_of_memory_once_as_the_graph_holds_it(state
 
 def test_the_guide_starts_at_step_one_without_feedback(state):
     guide = state.guide
-    assert guide.heading == "Step 1 of 5" and guide.position == 0 and not guide.finished
-    assert guide.feedback == ""
-    assert "run forward pass" in guide.prompt()
+    assert guide.heading == "Step 1 of 5" and guide.index == 0 and not guide.finished
+    assert guide.note == ""
+    assert "run forward pass" in guide.prompt
 
 
 def test_following_the_guide_walks_through_every_step_with_the_runs_numbers(state):
     guide = state.guide
     first = run_with(state, batch=256)
     assert guide.heading == "Step 2 of 5"
-    assert guide.feedback.startswith("Step 1 done.")
-    assert "`output.grad_fn = AddmmBackward0`" in guide.feedback
-    assert f"{first.saved_bytes / 1e6:.2f} MB" in guide.feedback and "batch of 256" in guide.feedback
-    assert "torch.no_grad()" in guide.prompt()
+    assert guide.note.startswith("✓ Step 1 done.")
+    assert "`output.grad_fn = AddmmBackward0`" in guide.note
+    assert f"{first.saved_bytes / 1e6:.2f} MB" in guide.note and "batch of 256" in guide.note
+    assert "torch.no_grad()" in guide.prompt
 
     second = run_with(state, no_grad=True, batch=256)
     assert guide.heading == "Step 3 of 5"
-    assert "`output.grad_fn = None` and 0.00 MB saved" in guide.feedback
-    assert f"The tracked run at batch 256 saved {first.saved_bytes / 1e6:.2f} MB" in guide.feedback
-    assert f"this one took {second.seconds * 1e3:.2f} ms" in guide.feedback
-    assert "dropout was active" in guide.feedback
-    assert "1024 or more" in guide.prompt()
+    assert "`output.grad_fn = None` and 0.00 MB saved" in guide.note
+    assert f"The tracked run at batch 256 saved {first.saved_bytes / 1e6:.2f} MB" in guide.note
+    assert f"this one took {second.seconds * 1e3:.2f} ms" in guide.note
+    assert "dropout was active" in guide.note
+    assert "1024 or more" in guide.prompt
 
     big = run_with(state, batch=1024)
     assert guide.heading == "Step 4 of 5"
     ratio = big.saved_bytes / first.saved_bytes
     assert 3.5 < ratio <= 4.0
-    assert f"That is {ratio:.1f} times the {first.saved_bytes / 1e6:.2f} MB of batch 256" in guide.feedback
+    assert f"That is {ratio:.1f} times the {first.saved_bytes / 1e6:.2f} MB of batch 256" in guide.note
 
     eval_only = run_with(state, eval_mode=True, batch=1024)
     assert guide.heading == "Step 5 of 5"
-    assert "(difference 0)" in guide.feedback
-    assert f"{eval_only.saved_bytes / 1e6:.2f} MB saved: `eval()` did not stop the graph" in guide.feedback
+    assert "(difference 0)" in guide.note
+    assert f"{eval_only.saved_bytes / 1e6:.2f} MB saved: `eval()` did not stop the graph" in guide.note
 
     run_with(state, eval_mode=True, no_grad=True)
-    assert guide.finished and guide.heading == "all steps done"
-    assert "`model.eval()` with `torch.no_grad()` is the recipe" in guide.feedback
-    assert "restart the guide" in guide.prompt()
+    assert guide.finished and guide.heading == "Finished"
+    assert "`model.eval()` with `torch.no_grad()` is the recipe" in guide.note
+    assert "restart the guide" in guide.prompt
     run_with(state)  # runs after the end change nothing
-    assert guide.finished and "recipe" in guide.feedback
+    assert guide.finished and guide.note == "✓ Step 5 done."  # its numbers were of the run before
 
 
 def test_a_run_that_does_not_do_the_step_leaves_the_guide_where_it_is(state):
     run_with(state, no_grad=True)  # step 1 asks for tracking on
     run_with(state, eval_mode=True)  # ... in train mode
-    assert state.guide.position == 0 and state.guide.feedback == ""
+    assert state.guide.index == 0
+    assert state.guide.note == "That was not this step's action: this step asks you to run with every switch off."
     run_with(state)
     run_with(state, inference_mode=True)  # step 2 asks for no_grad() itself
-    assert state.guide.position == 1
+    assert state.guide.index == 1
 
 
 def test_the_big_batch_step_needs_tracking_and_a_big_batch(state):
-    state.guide.position = 2
+    state.guide.index = 2
     run_with(state, no_grad=True, batch=2048)
     run_with(state, batch=1016)
-    assert state.guide.position == 2
+    assert state.guide.index == 2
     run_with(state, batch=2048)
-    assert state.guide.position == 3
+    assert state.guide.index == 3
     # 1016 was the last smaller tracked train-mode run: the comparison uses it.
-    assert "of batch 1016" in state.guide.feedback
+    assert "of batch 1016" in state.guide.note
 
 
 def test_the_last_step_accepts_inference_mode_and_names_it(state):
-    state.guide.position = 4
+    state.guide.index = 4
     run_with(state, inference_mode=True)  # not in eval mode: not yet
-    assert state.guide.position == 4
+    assert state.guide.index == 4
     run_with(state, inference_mode=True, eval_mode=True)
     assert state.guide.finished
-    assert "`model.eval()` with `torch.inference_mode()`" in state.guide.feedback
+    assert "`model.eval()` with `torch.inference_mode()`" in state.guide.note
 
 
 def test_skip_and_restart(state):
     guide = state.guide
     guide.skip()
-    assert guide.heading == "Step 2 of 5" and guide.feedback == "Step 1 skipped."
+    assert guide.heading == "Step 2 of 5" and guide.note == "Step 1 skipped."
     for _ in range(10):
         guide.skip()
-    assert guide.finished and guide.position == 5
+    assert guide.finished and guide.index == 5
     guide.restart()
-    assert guide.position == 0 and guide.feedback == ""
+    assert guide.index == 0 and guide.note == ""
 
 
 def test_reset_clears_the_runs_but_keeps_the_guides_place(state):
     run_with(state)
     state.reset()
-    assert state.guide.position == 1
+    assert state.guide.index == 1
     run_with(state, no_grad=True)
-    assert state.guide.position == 2
-    assert "The tracked run" not in state.guide.feedback  # its runs were forgotten
+    assert state.guide.index == 2
+    assert "The tracked run" not in state.guide.note  # its runs were forgotten
 
 
 def test_a_guide_of_custom_steps():
@@ -256,6 +257,6 @@ def test_a_guide_of_custom_steps():
     state = InferenceExplorerState(in_features=4, hidden=4, repeats=1)
     state.guide = Guide([step])
     state.run()
-    assert state.guide.finished and state.guide.feedback == "Step 1 done. run 1 of 1"
+    assert state.guide.finished and state.guide.note == "✓ Step 1 done. run 1 of 1"
     with pytest.raises(ValueError, match="at least one step"):
         Guide([])

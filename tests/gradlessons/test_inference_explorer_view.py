@@ -119,9 +119,9 @@ def test_the_guide_shows_step_one_and_its_buttons(explorer):
     text = text_of(explorer.guide.value)
     assert text.startswith("Guide · Step 1 of 5: Leave every switch off")
     assert "<b>run forward pass</b>" in explorer.guide.value
-    assert isinstance(explorer.skip_button, widgets.Button) and not explorer.skip_button.disabled
-    assert isinstance(explorer.restart_guide_button, widgets.Button)
-    assert explorer.guide in explorer.widget.children
+    assert isinstance(explorer.guide_buttons["skip"], widgets.Button) and not explorer.guide_buttons["skip"].disabled
+    assert isinstance(explorer.guide_buttons["restart"], widgets.Button)
+    assert explorer.guide_controls.box in explorer.widget.children
 
 
 def test_following_the_guide_with_the_controls_shows_each_steps_message(explorer):
@@ -148,16 +148,16 @@ def test_following_the_guide_with_the_controls_shows_each_steps_message(explorer
     explorer.run_button.click()
     text = text_of(explorer.guide.value)
     assert "Step 5 done." in text and "model.eval() with torch.no_grad() is the recipe for inference" in text
-    assert "Guide · all steps done: You have seen the whole lesson in action." in text
-    assert explorer.skip_button.disabled
+    assert "Guide · Finished: You have seen the whole lesson in action." in text
+    assert explorer.guide_buttons["skip"].disabled
 
 
 def test_skip_and_restart_guide_buttons(explorer):
-    explorer.skip_button.click()
+    explorer.guide_buttons["skip"].click()
     text = text_of(explorer.guide.value)
-    assert "✓ Step 1 skipped." in text and "Step 2 of 5" in text
+    assert "Step 1 skipped." in text and "Step 2 of 5" in text
     assert explorer.state.history == ()  # skipping runs nothing
-    explorer.restart_guide_button.click()
+    explorer.guide_buttons["restart"].click()
     assert text_of(explorer.guide.value).startswith("Guide · Step 1 of 5")
 
 
@@ -168,8 +168,9 @@ def test_reset_keeps_the_guides_place(explorer):
 
 
 def test_guide_text_is_escaped_except_code_and_bold():
-    from gradlessons.inference_explorer.view import guide_html
+    from gradlessons.guide import Guide, GuideStep
+    from gradlessons.guide_view import guide_html
 
-    value = guide_html("Step 1 of 1", "Run `a<b` **now** & <script>", "")
+    value = guide_html(Guide([GuideStep("Run `a<b` **now** & <script>", lambda: False, "")]))
     assert "<code>a&lt;b</code>" in value and "<b>now</b>" in value
     assert "&amp; &lt;script&gt;" in value and "<script>" not in value

@@ -115,36 +115,35 @@ def do_the_tour(state: TangentExplorerState) -> list[str]:
     """Follow every step of the guide as a student would; returns each step's message."""
     messages = []
     state.set_x(0.0)  # step 1: the flat tangent of x²
-    messages.append(state.guide.done_message())
+    messages.append(state.guide.note)
     state.set_function("cubic")
     state.set_x(0.8)  # step 2: near a flat point of x³ − 2x
-    messages.append(state.guide.done_message())
+    messages.append(state.guide.note)
     state.set_function("relu_ish")
     state.set_x(-1.0)
     state.set_x(0.0)  # step 3: the kink
-    messages.append(state.guide.done_message())
+    messages.append(state.guide.note)
     for _ in range(3):
         state.backward_again()  # step 4: gradients pile up
-    messages.append(state.guide.done_message())
+    messages.append(state.guide.note)
     return messages
 
 
 def test_a_new_state_starts_the_guide_at_step_one():
     guide = TangentExplorerState().guide
-    assert (guide.index, guide.finished, guide.done_message()) == (0, False, None)
-    assert guide.prompt().startswith(f"Step 1 of {len(GUIDE_STEPS)}: With f(x) = x², move the x slider")
+    assert (guide.index, guide.finished, guide.note) == (0, False, "")
+    assert guide.heading == f"Step 1 of {len(GUIDE_STEPS)}" and guide.prompt.startswith("With f(x) = x², move the x")
 
 
 def test_following_the_guide_moves_it_on_with_messages_made_from_the_real_numbers():
     state = TangentExplorerState()
     messages = do_the_tour(state)
-    assert messages[0].startswith("Step 1 done. At x = 0, backward() gives slope 0.0")
-    assert messages[1].startswith("Step 2 done. At x = 0.80, backward() gives slope -0.08")
-    assert messages[2].startswith("Step 3 done.")
+    assert messages[0].startswith("✓ Step 1 done. At x = 0, backward() gives slope 0.0")
+    assert messages[1].startswith("✓ Step 2 done. At x = 0.80, backward() gives slope -0.08")
+    assert messages[2].startswith("✓ Step 3 done.")
     assert "backward() gives 0.2" in messages[2] and "averages the two sides: 0.7000" in messages[2]
-    assert messages[3].startswith("Step 4 done. t.grad now holds 0.8 = 4 × the slope 0.2")
-    assert state.guide.finished and not state.guide.skipped
-    assert state.guide.prompt().startswith("Guide finished.")
+    assert messages[3].startswith("✓ Step 4 done. t.grad now holds 0.8 = 4 × the slope 0.2")
+    assert state.guide.finished and state.guide.heading == "Finished"
 
 
 def test_each_step_waits_for_its_own_goal():
@@ -184,27 +183,28 @@ def test_a_state_created_at_a_goal_has_not_done_the_step_yet():
 
 def test_skipping_a_step_moves_on_without_a_message_and_the_controls_keep_working():
     state = TangentExplorerState()
-    state.skip_step()
-    assert state.guide.index == 1 and state.guide.done_message() is None
-    assert state.guide.prompt().startswith("Step 2 of 4: Choose x³ − 2x")
+    state.skip_guide_step()
+    assert state.guide.index == 1 and state.guide.note == "Step 1 skipped."
+    assert state.guide.heading == "Step 2 of 4" and state.guide.prompt.startswith("Choose x³ − 2x")
     state.set_function("cubic")
     state.set_x(-0.8)
-    assert state.guide.index == 2 and state.guide.done_message().startswith("Step 2 done.")
+    assert state.guide.index == 2 and state.guide.note.startswith("✓ Step 2 done.")
 
 
-def test_skipping_the_guide_ends_it_and_restarting_goes_back_to_the_start():
+def test_skipping_every_step_ends_the_guide_and_restarting_goes_back_to_the_start():
     state = TangentExplorerState("sin", 0.5)
-    state.backward_again()
-    state.skip_guide()
-    assert state.guide.finished and state.guide.skipped
-    assert state.guide.prompt().startswith("Guide skipped.")
+    state.backward_again()  # not step 1's action
+    assert state.guide.note.startswith("That was not this step's action: this step asks you to choose f(x) = x²")
+    for _ in range(4):
+        state.skip_guide_step()
+    assert state.guide.finished and state.guide.note == "Step 4 skipped."
     state.set_function("square")
     state.set_x(0.0)  # nothing to check any more
     state.backward_again()
-    assert state.held_slope == 0.0 and state.guide.done_message() is None
+    assert state.held_slope == 0.0 and state.guide.note == ""
     state.restart_guide()
     assert (state.function, state.x, state.grad_history) == ("square", 1.0, [2.0])
-    assert (state.guide.index, state.guide.skipped, state.guide.done_message()) == (0, False, None)
+    assert (state.guide.index, state.guide.note) == (0, "")
     do_the_tour(state)
     assert state.guide.finished
 
@@ -213,7 +213,7 @@ def test_reset_keeps_the_guide_where_it_is():
     state = TangentExplorerState()
     state.set_x(0.0)
     state.reset()
-    assert state.guide.index == 1 and state.guide.done_message().startswith("Step 1 done.")
+    assert state.guide.index == 1 and state.guide.note.startswith("✓ Step 1 done.")
 
 
 def test_every_guide_step_can_be_done_with_the_explorers_controls():

@@ -87,13 +87,10 @@ def guide_text(explorer) -> str:
 def test_the_guide_sits_at_the_top_and_starts_at_step_one(explorer):
     assert isinstance(explorer.guide, widgets.HTML)
     children = explorer.widget.children
-    assert children.index(explorer.guide) < children.index(explorer.status)
-    assert guide_text(explorer).startswith("Step 1 of 4: With f(x) = x², move the x slider")
-    assert [b.description for b in (explorer.skip_step_button, explorer.skip_guide_button)] == [
-        "skip step",
-        "skip guide",
-    ]
-    assert explorer.restart_guide_button.description == "restart guide"
+    assert children.index(explorer.guide_controls.box) < children.index(explorer.status)
+    assert guide_text(explorer).startswith("Guide · Step 1 of 4: With f(x) = x², move the x slider")
+    assert explorer.guide_buttons["skip"].description == "skip step"
+    assert explorer.guide_buttons["restart"].description == "restart guide"
 
 
 def test_following_the_guide_with_the_controls_shows_each_message_then_the_next_step(explorer, capsys):
@@ -113,26 +110,26 @@ def test_following_the_guide_with_the_controls_shows_each_message_then_the_next_
         explorer.again_button.click()
     text = guide_text(explorer)
     assert "Step 4 done. t.grad now holds 0.8 = 4 × the slope 0.2" in text
-    assert "Guide finished." in text
-    assert explorer.skip_step_button.disabled and explorer.skip_guide_button.disabled
-    assert "<code>t.grad</code>" in explorer.guide.value
+    assert "Guide · Finished:" in text
+    assert explorer.guide_buttons["skip"].disabled
     assert capsys.readouterr() == ("", "")
 
 
-def test_skip_step_skip_guide_and_restart_guide(explorer):
-    explorer.skip_step_button.click()
-    assert guide_text(explorer).startswith("Step 2 of 4")
-    explorer.skip_guide_button.click()
-    assert guide_text(explorer).startswith("Guide skipped.")
-    assert explorer.skip_step_button.disabled
+def test_skip_step_and_restart_guide(explorer):
+    explorer.guide_buttons["skip"].click()
+    assert guide_text(explorer).startswith("Step 1 skipped.Guide · Step 2 of 4")
+    for _ in range(3):
+        explorer.guide_buttons["skip"].click()
+    assert "Guide · Finished:" in guide_text(explorer)
+    assert explorer.guide_buttons["skip"].disabled
     explorer.function_menu.value = "sin"
     explorer.x_slider.value = 0.0
     explorer.again_button.click()
     assert "t.grad now: 2.0" in text_of(explorer.status.value)  # the free controls still work
     before = image(explorer)
-    explorer.restart_guide_button.click()
-    assert guide_text(explorer).startswith("Step 1 of 4")
-    assert not explorer.skip_step_button.disabled
+    explorer.guide_buttons["restart"].click()
+    assert guide_text(explorer).startswith("Guide · Step 1 of 4")
+    assert not explorer.guide_buttons["skip"].disabled
     assert (explorer.function_menu.value, explorer.x_slider.value) == ("square", 1.0)
     assert "backward() calls: 1" in text_of(explorer.status.value)
     assert image(explorer) != before

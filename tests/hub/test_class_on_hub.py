@@ -169,7 +169,7 @@ def test_a_class_on_the_hub_from_release_to_feedback(hub, chromium):
         relative = os.path.relpath(feedback[0], f"/home/{student}")
         page.goto(f"{hub.url}/user/{student}/files/{relative}", timeout=LOAD_MS)
         text = page.locator("body").inner_text()
-        page.get_by_text("Checked by the grader").first.scroll_into_view_if_needed()  # the diagnosis on screen
+        page.get_by_text("Your results at a glance").first.scroll_into_view_if_needed()  # the summary on screen
         screenshot(page, f"hub-{number}-{student}-feedback")
         if student == "student2":
             assert "never_clears" in text and "Gradients pile up" in text

@@ -62,6 +62,7 @@ def record(fn, scenario: Scenario, calls: list[tuple]) -> dict:
         out["accumulations"] = recorder.accumulations
         out["final"] = snapshot(recorder.params)
         out["optimizer_state"] = optimizer_state(setup.optimizer, recorder.params)
+        out["loss_scales"] = sorted(set(recorder.scales))
         recorder.remove()
     return out
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import torch
 
+from .amp import LISTENERS, Twin, autocast_dtype, watch_scalers
+
 
 def snapshot(params) -> list[torch.Tensor]:
     return [p.detach().clone() for p in params]
@@ -35,6 +37,9 @@ def grads(params) -> list[torch.Tensor | None]:
 def _identity(grad: torch.Tensor | None) -> tuple[int, int] | None:
     """Which tensor ``.grad`` is, and how often it was written in place since it was made."""
     return None if grad is None else (grad.data_ptr(), grad._version)
+
+
+watch_scalers()  # before any snapshot of torch is taken: the wrappers are the grader's, not the student's
 
 
 class Recorder:
@@ -56,6 +61,11 @@ class Recorder:
             optimizer.register_step_post_hook(self._after_step),
         ]
         self._handles += [p.register_post_accumulate_grad_hook(self._on_accumulate) for p in self.params]
+        # Mixed precision: the loss scale of the backward under way, and each parameter's twin.
+        self.scale, self.scales = 1.0, []
+        self._twins = [Twin() for _ in self.params]
+        self._handles += [p.register_hook(self._before_accumulate(i)) for i, p in enumerate(self.params)]
+        LISTENERS.append(self)
         if isinstance(loss_fn, torch.nn.Module):
             self._handles.append(loss_fn.register_forward_pre_hook(self._on_loss))
         self._optimizer = optimizer
@@ -84,6 +94,14 @@ class Recorder:
         return args, {**kwargs, "closure": closure_then_read}
 
     def _read_grads(self, step: dict) -> None:
+        if self.scales:  # a GradScaler is in use: what the float32 twin of this loop would hold
+            seen = [twin.seen(p.grad) for twin, p in zip(self._twins, self.params)]
+            step["grads"] = [grad for grad, _ in seen]
+            step["backward_grads"] = [
+                None if t.after_backward is None else t.after_backward.clone() for t in self._twins
+            ]
+            step["rewritten"] = [written for _, written in seen]
+            return
         step["grads"] = grads(self.params)
         step["backward_grads"] = [None if g is None else g.clone() for g in self._after_backward]
         # Written in place, or replaced, since backward left it: clipping, rescaling, clearing.
@@ -104,16 +122,35 @@ class Recorder:
         if i is not None and param.grad is not None:
             self._after_backward[i] = param.grad.detach().clone()
             self._written[i] = _identity(param.grad)
+            self._twins[i].after_accumulate(param.grad, self.scale)
+
+    def _before_accumulate(self, i: int):
+        def hook(incoming):
+            self._twins[i].before_accumulate(self.params[i].grad, incoming, self.scale)
+            return None  # the gradient goes on unchanged
+
+        return hook
+
+    def on_scale(self, factor: float) -> None:
+        self.scale = factor
+        self.scales.append(factor)
+
+    def on_unscale(self, optimizer, before: bool = False) -> None:
+        if optimizer is not self._optimizer:
+            return
+        for twin, p in zip(self._twins, self.params):
+            twin.before_unscale(p.grad) if before else twin.unscaled(p.grad)
 
     def _on_forward(self, module, args):
         x = args[0] if args else None
-        self.forwards.append({"call": self.call, "batch": self._batch_index(x), "params": snapshot(self.params)})
+        self.forwards.append({"call": self.call, "batch": self._batch_index(x), "params": snapshot(self.params),
+                              "autocast": autocast_dtype()})  # fmt: skip
 
     def _on_loss(self, module, args):
         if len(args) >= 2:
             first, second = args[0], args[1]
             swapped = self._is_target(first) and not self._is_target(second)
-            self.loss_calls.append({"call": self.call, "swapped": swapped})
+            self.loss_calls.append({"call": self.call, "swapped": swapped, "autocast": autocast_dtype()})
 
     def _is_target(self, value) -> bool:
         if not isinstance(value, torch.Tensor):
@@ -149,3 +186,5 @@ class Recorder:
     def remove(self) -> None:
         for handle in self._handles:
             handle.remove()
+        if self in LISTENERS:
+            LISTENERS.remove(self)

@@ -21,7 +21,7 @@ import torch
 from ...exercises._lesson3.loops import optimizer_state
 from ...exercises._lesson3.scenarios import OPTIMIZER_NAMES, Scenario, build
 from ...verdict import Verdict
-from .hypotheses import close
+from .hypotheses import RTOL, RTOL_AUTOCAST, _autocast, close
 
 
 def _snapshot(params) -> list[torch.Tensor]:
@@ -29,9 +29,19 @@ def _snapshot(params) -> list[torch.Tensor]:
 
 
 @functools.lru_cache(maxsize=64)
-def reference_run(exercise: str, scenario: Scenario) -> dict:
+def reference_run(exercise: str, scenario: Scenario, autocast: tuple = (None, None)) -> dict:
     """What a correct loop leaves: ``initial`` parameters, the parameters ``after`` each call,
-    what each call ``returned``, and the optimizer's ``state`` at the end."""
+    what each call ``returned``, and the optimizer's ``state`` at the end.  ``autocast``: the dtypes
+    CPU autocast computed the run's forward pass and loss in (a GradScaler changes no value: its
+    scale is a power of two, divided out exactly)."""
+    forward_dtype, loss_dtype = autocast
+
+    def loss_of(x, y):
+        with _autocast(forward_dtype):
+            out = setup.model(x)
+        with _autocast(loss_dtype):
+            return setup.loss_fn(out, y)
+
     setup = build(scenario)
     params = list(setup.model.parameters())
     initial, after, returned = _snapshot(params), [], []
@@ -39,7 +49,7 @@ def reference_run(exercise: str, scenario: Scenario) -> dict:
     if exercise == "train_step":
         for x, y in batches:
             setup.optimizer.zero_grad()
-            loss = setup.loss_fn(setup.model(x), y)
+            loss = loss_of(x, y)
             loss.backward()
             setup.optimizer.step()
             returned.append(loss.item())
@@ -49,7 +59,7 @@ def reference_run(exercise: str, scenario: Scenario) -> dict:
         for start in range(0, len(batches), k):
             setup.optimizer.zero_grad()
             for x, y in batches[start : start + k]:
-                loss = setup.loss_fn(setup.model(x), y)
+                loss = loss_of(x, y)
                 (loss / k).backward()
                 losses.append(loss.item())
             setup.optimizer.step()
@@ -58,39 +68,43 @@ def reference_run(exercise: str, scenario: Scenario) -> dict:
     return {"initial": initial, "after": after, "returned": returned, "state": optimizer_state(setup.optimizer, params)}
 
 
-def _all_close(got: list, want: list) -> bool:
-    return len(got) == len(want) and all(close(g, w) for g, w in zip(got, want))
+def _all_close(got: list, want: list, rtol: float = RTOL) -> bool:
+    return len(got) == len(want) and all(close(g, w, rtol) for g, w in zip(got, want))
 
 
-def _returned_close(got: dict, want) -> bool:
+def _returned_close(got: dict, want, rtol: float = RTOL) -> bool:
     numbers = got.get("numbers", [got.get("number")]) if isinstance(want, list) else [got.get("number")]
     want = want if isinstance(want, list) else [want]
     return len(numbers) == len(want) and all(
-        isinstance(g, float) and abs(g - w) <= 1e-4 * max(1.0, abs(w)) for g, w in zip(numbers, want)
+        isinstance(g, float) and abs(g - w) <= rtol * max(1.0, abs(w)) for g, w in zip(numbers, want)
     )
 
 
-def _state_close(got: list[dict], want: list[dict]) -> bool:
+def _state_close(got: list[dict], want: list[dict], rtol: float = RTOL) -> bool:
     return len(got) == len(want) and all(
-        set(g) == set(w) and all(close(g[name], w[name]) for name in w) for g, w in zip(got, want)
+        set(g) == set(w) and all(close(g[name], w[name], rtol) for name in w) for g, w in zip(got, want)
     )
 
 
 def effects_problem(exercise: str, scenario: Scenario, obs: dict) -> Verdict | None:
     """None when the run's effects are a correct loop's; else the verdict that says why not."""
-    reference = reference_run(exercise, scenario)
+    from .runs import autocast_of
+
+    amp = autocast_of(obs)
+    rtol = RTOL_AUTOCAST if any(amp) else RTOL
+    reference = reference_run(exercise, scenario, amp)
     if not _all_close(obs["initial"], reference["initial"]):
         return _tampered(exercise, "the parameters it started from are not the ones the grader handed over")
     calls = obs["calls"]
     if len(calls) != len(reference["after"]):
         return _tampered(exercise, f"it reports {len(calls)} calls where the grader made {len(reference['after'])}")
     for index, (call, want) in enumerate(zip(calls, reference["after"])):
-        if not _all_close(call["after"], want):
+        if not _all_close(call["after"], want, rtol):
             return _explain(exercise, scenario, obs, index)
     for call, want in zip(calls, reference["returned"]):
-        if not _returned_close(call["returned"], want):
+        if not _returned_close(call["returned"], want, rtol):
             return _tampered(exercise, "the losses it returned differ from those of the steps it took")
-    if not _state_close(obs["optimizer_state"], reference["state"]):
+    if not _state_close(obs["optimizer_state"], reference["state"], rtol):
         name = OPTIMIZER_NAMES.get(scenario.optimizer, scenario.optimizer)
         return Verdict(
             exercise,

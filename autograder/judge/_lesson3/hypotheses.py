@@ -30,6 +30,9 @@ PRIORITY = (
 )
 NOT_CLEARING = ("never_clears", "clears_once", "clears_after_step")
 RTOL, ATOL = 1e-4, 1e-6
+# Under autocast (bfloat16 on the CPU) the job and the judge compute the same low-precision
+# gradients, but not always in the same order: an ulp of bfloat16 is about 0.4%.
+RTOL_AUTOCAST = 2e-2
 
 
 @dataclass
@@ -42,6 +45,7 @@ class Run:
     losses: list[float]  # reference loss of every batch
     stale: list[torch.Tensor] | None
     sizes: list[int]  # examples in every batch
+    rtol: float = RTOL  # how close a gradient must be to a hypothesis's (looser under autocast)
 
     @property
     def k(self) -> int:
@@ -49,32 +53,49 @@ class Run:
 
 
 @functools.lru_cache(maxsize=64)
-def _reference_model(scenario: Scenario):
-    """The scenario's model in float64, its loss and batches: built once per scenario (seeding the
+def _reference_model(scenario: Scenario, dtype: torch.dtype = torch.float64):
+    """The scenario's model in ``dtype``, its loss and batches: built once per scenario (seeding the
     generators is most of the judge's time), then only copied."""
     model, loss_fn, batches = build_model(scenario)
-    return model.double(), loss_fn, batches
+    return model.to(dtype), loss_fn, batches
 
 
-def reference_gradients(scenario: Scenario, params_at: list[list[torch.Tensor]]):
+def reference_gradients(scenario: Scenario, params_at: list[list[torch.Tensor]], autocast: tuple = (None, None)):
     """Gradient and loss of every batch of the scenario, batch i evaluated at ``params_at[i]``.
 
-    Computed in float64 on a private copy of the model with ``torch.autograd.grad``: nothing
-    the student's code did in its own process can reach this computation.
+    Computed on a private copy of the model with ``torch.autograd.grad``: nothing the student's code
+    did in its own process can reach this computation.  In float64; or, when the run computed its
+    forward pass (``autocast[0]``) or its loss (``autocast[1]``) under CPU autocast, in float32
+    under the same autocast, since that is the gradient such a loop can get.
     """
-    model, loss_fn, batches = _reference_model(scenario)
+    forward_dtype, loss_dtype = autocast
+    amp = forward_dtype is not None or loss_dtype is not None
+    model, loss_fn, batches = _reference_model(scenario, torch.float32 if amp else torch.float64)
     model = copy.deepcopy(model)  # a copy of its own: judges run in several threads at once
     grads, losses = [], []
     for (x, y), values in zip(batches, params_at):
         with torch.no_grad():
             for p, v in zip(model.parameters(), values):
-                p.copy_(v.double())
-        x = x.double()
-        y = y if not y.is_floating_point() else y.double()
-        loss = loss_fn(model(x), y)
-        grads.append([g.detach() for g in torch.autograd.grad(loss, list(model.parameters()))])
+                p.copy_(v.to(p.dtype))
+        if not amp:
+            x = x.double()
+            y = y if not y.is_floating_point() else y.double()
+        with _autocast(forward_dtype):
+            out = model(x)
+        with _autocast(loss_dtype):
+            loss = loss_fn(out, y)
+        grads.append([g.detach().double() for g in torch.autograd.grad(loss, list(model.parameters()))])
         losses.append(float(loss.detach()))
     return grads, losses
+
+
+def _autocast(dtype: str | None):
+    """CPU autocast in ``dtype`` (a name such as "bfloat16"), or nothing."""
+    import contextlib
+
+    if dtype is None or not isinstance(getattr(torch, dtype, None), torch.dtype):
+        return contextlib.nullcontext()
+    return torch.autocast("cpu", dtype=getattr(torch, dtype))
 
 
 def expected(run: Run, hypothesis: str, s: int, p: int, key: str = "grads") -> torch.Tensor | None:
@@ -119,7 +140,7 @@ def expected(run: Run, hypothesis: str, s: int, p: int, key: str = "grads") -> t
     raise ValueError(hypothesis)
 
 
-def close(actual: torch.Tensor | None, target: torch.Tensor) -> bool:
+def close(actual: torch.Tensor | None, target: torch.Tensor, rtol: float = RTOL) -> bool:
     """``actual`` is ``target`` up to rounding (None counts as zeros).  False wherever either holds
     inf or NaN: inf - inf is NaN and NaN compares false, but inf <= inf would hold, so a run that
     wrote inf into every gradient would otherwise match every hypothesis."""
@@ -129,7 +150,7 @@ def close(actual: torch.Tensor | None, target: torch.Tensor) -> bool:
     if not (bool(torch.isfinite(actual).all()) and bool(torch.isfinite(target).all())):
         return False
     scale = max(float(target.norm()), float(actual.norm()))
-    return float((actual - target).norm()) <= RTOL * scale + ATOL
+    return float((actual - target).norm()) <= rtol * scale + ATOL
 
 
 def follows(run: Run, p: int, key: str = "grads") -> set[str]:
@@ -142,9 +163,9 @@ def follows(run: Run, p: int, key: str = "grads") -> set[str]:
             target = expected(run, hypothesis, s, p, key)
             if hypothesis == "clears_every_micro_batch" and target is not None:
                 # Clearing before each micro-batch keeps only the last one, scaled or not.
-                ok = close(step[key][p], target) or close(step[key][p], target * run.k)
+                ok = close(step[key][p], target, run.rtol) or close(step[key][p], target * run.k, run.rtol)
             else:
-                ok = target is not None and close(step[key][p], target)
+                ok = target is not None and close(step[key][p], target, run.rtol)
             if not ok:
                 break
         if ok:
@@ -166,6 +187,15 @@ def explain(runs: list[Run], key: str = "grads") -> str:
     if any(cleared) and any(leaking) and all(c or lk for c, lk in zip(cleared, leaking)):
         return "clears_some_params"
     return "wrong_gradient"
+
+
+def showing(runs: list[Run], key: str = "grads") -> Run:
+    """The first run whose gradients are not all right: the scenario a message names (a mistake
+    such as clearing after step() shows only in some of them)."""
+    for run in runs:
+        if not all("ok" in follows(run, p, key) for p in range(len(run.micro[0]))):
+            return run
+    return runs[0]
 
 
 # ---- what happened to the gradient between backward() and step() ----------------------------

@@ -18,7 +18,7 @@ import torch
 from ...exercises._lesson3.scenarios import Scenario, build
 from ...verdict import Verdict
 from .effects import effects_problem
-from .hypotheses import Run, explain, modification, reference_gradients, rewritten
+from .hypotheses import RTOL, RTOL_AUTOCAST, Run, explain, modification, reference_gradients, rewritten, showing
 
 
 def runs(scenarios: list[Scenario]) -> str:
@@ -28,6 +28,41 @@ def runs(scenarios: list[Scenario]) -> str:
         w for s, w in (("fresh", "from every .grad None"), ("dirty", "from stale gradients")) if s in starts
     )
     return f"{len(scenarios)} runs with different models and optimizers, {where}"
+
+
+#: What a pass from a clean start adds: the test cell below starts from stale gradients, the case
+#: the lesson is about, and a ✅ here must not read as "done".
+NEXT_CELL = "now run the next cell, which starts from stale gradients"
+
+
+def correct(scenarios: list[Scenario], saw: str) -> str:
+    """The message of a pass: what every step() saw, and, when only clean starts were checked
+    (the first test cell), the pointer to the dirty-start cell below, first so it is read."""
+    if {s.start for s in scenarios} == {"fresh"}:
+        return f"Correct from a clean start — {NEXT_CELL}. {saw[0].upper()}{saw[1:]} ({runs(scenarios)})."
+    return f"Correct: {saw} ({runs(scenarios)})."
+
+
+# What GradScaler.step raises when every .grad is None, and when no loss went through scaler.scale.
+NO_GRADIENT = ("No inf checks were recorded for this optimizer", "Attempted step but _scale is None")
+
+
+def scaler_found_no_gradient(exercise: str, error: dict, messages) -> Verdict | None:
+    """``scaler.step`` raises when no parameter has a gradient: backward never reached them, or they
+    were cleared between backward and step.  The record so far tells which."""
+    if not any(words in error["message"] for words in NO_GRADIENT):
+        return None
+    observation = error.get("observation")
+    accumulated = isinstance(observation, dict) and observation.get("accumulations", 0) not in (0, None)
+    code = "clears_after_backward" if accumulated else "no_backward"
+    return Verdict(exercise, code, messages[code](None))
+
+
+def autocast_of(obs: dict) -> tuple[str | None, str | None]:
+    """The dtype CPU autocast computed the forward pass and the loss in, if it was on."""
+    forward = next((f["autocast"] for f in obs["forwards"] if f.get("autocast")), None)
+    loss = next((c["autocast"] for c in obs["loss_calls"] if c.get("autocast")), None)
+    return forward, loss
 
 
 def swapped_loss(observation: dict | None) -> bool:
@@ -87,10 +122,11 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
         calls = [s["call"] for s in steps]
         if len(steps) != updates or (k == 1 and calls != list(range(n))):
             return Verdict(exercise, "wrong_update", messages["step_count"](scenario, len(steps), updates))
-        grads, losses = reference_gradients(scenario, _params_at_forward(scenario, obs, steps))
+        amp = autocast_of(obs)
+        grads, losses = reference_gradients(scenario, _params_at_forward(scenario, obs, steps), amp)
         setup = build(scenario)  # the judge's own copy: the stale gradients and the batch sizes
         sizes = [len(x) for x, _ in setup.batches]
-        runs.append(Run(scenario, steps, grads, losses, setup.stale, sizes))
+        runs.append(Run(scenario, steps, grads, losses, setup.stale, sizes, RTOL_AUTOCAST if any(amp) else RTOL))
     if all(steps == 0 for _, steps, _ in counts):
         code = "no_backward" if all(acc == 0 for _, _, acc in counts) else "no_step"
         return Verdict(exercise, code, messages[code](counts[0][0]))
@@ -103,14 +139,16 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
     if code != "ok" and any(swapped_loss(obs) for obs in observations):
         # The swap is harmless only for a symmetric loss; named first, as it breaks the others.
         code, keys = "swapped_loss_args", ["swapped_loss_args", *keys]
+    returns = [problem for run, obs in zip(runs, observations) if (problem := messages["check_return"](run, obs))]
     if code != "ok":
-        texts = [CHANGES[key] if key in CHANGES else messages[key](runs[0].scenario) for key in keys]
+        scenario = showing(runs).scenario
+        texts = [CHANGES[key] if key in CHANGES else messages[key](scenario) for key in keys]
+        # What the function returns is its own mistake: named too, not left for the next run.
+        texts += returns[:1]
         also = [f"Also: {text[0].lower()}{text[1:]}" for text in texts[1:]]
         return Verdict(exercise, code, " ".join(texts[:1] + also))
-    for run, obs in zip(runs, observations):
-        problem = messages["check_return"](run, obs)
-        if problem:
-            return Verdict(exercise, "error", problem)
+    if returns:
+        return Verdict(exercise, "error", returns[0])
     for scenario, obs in zip(scenarios, observations):
         verdict = effects_problem(exercise, scenario, obs)
         if verdict is not None:
@@ -165,5 +203,5 @@ def _diagnosis(runs: list[Run]) -> tuple[str, list[str]]:
     return base, [base, extra]
 
 
-def loss_matches(returned: float, reference: float) -> bool:
-    return abs(returned - reference) <= 1e-4 * max(1.0, abs(reference))
+def loss_matches(returned: float, reference: float, rtol: float = RTOL) -> bool:
+    return abs(returned - reference) <= rtol * max(1.0, abs(reference))

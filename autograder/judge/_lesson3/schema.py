@@ -70,8 +70,14 @@ def run_schema(scenario: Scenario) -> Record:
                 ),  # fmt: skip
                 max_length=MAX_STEPS,
             ),
-            "forwards": ListOf(Record({"call": integer, "batch": integer, "params": params}), max_length=MAX_STEPS),
-            "loss_calls": ListOf(Record({"call": integer, "swapped": Flag()}), max_length=MAX_STEPS),
+            "forwards": ListOf(
+                Record({"call": integer, "batch": integer, "params": params, "autocast": Optional(Text(20))}),
+                max_length=MAX_STEPS,
+            ),
+            "loss_calls": ListOf(
+                Record({"call": integer, "swapped": Flag(), "autocast": Optional(Text(20))}), max_length=MAX_STEPS
+            ),
+            "loss_scales": ListOf(Number(), max_length=MAX_STEPS),
             "accumulations": integer,
             "final": params,
             "optimizer_state": state,

@@ -1,5 +1,5 @@
 # expect: passed=false code=grad_left_off
-# why: Turns tracking off for the whole program and never back on.
+# why: Turns tracking off for the rest of the calling thread and never back on.
 import torch
 
 

@@ -1,0 +1,144 @@
+"""The guide of every explorer: a few steps, each with what to do and what to look at once done.
+
+One model and one set of controls for the four explorers, so a student who learnt the guide in
+lesson 1 finds it behaving the same in lesson 3:
+
+* After each action the explorer calls :meth:`Guide.observe` with what its steps read (the state,
+  or the newest run and all runs) and the name of the action. Every step that action completes is
+  passed, in order (a student who did things out of order is not asked for what is already there).
+* A completed step leaves a ✓ note with what to look at, computed from the real values at that
+  moment. The next action that completes nothing shortens it to "✓ Step k done.": the numbers
+  described the step done, and would no longer be true of the state after another click.
+* An action that is not part of the current step (``GuideStep.actions``; an empty tuple means
+  "one action does it", so any other action is off-script) gets a word: "That was not this step's
+  action: this step asks you to …".
+* One control skips a step (:data:`SKIP`, disabled once the guide is finished) and one starts over
+  (:data:`RESTART`); the explorers' views build both with :func:`gradlessons.guide_view.guide_controls`.
+
+No widget library is imported here: the view (``guide_view.py``) only displays this state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+SKIP = "skip step"
+RESTART = "restart guide"
+FINISHED = "Every control keeps working: explore freely, or click `restart guide` to go through the steps again."
+
+
+@dataclass(frozen=True)
+class GuideStep:
+    """One step of a guide.
+
+    Attributes:
+        prompt: What to do (plain text; code between backticks, **bold** allowed).
+        done: Called with the explorer's context after every action; True once the step is done.
+        look: What to look at once it is done: a text, or a function of the same context that builds
+            it from the real values.
+        asks: The step's action in a few words, for the off-script note ("click `optimizer.step()`").
+        actions: The actions that belong to this step although they may not complete it yet (the
+            first of three clicks); empty when one action does it.
+    """
+
+    prompt: str
+    done: Callable[..., bool]
+    look: Callable[..., str] | str
+    asks: str = ""
+    actions: tuple[str, ...] = ()
+
+
+class Guide:
+    """Which step the student is on, and the note under it.
+
+    Attributes:
+        steps: The steps, in order.
+        index: The current step (``len(steps)`` once finished).
+        note: The line about the latest action: a ✓ note, an off-script word, or "".
+        looks: ``(step number, what to look at)`` of each step the latest action completed; emptied by
+            the next action that completes none (its values would no longer be the state's).
+        start: Where the current step began, by ``clock`` (e.g. the length of the explorer's history),
+            so that a step can look at the actions made since.
+    """
+
+    def __init__(self, steps: Sequence[GuideStep], finished: str = FINISHED, clock: Callable[[], int] | None = None):
+        if not steps:
+            raise ValueError("a guide needs at least one step")
+        self.steps = tuple(steps)
+        self.finished_text = finished
+        self.clock = clock
+        self.restart()
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def finished(self) -> bool:
+        return self.index >= len(self.steps)
+
+    @property
+    def current(self) -> GuideStep | None:
+        return None if self.finished else self.steps[self.index]
+
+    @property
+    def heading(self) -> str:
+        return "Finished" if self.finished else f"Step {self.index + 1} of {len(self.steps)}"
+
+    @property
+    def prompt(self) -> str:
+        return self.finished_text if self.finished else self.steps[self.index].prompt
+
+    # ------------------------------------------------------------------ acting
+
+    def observe(self, *context, action: str | None = None) -> bool:
+        """After an action: pass every step it completed; True when it completed at least one."""
+        done = []
+        while not self.finished and self.steps[self.index].done(*context):
+            step = self.steps[self.index]
+            look = step.look(*context) if callable(step.look) else step.look
+            done.append((self.index + 1, look))
+            self._move(self.index + 1)
+        self.looks = done
+        if done:
+            numbers = " and ".join(str(k) for k, _ in done)
+            self.note = f"✓ Step{'s' if len(done) > 1 else ''} {numbers} done. " + " ".join(look for _, look in done)
+            self._done = numbers
+            return True
+        step = self.current
+        if step is not None and action is not None and action not in step.actions:
+            asked = step.asks or _lower(step.prompt)
+            self.note = f"That was not this step's action: this step asks you to {asked}"
+            self.note += "" if asked.endswith((".", "?", "!")) else "."
+        elif self._done:
+            self.note = f"✓ Step{'s' if ' and ' in self._done else ''} {self._done} done."  # its numbers are past
+        else:
+            self.note = ""
+        return False
+
+    def skip(self, *context) -> None:
+        """Go to the next step without doing this one (nothing once finished); with the explorer's
+        context, the steps after it that are already done are passed too."""
+        if self.finished:
+            return
+        skipped = f"Step {self.index + 1} skipped."
+        self._done, self.looks = "", []
+        self._move(self.index + 1)
+        self.note = skipped
+        if context and self.observe(*context):
+            self.note = f"{skipped} {self.note}"
+        else:
+            self.note = skipped
+
+    def restart(self) -> None:
+        self.note = ""
+        self._done, self.looks = "", []
+        self._move(0)
+
+    def _move(self, index: int) -> None:
+        self.index = index
+        self.start = self.clock() if self.clock else 0
+
+
+def _lower(prompt: str) -> str:
+    text = prompt.strip()
+    return (text[:1].lower() + text[1:]) if text else text

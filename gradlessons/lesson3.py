@@ -1,0 +1,152 @@
+"""The experiments behind lesson 3's figures, so that the lesson shows each result in one line.
+
+Each experiment comes in layers, as in the explorers: plain functions that run real PyTorch code and
+return numbers or tensors (tested headless in ``tests/gradlessons/test_lesson3.py``, which checks the
+numbers the lesson states), ``..._figure`` functions that draw those numbers into a pyplot-free
+matplotlib ``Figure``, and ``plot_...`` functions that show such a figure the way ``draw_graph`` does:
+as a PNG in an ``ipywidgets.Output`` (:func:`gradlessons.figures.show_figure`), which a cell displays
+by ending with it. So the lesson needs no ``%matplotlib inline`` and leaves no pyplot figure open.
+
+Every function draws its random numbers inside ``torch.random.fork_rng`` with its own seed: a call
+gives the same result every time, whatever ran before, and leaves the notebook's random state as it
+was. A student who wants to see the code behind a figure reads it with ``plot_forgetting_to_clear??``.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import torch
+from matplotlib.figure import Figure
+from torch import nn
+
+from gradlessons.figures import show_figure
+
+#: The line the toy data is drawn around: y = TRUE_SLOPE * x + TRUE_BIAS.
+TRUE_SLOPE, TRUE_BIAS = 3.0, 1.0
+
+
+def line_data(n: int = 40, noise: float = 0.3, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Toy data for fitting a line: ``n`` points with x evenly spaced in [-2, 2] and y = 3x + 1 plus
+    a little Gaussian noise. Returns ``(x, y)``, both of shape ``(n, 1)``."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        x = torch.linspace(-2, 2, n).unsqueeze(1)
+        y = TRUE_SLOPE * x + TRUE_BIAS + noise * torch.randn(n, 1)
+    return x, y
+
+
+def fit_line_slopes(
+    x: torch.Tensor, y: torch.Tensor, clear_grads: bool, steps: int = 60, lr: float = 0.05, seed: int = 1
+) -> list[float]:
+    """Fit ``y ≈ w·x + b`` (an ``nn.Linear(1, 1)``) with SGD on the whole data, ``steps`` times.
+
+    With ``clear_grads`` each step starts with ``optimizer.zero_grad()``; without it, nothing is ever
+    cleared, so every step uses the sum of all gradients so far. The same ``seed`` gives both runs the
+    same starting weights. Returns the slope ``w`` after every step.
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    slopes = []
+    for _ in range(steps):
+        if clear_grads:
+            optimizer.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        optimizer.step()
+        slopes.append(model.weight.item())
+    return slopes
+
+
+def plot_forgetting_to_clear(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> widgets.Output:
+    """Show :func:`forgetting_to_clear_figure` (end a cell with the result to display it)."""
+    return _shown(forgetting_to_clear_figure(x, y, steps), "the slope, cleared and never cleared")
+
+
+def forgetting_to_clear_figure(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> Figure:
+    """The slope learned step by step, cleared every step and never cleared, against the true slope."""
+    fig = Figure(figsize=(5, 3), layout="constrained")
+    ax = fig.subplots()
+    ax.plot(fit_line_slopes(x, y, clear_grads=True, steps=steps), label="zero_grad() every step")
+    ax.plot(fit_line_slopes(x, y, clear_grads=False, steps=steps), color="tab:red", label="never cleared")
+    ax.axhline(TRUE_SLOPE, color="gray", linestyle="--", label=f"true slope {TRUE_SLOPE:g}")
+    ax.set_xlabel("step")
+    ax.set_ylabel("learned slope w")
+    ax.set_ylim(0, 7.3)  # room above the swings for the legend
+    ax.legend(loc="upper center", ncol=3, fontsize=7)
+    return fig
+
+
+def dead_relu_net(
+    dead_unit: int = 3, bias: float = -10.0, n: int = 200, seed: int = 0
+) -> tuple[nn.Sequential, torch.Tensor, torch.Tensor]:
+    """A 2-5-1 ReLU network whose hidden unit ``dead_unit`` gets the bias ``bias``, and ``n`` examples
+    of a smooth target. With bias −10 that unit's input is negative on every example (the inputs are
+    standard normal and the weights small), so ReLU outputs 0 there and passes no gradient back.
+    Returns ``(net, x, y)``; nothing has been backpropagated yet."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        net = nn.Sequential(nn.Linear(2, 5), nn.ReLU(), nn.Linear(5, 1))
+        x = torch.randn(n, 2)
+    with torch.no_grad():  # setting a weight by hand is not part of the model's computation
+        net[0].bias[dead_unit] = bias
+    y = torch.sin(2 * x[:, :1] - x[:, 1:])
+    return net, x, y
+
+
+def deep_tanh_net(weight_std: float, depth: int = 20, width: int = 32, seed: int = 0) -> nn.Sequential:
+    """``depth`` layers of ``Linear(width, width)`` + ``Tanh``, weights drawn with ``nn.init.normal_``
+    at standard deviation ``weight_std``, biases zero."""
+    layers: list[nn.Module] = []
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        for _ in range(depth):
+            linear = nn.Linear(width, width)
+            nn.init.normal_(linear.weight, std=weight_std)
+            nn.init.zeros_(linear.bias)
+            layers += [linear, nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+def deep_tanh_data(n: int = 64, width: int = 32, seed: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+    """Inputs and targets for :func:`deep_tanh_net`: standard normal inputs, targets in (−0.5, 0.5)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return torch.randn(n, width), 0.5 * torch.tanh(torch.randn(n, width))
+
+
+def layer_grad_norms(weight_std: float, depth: int = 20) -> list[float]:
+    """One MSE ``backward()`` through :func:`deep_tanh_net`; the norm of each layer's weight
+    gradient, from layer 1 (the first, nearest the input) to layer ``depth`` (the last)."""
+    net = deep_tanh_net(weight_std, depth=depth)
+    x, y = deep_tanh_data()
+    nn.functional.mse_loss(net(x), y).backward()
+    return [m.weight.grad.norm().item() for m in net if isinstance(m, nn.Linear)]
+
+
+def plot_layer_grad_norms(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> widgets.Output:
+    """Show :func:`layer_grad_norms_figure` (end a cell with the result to display it)."""
+    return _shown(layer_grad_norms_figure(weight_stds, depth), "gradient norm per layer")
+
+
+def layer_grad_norms_figure(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> Figure:
+    """The weight-gradient norm of every layer of the deep tanh network, one line per init std, on a
+    log scale (the norms span several powers of ten)."""
+    fig = Figure(figsize=(5, 3), layout="constrained")
+    ax = fig.subplots()
+    layers = range(1, depth + 1)
+    for std in weight_stds:
+        ax.plot(layers, layer_grad_norms(std, depth=depth), marker="o", markersize=3, label=f"weights std {std:g}")
+    ax.set_yscale("log")
+    ax.set_xlabel("layer (1 = first, nearest the input)")
+    ax.set_ylabel("gradient norm")
+    ax.set_xticks([1, *range(5, depth + 1, 5)])
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _shown(fig: Figure, label: str) -> widgets.Output:
+    output = widgets.Output()
+    show_figure(output, fig, label)
+    return output

@@ -1,0 +1,106 @@
+"""What a learner sees when a check fails: the ❌ line with the fix once, then one plain line, no
+traceback of the grader and no name of its exception; and the cell still fails (an error output)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell
+
+from autograder.checks import FAILED_LINE, NotYet, check_quiz
+from autograder.verdict import Verdict
+
+GRADER_WORDS = ("NotYet", "checks.py", "Traceback", "AssertionError")
+
+
+def _wrong_and_right(assignment: str = "lesson1_requires_grad", question: str = "q1"):
+    from autograder.checks import _answer_hash, load_quiz
+
+    item = load_quiz(assignment)[question]
+    right = next(c for c in item["choices"] if _answer_hash(assignment, question, c) == item["answer_sha256"])
+    wrong = next(c for c in item["choices"] if c != right)
+    return wrong, right, item
+
+
+def test_a_wrong_quiz_answer_prints_its_hint_once_and_shows_one_plain_line(capsys):
+    wrong, right, item = _wrong_and_right()
+    with pytest.raises(NotYet) as caught:
+        check_quiz("lesson1_requires_grad", "q1", wrong)
+    out = capsys.readouterr().out
+    assert out.startswith("❌ q1") and out.count(item["hint"]) == 1
+    shown = caught.value._render_traceback_()
+    assert shown == [FAILED_LINE]
+    assert not any(word in "\n".join(shown) for word in GRADER_WORDS)
+    check_quiz("lesson1_requires_grad", "q1", right)
+    assert capsys.readouterr().out.startswith("✅ q1")
+
+
+def test_in_a_real_kernel_the_failed_check_is_an_error_output_of_one_plain_line():
+    """ipykernel (JupyterLab; Colab's kernel is IPython too) sends what ``_render_traceback_``
+    returns as the traceback; nbgrader sees an error output and scores the cell 0."""
+    from nbclient import NotebookClient
+
+    wrong, _, item = _wrong_and_right()
+    nb = nbformat.v4.new_notebook()
+    source = f'from autograder.checks import check_quiz\ncheck_quiz("lesson1_requires_grad", "q1", "{wrong}")'
+    nb.cells = [new_code_cell(source)]
+    NotebookClient(nb, timeout=60, allow_errors=True, kernel_name="python3").execute()
+    outputs = nb.cells[0].outputs
+    errors = [o for o in outputs if o.output_type == "error"]
+    assert len(errors) == 1 and errors[0].ename == "NotYet"  # read by the reports, not shown
+    assert errors[0].traceback == [FAILED_LINE]
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert printed.count(item["hint"]) == 1 and not any(w in printed for w in GRADER_WORDS)
+
+
+class _Pool:
+    def __init__(self, verdicts):
+        self.verdicts = list(verdicts)
+
+    def judge(self, exercise, start, seed, records, ended):
+        return self.verdicts.pop(0)
+
+
+def _scored(verdicts):
+    from autograder.grading.score import ScoreChecks
+
+    cell = new_code_cell("check_train_step(train_step)", metadata={"nbgrader": {"grade_id": "test_train_step"}})
+    checks = [{"exercise": "train_step", "start": "fresh", "seed": s} for s in range(len(verdicts))]
+    ScoreChecks()._write(cell, 0, checks, [], None, _Pool(verdicts), set(), {})
+    return cell
+
+
+def test_the_grader_shows_each_distinct_verdict_once_the_fix_first_and_no_exception_name():
+    wrong = Verdict("train_step", "never_clears", "Gradients pile up: call optimizer.zero_grad().")
+    right = Verdict("train_step", "ok", "Correct.")
+    cell = _scored([right, wrong, wrong])
+    text = cell.outputs[0]["text"]
+    assert text.count("never_clears") == 1 and text.count("Gradients pile up") == 1
+    assert text.index("❌") < text.index("✅")
+    [error] = [o for o in cell.outputs if o.output_type == "error"]
+    assert error.ename == "NotYet" and error.evalue.startswith("train_step: never_clears:")  # for the reports
+    assert error.traceback == [FAILED_LINE] and "NotYet" not in FAILED_LINE
+    assert len(cell.metadata["autograder"]["checks"]) == 3  # every check is still recorded
+
+
+def test_a_pass_from_a_clean_start_points_to_the_dirty_start_cell_below():
+    from autograder.judge import train_accumulated, train_step
+
+    fresh = [SimpleNamespace(start="fresh", accum_steps=2)] * 2
+    both = [*fresh, SimpleNamespace(start="dirty", accum_steps=3)]
+    for judge in (train_step, train_accumulated):
+        message = judge.MESSAGES["ok"](fresh)
+        assert message.startswith("Correct from a clean start — now run the next cell, which starts from stale")
+        assert "next cell" not in judge.MESSAGES["ok"](both)
+
+
+def test_train_step_messages_speak_of_a_function_not_a_loop():
+    from autograder.judge import train_step
+
+    sc = SimpleNamespace(name="a scenario", start="fresh")
+    for key, make in train_step.MESSAGES.items():
+        if key in ("ok", "check_return", "step_count"):
+            continue
+        assert "loop" not in make(sc).lower(), key

@@ -1,0 +1,85 @@
+"""The numbers lesson 3 states about its figures and its debugging examples, checked on the helpers
+that produce them (gradlessons.lesson3), headless."""
+
+import torch
+from matplotlib.figure import Figure
+from torch import nn
+
+from gradlessons import lesson3
+
+
+def test_line_data_lies_near_y_equals_3x_plus_1_and_does_not_touch_the_global_random_state():
+    before = torch.random.get_rng_state()
+    x, y = lesson3.line_data()
+    assert torch.equal(torch.random.get_rng_state(), before)
+    assert x.shape == y.shape == (40, 1)
+    assert (y - (3 * x + 1)).abs().max() < 1.0
+    again_x, again_y = lesson3.line_data()
+    assert torch.equal(x, again_x) and torch.equal(y, again_y)
+
+
+def test_cleared_training_settles_at_3_and_uncleared_keeps_swinging_between_about_half_and_5_and_a_half():
+    x, y = lesson3.line_data()
+    cleared = lesson3.fit_line_slopes(x, y, clear_grads=True)
+    never = lesson3.fit_line_slopes(x, y, clear_grads=False)
+    assert len(cleared) == len(never) == 60
+    assert cleared[0] == never[0]  # same start, same first gradient: only the later steps differ
+    assert all(abs(w - 3) < 0.1 for w in cleared[-20:])
+    late = never[20:]
+    assert 0.3 < min(late) < 0.7 and 5.3 < max(late) < 5.8  # "swinging between about 0.5 and 5.5"
+    assert sum((a - 3) * (b - 3) < 0 for a, b in zip(late, late[1:])) >= 4  # it crosses 3 again and again
+
+
+def test_the_dead_unit_gets_a_gradient_of_exactly_zero_and_its_input_is_never_positive():
+    net, x, y = lesson3.dead_relu_net()
+    nn.functional.mse_loss(net(x), y).backward()
+    norms = net[0].weight.grad.norm(dim=1)
+    assert norms[3].item() == 0.0 and net[0].bias.grad[3].item() == 0.0
+    assert (norms[[0, 1, 2, 4]] > 0).all()
+    assert (net[0](x)[:, 3] > 0).sum().item() == 0 and x.shape == (200, 2)
+
+
+def test_the_dead_unit_stays_dead_through_training():
+    net, x, y = lesson3.dead_relu_net()
+    before = net[0].weight[3].detach().clone()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for _ in range(100):
+        opt.zero_grad()
+        nn.functional.mse_loss(net(x), y).backward()
+        opt.step()
+    assert torch.equal(net[0].weight[3].detach(), before)
+
+
+def test_too_large_weights_make_the_gradient_explode_towards_the_first_layer_and_std_0_3_keeps_it_small():
+    large = lesson3.layer_grad_norms(1.0)
+    gentle = lesson3.layer_grad_norms(0.3)
+    assert len(large) == len(gentle) == 20
+    assert large[0] > 1000 and large[-1] < 0.1  # thousands at layer 1, tiny at layer 20
+    assert all(a > b for a, b in zip(large[:10], large[1:11]))  # it grows layer after layer on the way back
+    assert all(0.05 < g < 1 for g in gentle)
+
+
+def test_the_deep_net_uses_the_stated_init():
+    net = lesson3.deep_tanh_net(0.3)
+    linears = [m for m in net if isinstance(m, nn.Linear)]
+    assert len(linears) == 20 and all(isinstance(m, nn.Tanh) for m in net[1::2])
+    assert all(torch.equal(m.bias, torch.zeros(32)) for m in linears)
+    weights = torch.cat([m.weight.flatten() for m in linears])
+    assert abs(weights.std().item() - 0.3) < 0.01
+
+
+def test_the_figures_are_pyplot_free_and_have_their_lines():
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
+    fig = lesson3.forgetting_to_clear_figure(*lesson3.line_data())
+    assert isinstance(fig, Figure) and len(fig.axes[0].get_lines()) == 3  # two runs and the true slope
+    fig = lesson3.layer_grad_norms_figure()
+    assert fig.axes[0].get_yscale() == "log" and len(fig.axes[0].get_lines()) == 2
+    assert plt.get_fignums() == open_before
+
+
+def test_the_plot_helpers_show_one_png_each():
+    for output in (lesson3.plot_forgetting_to_clear(*lesson3.line_data()), lesson3.plot_layer_grad_norms()):
+        (shown,) = output.outputs
+        assert shown["output_type"] == "display_data" and shown["data"]["image/png"]

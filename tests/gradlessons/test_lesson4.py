@@ -1,0 +1,89 @@
+"""The numbers lesson 4 states about what a graph keeps and what no_grad() saves, checked on the
+helpers that measure them (gradlessons.lesson4), headless. Memory is exact; time only loosely."""
+
+import math
+
+import torch
+from matplotlib.figure import Figure
+from torch import nn
+
+from gradlessons import lesson4
+
+
+def small_model():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    x = torch.randn(5, 3)
+    hidden = model[1](model[0](x))
+    return model, x, hidden, model[2](hidden)
+
+
+def test_the_graph_keeps_the_forward_pass_own_tensors_not_copies():
+    model, x, hidden, out = small_model()
+    rows = lesson4.saved_tensors_table(out, {"x": x, "hidden": hidden, "model[2].weight": model[2].weight})
+    kept = {(r.node, r.same_memory_as) for r in rows}
+    # The second Linear keeps its input and its weight, the ReLU its output, the first Linear its input.
+    assert {("AddmmBackward0", "hidden"), ("AddmmBackward0", "model[2].weight"), ("AddmmBackward0", "x")} <= kept
+    assert ("ReluBackward0", "hidden") in kept
+    assert all(r.same_memory_as is not None for r in rows)  # every saved tensor is one of these, no copy
+
+
+def test_show_saved_tensors_prints_one_line_per_saved_tensor(capsys):
+    model, x, hidden, out = small_model()
+    lesson4.show_saved_tensors(out, {"x": x, "hidden": hidden, "model[2].weight": model[2].weight})
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(lesson4.saved_tensors(out)) >= 4
+    assert any("ReluBackward0" in line and "same memory as hidden" in line for line in lines)
+
+
+def test_nothing_is_saved_without_a_graph():
+    model, x, _, _ = small_model()
+    with torch.no_grad():
+        assert lesson4.saved_tensors(model(x)) == []
+        assert lesson4.activation_mb(model(x), model) == 0.0
+
+
+def mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+
+
+def test_the_tracked_pass_keeps_its_activations_and_no_grad_keeps_none():
+    cost = lesson4.tracking_cost(mlp(), torch.randn(1024, 256), repeats=2)
+    # The input (256 features) and the two ReLU outputs (512 each), float32, each once; weights left out.
+    assert cost.tracked_mb == (256 + 512 + 512) * 1024 * 4 / 1e6
+    assert cost.no_grad_mb == 0.0
+    assert cost.tracked_ms > 0 and cost.no_grad_ms > 0 and math.isfinite(cost.time_ratio)
+    # "The time gain is smaller and varies": only a loose check that no_grad() is not far slower.
+    assert cost.time_ratio > 0.2
+
+
+def test_tracking_cost_measures_with_tracking_on_even_inside_no_grad():
+    with torch.no_grad():
+        cost = lesson4.tracking_cost(mlp(), torch.randn(64, 256), repeats=1)
+    assert cost.tracked_mb > 0 and cost.no_grad_mb == 0.0
+
+
+def test_compare_tracking_cost_prints_memory_and_a_time_ratio(capsys):
+    lesson4.compare_tracking_cost(mlp(), torch.randn(128, 256), repeats=1)
+    memory, timing = capsys.readouterr().out.splitlines()
+    assert "no_grad() 0.00 MB" in memory and "ratio" in timing
+
+
+def test_the_memory_kept_grows_in_step_with_the_batch_size():
+    costs = lesson4.batch_sweep(mlp(), [64, 128, 256], in_features=256, repeats=1)
+    assert [c.batch_size for c in costs] == [64, 128, 256]
+    assert costs[1].tracked_mb == 2 * costs[0].tracked_mb and costs[2].tracked_mb == 4 * costs[0].tracked_mb
+    assert all(c.no_grad_mb == 0.0 for c in costs)
+
+
+def test_the_sweep_figure_is_pyplot_free_and_the_plot_shows_one_png():
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
+    costs = lesson4.batch_sweep(mlp(), [64, 128], in_features=256, repeats=1)
+    fig = lesson4.batch_sweep_figure(costs)
+    assert isinstance(fig, Figure) and [len(ax.get_lines()) for ax in fig.axes] == [2, 2]
+    (shown,) = lesson4.plot_batch_sweep(mlp(), [64, 128]).outputs
+    assert shown["data"]["image/png"]
+    assert plt.get_fignums() == open_before
