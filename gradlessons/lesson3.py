@@ -4,8 +4,9 @@ Each experiment comes in layers, as in the explorers: plain functions that run r
 return numbers or tensors (tested headless in ``tests/gradlessons/test_lesson3.py``, which checks the
 numbers the lesson states), ``..._figure`` functions that draw those numbers into a pyplot-free
 matplotlib ``Figure``, and ``plot_...`` functions that show such a figure the way ``draw_graph`` does:
-as a PNG in an ``ipywidgets.Output`` (:func:`gradlessons.figures.show_figure`), which a cell displays
-by ending with it. So the lesson needs no ``%matplotlib inline`` and leaves no pyplot figure open.
+as a plain PNG image (``IPython.display.Image``), which a cell displays by ending with it: a static
+output, so it also shows in the feedback page and with any ipywidgets version (Colab's 7.7). So the
+lesson needs no ``%matplotlib inline`` and leaves no pyplot figure open.
 
 Every function draws its random numbers inside ``torch.random.fork_rng`` with its own seed: a call
 gives the same result every time, whatever ran before, and leaves the notebook's random state as it
@@ -14,12 +15,14 @@ was. A student who wants to see the code behind a figure reads it with ``plot_fo
 
 from __future__ import annotations
 
-import ipywidgets as widgets
+import io
+
 import torch
+from IPython.display import Image
 from matplotlib.figure import Figure
 from torch import nn
 
-from gradlessons.figures import show_figure
+from gradlessons.figures import DPI
 
 #: The line the toy data is drawn around: y = TRUE_SLOPE * x + TRUE_BIAS.
 TRUE_SLOPE, TRUE_BIAS = 3.0, 1.0
@@ -58,7 +61,7 @@ def fit_line_slopes(
     return slopes
 
 
-def plot_forgetting_to_clear(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> widgets.Output:
+def plot_forgetting_to_clear(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> Image:
     """Show :func:`forgetting_to_clear_figure` (end a cell with the result to display it)."""
     return _shown(forgetting_to_clear_figure(x, y, steps), "the slope, cleared and never cleared")
 
@@ -124,7 +127,7 @@ def layer_grad_norms(weight_std: float, depth: int = 20) -> list[float]:
     return [m.weight.grad.norm().item() for m in net if isinstance(m, nn.Linear)]
 
 
-def plot_layer_grad_norms(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> widgets.Output:
+def plot_layer_grad_norms(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> Image:
     """Show :func:`layer_grad_norms_figure` (end a cell with the result to display it)."""
     return _shown(layer_grad_norms_figure(weight_stds, depth), "gradient norm per layer")
 
@@ -146,7 +149,8 @@ def layer_grad_norms_figure(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: 
     return fig
 
 
-def _shown(fig: Figure, label: str) -> widgets.Output:
-    output = widgets.Output()
-    show_figure(output, fig, label)
-    return output
+def _shown(fig: Figure, label: str) -> Image:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI)
+    fig.clear()  # owned by no pyplot manager: clearing releases its artists right away
+    return Image(data=buffer.getvalue(), format="png")
