@@ -16,6 +16,7 @@ was. A student who wants to see the code behind a figure reads it with ``plot_fo
 from __future__ import annotations
 
 import io
+import warnings
 
 import torch
 from IPython.display import Image
@@ -151,6 +152,10 @@ def layer_grad_norms_figure(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: 
 
 def _shown(fig: Figure, label: str) -> Image:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI)
+    with warnings.catch_warnings():
+        # Some matplotlib/pyparsing pairs (Colab's) warn about each other while finding a font:
+        # their noise, not the lesson's, kept off the student's screen.
+        warnings.simplefilter("ignore")
+        fig.savefig(buffer, format="png", dpi=DPI)
     fig.clear()  # owned by no pyplot manager: clearing releases its artists right away
     return Image(data=buffer.getvalue(), format="png")
