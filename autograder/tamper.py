@@ -471,6 +471,12 @@ def _quick_watch(deep: dict[str, object] | None = None):
     for module in grader.values():
         owners.append(module)
         owners += [v for v in vars(module).values() if isinstance(v, type) and v.__module__ == module.__name__]
+    for owner in owners:
+        # A warning (even an ignored one) raised from a module's code gives that module a
+        # ``__warningregistry__``: harmless, but it would change the module's dict in every job
+        # and cost each check the full comparison.  Made here, it is one change before the tags.
+        if isinstance(owner, types.ModuleType):
+            vars(owner).setdefault("__warningregistry__", {})
     dicts = [_dict_of(o) for o in owners]
     dicts += [getattr(importlib.import_module(m), t, None) for m, t in GLOBAL_HOOK_TABLES]
     if any(not isinstance(d, dict) for d in dicts):

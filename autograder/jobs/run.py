@@ -114,6 +114,12 @@ def run_in_children(exercise: str, fn, scenarios: list, limits, keep_output: boo
     # A forked child starts with this process's state, so one snapshot taken here serves every
     # child (a spawned child, on macOS and Windows, cannot share it and takes its own).
     watch = start_watch() if forking_is_safe() else None
+    if watch is not None:
+        # One full comparison here, before the first child: the notebook's own cells ran since the
+        # watch was taken (torch fills some of its dicts lazily), so without it every child would
+        # miss the quick check and pay for the full one.  A change found here is found again, and
+        # reported, by each child.
+        watch()
     for scenario in scenarios:
         outcome = run_in_child(partial(_child, exercise, fn, scenario, watch, keep_output), limits)
         data = outcome.record

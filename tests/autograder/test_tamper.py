@@ -1,4 +1,5 @@
 import sys
+import warnings
 
 import torch
 from torch.optim.optimizer import register_optimizer_step_pre_hook
@@ -82,6 +83,17 @@ def test_training_with_hooks_in_a_forked_child_takes_the_quick_path():
         return b"quick" if quick() else b"full"
 
     assert run_in_child(work).record == b"quick"
+
+
+def test_a_warning_raised_from_a_watched_module_keeps_the_next_check_quick(monkeypatch):
+    import autograder.jobs.run as watched  # a grader module: its dict is watched
+
+    monkeypatch.delitem(vars(watched), "__warningregistry__", raising=False)
+    quick = _quick()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec("__import__('warnings').warn('from the grader', UserWarning)", vars(watched))
+    assert "__warningregistry__" in vars(watched) and quick() is True
 
 
 def _plant_module(monkeypatch):
