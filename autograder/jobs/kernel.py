@@ -35,6 +35,8 @@ def preload(options: dict) -> None:
     import matplotlib.font_manager  # noqa: F401  (builds the font list once)
     import matplotlib.pyplot  # noqa: F401  (picks its backend lazily, at the first figure)
 
+    _warm_matplotlib()
+
     import autograder.checks  # noqa: F401
     import gradlessons  # noqa: F401
 
@@ -46,6 +48,22 @@ def preload(options: dict) -> None:
     from .. import tamper
 
     tamper.seal()  # every job compares with torch as it is now, before any student code
+
+
+def _warm_matplotlib() -> None:
+    """Draw one small figure to PNG, with a log axis (its tick labels are math text): the fonts,
+    glyph caches and the math-text parser it builds are then inherited by every kernel, which
+    would otherwise build them again for the lesson's first figure."""
+    import io
+
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(2, 1.5))
+    axes = figure.add_subplot()
+    axes.semilogy([1, 2, 3], [1e-3, 1e-1, 10], label="warm")
+    axes.set_title(r"$\|\nabla w\|$")
+    axes.legend()
+    figure.savefig(io.BytesIO(), format="png")
 
 
 def template_dir(kind: str) -> str | None:
