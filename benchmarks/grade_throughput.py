@@ -8,7 +8,8 @@ checks that every student gets the same score each time, and prints the times:
 - sandboxed: `nbgrader autograde` with this course's nbgrader_config.py (sandboxed kernels)
 - grade:     `python -m autograder grade --jobs J` (sandboxed, parallel, warm kernels)
 - before:    (with ``--before REF``) the same `grade` command with the grader of a git revision,
-             extracted into a temporary folder, on a copy of the same class, in the same run
+             extracted into a temporary folder, on the same class made from that revision's
+             notebooks (its lessons' helpers may differ), in the same run
 
     python benchmarks/grade_throughput.py [--n 20] [--jobs 2] [--skip-sandboxed] [--before REF] [--no-record]
 
@@ -72,8 +73,8 @@ def grade_default_jobs() -> int:
 
 def extract(ref: str, folder: str) -> str:
     """The grader and the course config as they were at a git revision, in ``folder``."""
-    archive = subprocess.run(["git", "archive", ref, "autograder", "gradlessons", "nbgrader_config.py"], cwd=ROOT,
-                             capture_output=True)  # fmt: skip
+    paths = ["autograder", "gradlessons", "notebooks", "nbgrader_config.py"]
+    archive = subprocess.run(["git", "archive", ref, *paths], cwd=ROOT, capture_output=True)
     if archive.returncode != 0:
         raise SystemExit(f"git archive {ref}: {archive.stderr.decode().strip()}")
     os.makedirs(folder, exist_ok=True)
@@ -81,12 +82,16 @@ def extract(ref: str, folder: str) -> str:
     return folder
 
 
-def make_class(course: str, n: int, config: str = "") -> None:
-    """N submissions in a new course; ``config`` is added to its nbgrader_config.py first."""
+def make_class(course: str, n: int, config: str = "", notebooks: str | None = None) -> None:
+    """N submissions in a new course; ``config`` is added to its nbgrader_config.py first;
+    ``notebooks``: the source notebooks to use instead of this clone's."""
     sys.path.insert(0, ROOT)
     from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
 
     make_course(course)
+    if notebooks:
+        shutil.rmtree(os.path.join(course, "notebooks"))
+        shutil.copytree(notebooks, os.path.join(course, "notebooks"))
     if config:
         with open(os.path.join(course, "nbgrader_config.py"), "a") as f:
             f.write(config)
@@ -144,7 +149,10 @@ def main(argv: list[str] | None = None) -> dict:
         seconds, results = {}, {}
         for name, command in runs.items():
             course = os.path.join(work, name)
-            shutil.copytree(base, course)
+            if name == "before":  # the old grader grades the old lessons (same answers, same points)
+                make_class(course, args.n, notebooks=os.path.join(old, "notebooks"))
+            else:
+                shutil.copytree(base, course)
             if name == "stock":
                 with open(os.path.join(course, "nbgrader_config.py"), "a") as f:
                     f.write(STOCK)
@@ -170,6 +178,8 @@ def main(argv: list[str] | None = None) -> dict:
                 ratio = "" if name == "stock" else f"   {figures['speedup_vs_stock'][name]:.2f}x stock"
                 print(f"  {name:<10} {seconds[name]:7.1f} s   {seconds[name] / args.n:5.2f} s per submission{ratio}")
             print(f"  same scores in every run: {'yes' if same else 'NO'} (mean {figures['mean_score']})")
+        if not same:
+            raise SystemExit("scores differ between runs (nothing recorded): " + json.dumps(results))
         if not args.no_record:
             from benchmarks.results import record
 
@@ -177,8 +187,6 @@ def main(argv: list[str] | None = None) -> dict:
             times = ", ".join(f"{k} {v:.1f} s" for k, v in figures["seconds"].items())
             before = f" (before = {args.before})" if args.before else ""
             record("grade_throughput", f"{args.n} submissions, --jobs {args.jobs}: {times}; vs stock: {ratios}{before}")
-        if not same:
-            raise SystemExit("scores differ between runs: " + json.dumps(results))
         return figures
     finally:
         shutil.rmtree(work, ignore_errors=True)
