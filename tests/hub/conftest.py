@@ -25,6 +25,7 @@ import pytest
 from tests.browser.lab import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import ROOT
 from tests.course_copy import copy_working_tree
+from tests.hub.image import course_image  # noqa: F401 - a fixture of the image tests
 from tests.postgres import Postgres, free_port, postgres_bin, run
 
 COURSE_ID = "autograd-course"

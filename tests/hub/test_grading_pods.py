@@ -17,7 +17,7 @@ import time
 import pytest
 
 from tests.course_copy import CLEARS_AFTER_STEP, NEVER_CLEARS, answered, make_course, nbgrader, read, solutions, write
-from tests.hub.image import LIMITS, PODMAN, course_image  # noqa: F401 - a fixture
+from tests.hub.image import LIMITS, PODMAN
 from tests.hub.pods import declared_containers, host_uid, podman_options, run_as, without
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -53,7 +53,8 @@ def make_class(postgres, tmp_path_factory):
         good = solutions(source)
         mix = [good, {**good, "train_step": NEVER_CLEARS}, {**good, "train_step": CLEARS_AFTER_STEP}, {}]
         for i, answers in enumerate(mix):
-            write(os.path.join(folder, "submitted", f"student{i}", LESSON, f"{LESSON}.ipynb"), answered(release, answers))
+            path = os.path.join(folder, "submitted", f"student{i}", LESSON, f"{LESSON}.ipynb")
+            write(path, answered(release, answers))
         uid, gid = run_as(container) or (0, 0)
         owner, group = host_uid(container, uid), host_uid(container, gid)
         for where, dirs, files in os.walk(folder):
