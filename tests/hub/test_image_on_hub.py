@@ -3,7 +3,9 @@
 pod) and lists the released assignment; the course's grading server is the image in a container
 as hub/k8s/grader.yaml declares it (its security context, the grader account, the course folder),
 reached as the hub service `autograd-course`, and its formgrader answers an instructor through the
-hub and refuses a student.
+hub and refuses a student.  The grading server takes its command, environment, volumes and security
+context from the manifest, with this machine's addresses for the cluster's (the hub's API, its own
+URL) and no gradebook Secret (its gradebook is then the course folder's SQLite file).
 
 The hub is hub/jupyterhub_config.py with three things swapped for the test: the login (a dummy
 authenticator with one password: no local accounts are needed, the containers bring their own
@@ -25,11 +27,12 @@ import urllib.error
 import urllib.request
 
 import pytest
+import yaml
 
 from tests.course_copy import copy_working_tree
 from tests.hub.conftest import COURSE_ID, proxy_command
 from tests.hub.image import LIMITS, PODMAN
-from tests.hub.pods import declared_containers, host_uid, podman_options, run_as
+from tests.hub.pods import K8S, declared_containers, host_uid, podman_options, run_as
 from tests.postgres import free_port
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -89,6 +92,9 @@ def wait_for(url: str, what: str, log, seconds: float = 180) -> None:
 @pytest.fixture(scope="module")
 def image_hub(course_image):
     grader = next(c for c in declared_containers() if c.name == "grader")
+    with open(os.path.join(K8S, "values.yaml")) as f:
+        singleuser = yaml.safe_load(f)["singleuser"]
+    assert [m["mountPath"] for m in singleuser["storage"]["extraVolumeMounts"]] == [EXCHANGE]
     base = tempfile.mkdtemp(prefix="autograd-image-hub-", dir="/var/tmp")
     os.chmod(base, 0o755)
     course = copy_working_tree(os.path.join(base, "course"), untracked=True)
@@ -96,6 +102,7 @@ def image_hub(course_image):
     os.makedirs(exchange)
     os.chmod(exchange, 0o1777)  # nbgrader's file exchange: everyone writes, each keeps their own
     os.makedirs(state)
+    folders = {"course": course, "exchange": exchange}  # the grading server's volumes
     uid, gid = run_as(grader)
     for where, dirs, files in os.walk(course):  # the course volume belongs to the grader account
         for name in [where, *(os.path.join(where, n) for n in dirs + files)]:
@@ -108,8 +115,9 @@ def image_hub(course_image):
     api_url = f"http://127.0.0.1:{api_port}/hub/api"
     test = {
         "password": secrets.token_urlsafe(12), "podman": PODMAN, "image": course_image, "course": COURSE_ID,
-        "user_options": ["--user", "1000:100", "-v", f"{exchange}:{EXCHANGE}"],  # Zero to JupyterHub's user
-        "user_environment": {"JUPYTER_CONFIG_PATH": "/opt/course/etc/jupyter-student", "AUTOGRAD_EXCHANGE": EXCHANGE},
+        # a user's pod as hub/k8s/values.yaml asks Zero to JupyterHub for it: its user, its settings, the exchange
+        "user_options": ["--user", f"{singleuser['uid']}:{singleuser['fsGid']}", "-v", f"{exchange}:{EXCHANGE}"],
+        "user_environment": singleuser["extraEnv"],
         "service_url": f"http://127.0.0.1:{service_port}", "service_token": service_token,
         "hub_url": hub_url, "proxy_api": f"http://127.0.0.1:{free_port()}",
     }  # fmt: skip
@@ -128,21 +136,20 @@ def image_hub(course_image):
     hub = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "jupyterhub"), "-f", config,
                             f"--JupyterHub.hub_port={api_port}"], cwd=state, env=environment, stdout=log,
                            stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-    # The course's grading server, as the Deployment of hub/k8s/grader.yaml runs it.
-    service_env = {
-        "JUPYTERHUB_API_TOKEN": service_token, "JUPYTERHUB_CLIENT_ID": f"service-{COURSE_ID}",
-        "JUPYTERHUB_SERVICE_NAME": COURSE_ID, "JUPYTERHUB_SERVICE_PREFIX": f"/services/{COURSE_ID}/",
-        "JUPYTERHUB_SERVICE_URL": test["service_url"], "JUPYTERHUB_API_URL": api_url, "JUPYTERHUB_BASE_URL": "/",
-        "JUPYTERHUB_OAUTH_CALLBACK_URL": f"/services/{COURSE_ID}/oauth_callback", "JUPYTERHUB_HOST": "",
-        "JUPYTERHUB_OAUTH_ACCESS_SCOPES": json.dumps([f"access:services!service={COURSE_ID}"]),
-        "AUTOGRAD_EXCHANGE": EXCHANGE, "HOME": "/srv/course",
-    }  # fmt: skip
+    # The course's grading server, as the Deployment of hub/k8s/grader.yaml runs it: its command,
+    # environment and security context, with this machine's addresses for the cluster's.
+    local = {"JUPYTERHUB_API_URL": api_url, "JUPYTERHUB_SERVICE_URL": test["service_url"],
+             "JUPYTERHUB_API_TOKEN": service_token}  # fmt: skip
+    service_env = {item["name"]: local.get(item["name"], item.get("value")) for item in grader.spec["env"]}
+    assert None not in service_env.values(), service_env  # every value from a Secret has a local one
+    command = [{"--port=8888": f"--port={service_port}", "--ip=0.0.0.0": "--ip=127.0.0.1"}.get(part, part)
+               for part in grader.spec["command"]]  # fmt: skip
+    mounts = [f"-v={folders[m['name']]}:{m['mountPath']}" for m in grader.spec["volumeMounts"]]
     subprocess.run([*PODMAN, "rm", "-f", GRADER_CONTAINER], capture_output=True)
     started = subprocess.run(
         [*PODMAN, "run", "-d", "--name", GRADER_CONTAINER, "--network", "host", *LIMITS, *podman_options(grader),
-         "-v", f"{course}:/srv/course", "-v", f"{exchange}:{EXCHANGE}", "-w", "/srv/course",
-         *(f"--env={k}={v}" for k, v in service_env.items()), course_image,
-         "jupyterhub-singleuser", "--ServerApp.root_dir=/srv/course", f"--port={service_port}", "--ip=127.0.0.1"],
+         *mounts, "-w", grader.spec["workingDir"], *(f"--env={k}={v}" for k, v in service_env.items()),
+         course_image, *command],
         capture_output=True, text=True,
     )  # fmt: skip
     assert started.returncode == 0, started.stderr
