@@ -359,3 +359,12 @@ def test_a_launch_posted_again_is_refused_even_with_the_cookies_of_the_first(lti
     copier.cookies.update(done["cookies"])
     again = copier.post(done["form"].action, data=done["form"].fields, allow_redirects=False, timeout=30)
     assert_refused(lti_hub, {"answer": again}, 403, says="already used")
+
+
+def test_the_hub_publishes_the_urls_an_lms_registers(lti_hub):
+    """What the README tells an admin to type into Canvas or Moodle, as the hub itself gives it."""
+    config = browser().get(f"{lti_hub['url']}/hub/lti13/config", timeout=10).json()
+    assert config["oidc_initiation_url"] == f"{lti_hub['url']}/hub/lti13/oauth_login"
+    assert config["target_link_uri"] == lti_hub["url"]
+    # the redirect URI is the callback the hub sent the LMS's authorization endpoint
+    assert {r["redirect_uri"] for r in lti_hub["lms"].requests} == {f"{lti_hub['url']}/hub/lti13/oauth_callback"}
