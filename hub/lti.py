@@ -200,7 +200,9 @@ def configure(c, settings: Mapping[str, str]) -> None:
     c.LTI13Authenticator.client_id = {i.strip() for i in settings["AUTOGRAD_LTI_CLIENT_ID"].split(",") if i.strip()}
     c.LTI13Authenticator.authorize_url = settings["AUTOGRAD_LTI_AUTHORIZE_URL"]
     c.LTI13Authenticator.jwks_endpoint = settings["AUTOGRAD_LTI_JWKS_URL"]
-    c.LTI13Authenticator.username_key = claim.partition("#")[0]  # the hook below names the account
+    # ltiauthenticator names the user by a top-level claim (a nested one would give it a dict);
+    # the hook below gives the account its name from ``claim`` in any case.
+    c.LTI13Authenticator.username_key = "sub" if "#" in claim else claim
     if settings.get("AUTOGRAD_LTI_URI_SCHEME"):
         c.LTI13Authenticator.uri_scheme = settings["AUTOGRAD_LTI_URI_SCHEME"]
     # The LMS says who takes part: the roster's account lists are PAM's, not the LMS's.

@@ -85,3 +85,23 @@ def test_a_launch_counts_once():
     claims = {"iss": "https://canvas.instructure.com", "nonce": "n1", "exp": 2_000_000_000}
     assert used.first_use(claims) and not used.first_use(claims)
     assert used.first_use({**claims, "nonce": "n2"})
+
+
+def test_configure_sets_the_platform_and_lets_the_launch_decide_the_groups(tmp_path):
+    from traitlets.config import Config
+
+    (tmp_path / "roster.toml").write_text('instructors = ["instructor1"]\nlti_context = "ctx-1"\n')
+    settings = {"AUTOGRAD_ROSTER": str(tmp_path / "roster.toml"), "AUTOGRAD_LTI_ISSUER": "https://canvas.instructure.com",
+                "AUTOGRAD_LTI_CLIENT_ID": "10000000000042, 10000000000043",
+                "AUTOGRAD_LTI_AUTHORIZE_URL": "https://sso.canvaslms.com/api/lti/authorize_redirect",
+                "AUTOGRAD_LTI_JWKS_URL": "https://sso.canvaslms.com/api/lti/security/jwks",
+                "AUTOGRAD_LTI_USERNAME_CLAIM": f"{CLAIM}/ext#user_username"}  # fmt: skip
+    c = Config()
+    c.JupyterHub.load_groups = {"students": {"users": ["student1"]}}
+    lti.configure(c, settings)
+    assert c.JupyterHub.authenticator_class == "ltiauthenticator.lti13.auth.LTI13Authenticator"
+    assert c.LTI13Authenticator.client_id == {"10000000000042", "10000000000043"}
+    assert c.LTI13Authenticator.username_key == "sub"  # a nested claim is the hook's to read
+    assert c.Authenticator.manage_groups and c.JupyterHub.load_groups == {}
+    with pytest.raises(ValueError, match="AUTOGRAD_LTI_JWKS_URL"):
+        lti.configure(Config(), {**settings, "AUTOGRAD_LTI_JWKS_URL": ""})
