@@ -13,6 +13,7 @@ no account is needed), a service token reads the hub's users and groups, and the
 
 from __future__ import annotations
 
+import contextlib
 import html.parser
 import importlib.util
 import json
@@ -166,8 +167,9 @@ class Form(html.parser.HTMLParser):
             self.fields[attrs["name"]] = attrs["value"]
 
 
-@pytest.fixture(scope="module")
-def lti_hub():
+@contextlib.contextmanager
+def hub_with_lms(**settings):
+    """The course's hub with AUTOGRAD_AUTH=lti13 and the stand-in LMS as its platform."""
     started = time.monotonic()
     base = tempfile.mkdtemp(prefix="autograd-lti-hub-", dir="/var/tmp")
     state = os.path.join(base, "state")
@@ -193,7 +195,7 @@ def lti_hub():
             # the settings of the course's LTI login, as the README tells an admin to give them
             "AUTOGRAD_AUTH": "lti13", "AUTOGRAD_LTI_ISSUER": lms.issuer, "AUTOGRAD_LTI_CLIENT_ID": CLIENT_ID,
             "AUTOGRAD_LTI_AUTHORIZE_URL": f"{lms.url}/api/lti/authorize_redirect",
-            "AUTOGRAD_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks",
+            "AUTOGRAD_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks", **settings,
         }  # fmt: skip
         log_path = os.path.join(state, "hub.log")
         log = open(log_path, "wb")  # noqa: SIM115
@@ -229,6 +231,20 @@ def lti_hub():
                 hub.wait()
             log.close()
             shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def lti_hub():
+    """Users named by the default claim, ``sub`` (Canvas's: an opaque id)."""
+    with hub_with_lms() as hub:
+        yield hub
+
+
+@pytest.fixture(scope="module")
+def moodle_hub():
+    """Users named by their Moodle login name, which Moodle sends inside its ``ext`` claim."""
+    with hub_with_lms(AUTOGRAD_LTI_USERNAME_CLAIM=f"{CLAIM}/ext#user_username") as hub:
+        yield hub
 
 
 def api(hub: dict, path: str) -> requests.Response:
@@ -368,3 +384,13 @@ def test_the_hub_publishes_the_urls_an_lms_registers(lti_hub):
     assert config["target_link_uri"] == lti_hub["url"]
     # the redirect URI is the callback the hub sent the LMS's authorization endpoint
     assert {r["redirect_uri"] for r in lti_hub["lms"].requests} == {f"{lti_hub['url']}/hub/lti13/oauth_callback"}
+
+
+def test_a_hub_that_names_users_by_their_moodle_login_name_uses_it_as_their_account_name(moodle_hub):
+    ext = {"user_username": "student3", "lms": "moodle-2"}
+    done = launch(moodle_hub, person(CONTEXTS[COURSE], f"{ROLE}#Learner", sub="17", **{f"{CLAIM}/ext": ext}))
+    assert logged_in(done), f"{done['answer'].status_code} {done['answer'].text[-800:]}\n{moodle_hub['log']()}"
+    assert groups_of(moodle_hub, "student3") == [f"nbgrader-{COURSE}", f"students-{COURSE}"]
+    # a launch without the login name is refused rather than named by another claim
+    done = launch(moodle_hub, person(CONTEXTS[COURSE], f"{ROLE}#Learner", sub="18"))
+    assert_refused(moodle_hub, done, 403, "18", says="user_username")
