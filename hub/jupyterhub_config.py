@@ -23,6 +23,7 @@ Settings (environment variables, read when the hub starts; see the README's hub 
 ``AUTOGRAD_EXCHANGE``     nbgrader's exchange folder (default /srv/nbgrader/exchange)
 ``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``, ``AUTOGRAD_SERVICE_PORT``  where the hub and the grading server listen
 ``AUTOGRAD_PROXY``        the configurable-http-proxy command (default: found on PATH)
+``AUTOGRAD_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
 """
 
 import os
@@ -78,6 +79,13 @@ c.JupyterHub.load_roles = [
     # A user's server may list the hub's services (nbgrader's course list asks which exist).
     {"name": "server", "scopes": ["inherit"]},
 ]
+if os.environ.get("AUTOGRAD_AUTH", "pam") == "lti13":  # logins from the LMS instead: hub/lti.py
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hub_lti", os.path.join(HERE, "lti.py"))
+    sys.modules["hub_lti"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sys.modules["hub_lti"])
+    sys.modules["hub_lti"].configure(c, os.environ)
 
 # Everyone's JupyterLab: the course's environment, JupyterLab by default, and the hub's Jupyter
 # settings (hub/etc/jupyter: nbgrader's exchange and course id, the formgrader allowed in a frame).
