@@ -34,6 +34,8 @@ Settings (environment variables, read when the hub starts; see the README's hub 
                           folder, AUTOGRAD_HUB_STATE or hub/; e.g. postgresql+psycopg://... for PostgreSQL);
                           the files it keeps are in ngshare-files/ there
 ``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``, ``AUTOGRAD_SERVICE_PORT``  where the hub and the grading server listen
+``AUTOGRAD_HUB_API_PORT``, ``AUTOGRAD_PROXY_API_PORT``  the hub's and the proxy's own ports on 127.0.0.1
+                          (JupyterHub's defaults, 8081 and 8001, unless set: two hubs on one machine)
 ``AUTOGRAD_PROXY``        the configurable-http-proxy command (default: found on PATH)
 """
 
@@ -73,6 +75,10 @@ c.JupyterHub.ip = os.environ.get("AUTOGRAD_HUB_IP", "0.0.0.0")
 c.JupyterHub.port = int(os.environ.get("AUTOGRAD_HUB_PORT", "8000"))
 c.JupyterHub.cookie_secret_file = os.path.join(STATE, "jupyterhub_cookie_secret")
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(STATE, "jupyterhub.sqlite")
+if os.environ.get("AUTOGRAD_HUB_API_PORT"):
+    c.JupyterHub.hub_port = int(os.environ["AUTOGRAD_HUB_API_PORT"])
+if os.environ.get("AUTOGRAD_PROXY_API_PORT"):
+    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(os.environ['AUTOGRAD_PROXY_API_PORT'])}"
 if os.environ.get("AUTOGRAD_PROXY"):
     c.ConfigurableHTTPProxy.command = [os.environ["AUTOGRAD_PROXY"]]
 

@@ -129,7 +129,10 @@ def main(argv: list[str] | None = None) -> None:
                                                 students), daemon=True).start()  # fmt: skip
     from ngshare.ngshare import main as ngshare_main
 
-    ngshare_main(["--database", args.database, "--storage", args.storage, "--admins", me])
+    try:
+        ngshare_main(["--database", args.database, "--storage", args.storage, "--admins", me])
+    except KeyboardInterrupt:  # the hub stopping its services
+        pass
 
 
 if __name__ == "__main__":
