@@ -118,6 +118,7 @@ def story(hub, servers):
     steps = {}
     ok(as_account(servers, GRADER, "nbgrader", "generate_assignment", LESSON, "--force", cwd=hub.course))
     steps["release"] = as_account(servers, GRADER, "nbgrader", "release_assignment", LESSON, cwd=hub.course)
+    steps["list released"] = as_account(servers, "student2", "nbgrader", "list")
     for student in ("student2", "student1"):
         steps[f"fetch {student}"] = done = as_account(servers, student, "nbgrader", "fetch_assignment", LESSON)
         fetched = f"/home/{student}/{LESSON}/{LESSON}.ipynb"
@@ -140,6 +141,7 @@ def story(hub, servers):
     steps["grade"] = as_account(servers, GRADER, sys.executable, "-m", "autograder", "grade", LESSON, cwd=hub.course)
     steps["generate feedback"] = as_account(servers, GRADER, "nbgrader", "generate_feedback", LESSON, cwd=hub.course)
     steps["release feedback"] = as_account(servers, GRADER, "nbgrader", "release_feedback", LESSON, cwd=hub.course)
+    steps["list submitted"] = as_account(servers, "student2", "nbgrader", "list", "--cached")
     for student in ("student1", "student2"):
         steps[f"fetch feedback {student}"] = as_account(servers, student, "nbgrader", "fetch_feedback", LESSON)
     steps["seconds"] = time.monotonic() - started
@@ -169,6 +171,12 @@ def test_release_fetch_submit_collect_grade_and_feedback_all_go_through_ngshare(
         ok(story[step])
     assert glob.glob(os.path.join(hub.exchange, "*", "*", "*")) == []  # nothing went through the file exchange
     print(f"the story took {story['seconds']:.1f} s")
+
+
+def test_a_students_assignment_list_shows_the_release_then_their_submission_with_feedback_ready(story):
+    assert f"{COURSE_ID} {LESSON}" in story["list released"].stderr + story["list released"].stdout
+    listed = story["list submitted"].stderr + story["list submitted"].stdout
+    assert f"{COURSE_ID} student2 {LESSON}" in listed and "(feedback ready to be fetched)" in listed, listed
 
 
 def test_each_student_fetched_the_released_notebook(story):
