@@ -31,8 +31,10 @@ Settings (environment variables, read when the hub starts; see the README's hub 
 ``AUTOGRAD_NGSHARE_PORT`` for ``ngshare``: its port (default 10101; ngshare listens on every interface,
                           and answers only requests that carry a hub token)
 ``AUTOGRAD_NGSHARE_DB_URL`` for ``ngshare``: its database (default: ngshare.sqlite in the hub's state
-                          folder, AUTOGRAD_HUB_STATE or hub/; e.g. postgresql+psycopg://... for PostgreSQL);
-                          the files it keeps are in ngshare-files/ there
+                          folder, AUTOGRAD_HUB_STATE or hub/); the files it keeps are in ngshare-files/
+                          there.  Not PostgreSQL: ngshare 0.6.0's tables cannot be made there (its
+                          association tables' TEXT columns reference INTEGER keys: "foreign key
+                          constraint ... cannot be implemented", tried with PostgreSQL 15)
 ``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``, ``AUTOGRAD_SERVICE_PORT``  where the hub and the grading server listen
 ``AUTOGRAD_HUB_API_PORT``, ``AUTOGRAD_PROXY_API_PORT``  the hub's and the proxy's own ports on 127.0.0.1
                           (JupyterHub's defaults, 8081 and 8001, unless set: two hubs on one machine)
