@@ -34,7 +34,14 @@ BIN = os.path.join(VENV, "bin")
 STAMP = os.path.join(VENV, ".course-installed")
 WORK = os.path.join(ROOT, "my-work")
 FIRST_LESSON = "lesson1_requires_grad"
-INPUTS = ("requirements.txt", "requirements-dev.txt", "hub/requirements.txt", "pyproject.toml", "lab/overrides.json")
+INPUTS = (
+    "requirements.txt",
+    "requirements-dev.txt",
+    "hub/requirements.txt",
+    "hub/requirements-ngshare-exchange.txt",
+    "pyproject.toml",
+    "lab/overrides.json",
+)
 # The course's JupyterLab settings (no "get notified about Jupyter news?" popup, no update checks),
 # installed where JupyterLab reads settings for every user of an environment: here, on Binder and on the hub.
 LAB_SETTINGS = os.path.join("lab", "overrides.json")
@@ -80,6 +87,9 @@ def setup() -> None:
     print("course.py: installing the pinned dependencies and the course packages ...", flush=True)
     pip = [os.path.join(BIN, "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run(pip + ["-r", os.path.join(ROOT, "requirements-dev.txt"), "-e", ROOT], check=True)
+    # ngshare's nbgrader exchange declares a jupyter-core pin no JupyterLab 4 satisfies: see that file.
+    exchange = os.path.join(ROOT, "hub", "requirements-ngshare-exchange.txt")
+    subprocess.run(pip + ["--no-deps", "-r", exchange], check=True)
     install_lab_settings(VENV)
     with open(STAMP, "w") as f:
         f.write(_fingerprint())

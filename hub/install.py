@@ -63,8 +63,9 @@ CLOSED_FOLDERS = ("submitted", "autograded", "feedback", "reports", ".autograder
 # The hub's own files, when its state is kept in the course folder (AUTOGRAD_HUB_STATE unset, the
 # hub started from there): left to root, 0600.  The cookie secret signs every login, and the hub's
 # database keeps the services' environment, the gradebook's address and password with it: the
-# grader account (whose server TAs use too) may not read them either.
-HUB_STATE = ("hub/jupyterhub.sqlite*", "hub/jupyterhub_cookie_secret")
+# grader account (whose server TAs use too) may not read them either.  With
+# AUTOGRAD_EXCHANGE_KIND=ngshare, ngshare's database and files (every submission) are kept there too.
+HUB_STATE = ("hub/jupyterhub.sqlite*", "hub/jupyterhub_cookie_secret", "hub/ngshare.sqlite*", "hub/ngshare-files")
 
 # The course's folders in the exchange, with the modes nbgrader's first release would give them,
 # made now and owned by the grader account: the exchange's root is writable by everyone, so a

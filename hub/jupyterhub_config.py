@@ -20,8 +20,24 @@ Settings (environment variables, read when the hub starts; see the README's hub 
 ``AUTOGRAD_COURSE_ROOT``  the course folder, a clone of this repository owned by the grader account
 ``AUTOGRAD_GRADER_USER``  that account (default: grader-<course id>)
 ``AUTOGRAD_DB_URL``       the gradebook, e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course
-``AUTOGRAD_EXCHANGE``     nbgrader's exchange folder (default /srv/nbgrader/exchange)
+``AUTOGRAD_EXCHANGE_KIND`` how assignments, submissions and feedback travel between users:
+                          ``file`` (the default): nbgrader's exchange folder, AUTOGRAD_EXCHANGE, on this
+                          machine (who submitted is the file's owner: autograder/grading/exchange.py);
+                          ``ngshare``: the hub runs ngshare (hub/ngshare_service.py) as its service
+                          ``ngshare`` and every server uses ngshare_exchange: who submitted is the hub
+                          login of the token that sent it, so it holds where every user runs as the
+                          same uid (Kubernetes) and needs no shared volume
+``AUTOGRAD_EXCHANGE``     nbgrader's exchange folder, for ``file`` (default /srv/nbgrader/exchange)
+``AUTOGRAD_NGSHARE_PORT`` for ``ngshare``: its port (default 10101; ngshare listens on every interface,
+                          and answers only requests that carry a hub token)
+``AUTOGRAD_NGSHARE_DB_URL`` for ``ngshare``: its database (default: ngshare.sqlite in the hub's state
+                          folder, AUTOGRAD_HUB_STATE or hub/); the files it keeps are in ngshare-files/
+                          there.  Not PostgreSQL: ngshare 0.6.0's tables cannot be made there (its
+                          association tables' TEXT columns reference INTEGER keys: "foreign key
+                          constraint ... cannot be implemented", tried with PostgreSQL 15)
 ``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``, ``AUTOGRAD_SERVICE_PORT``  where the hub and the grading server listen
+``AUTOGRAD_HUB_API_PORT``, ``AUTOGRAD_PROXY_API_PORT``  the hub's and the proxy's own ports on 127.0.0.1
+                          (JupyterHub's defaults, 8081 and 8001, unless set: two hubs on one machine)
 ``AUTOGRAD_PROXY``        the configurable-http-proxy command (default: found on PATH)
 ``AUTOGRAD_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
 """
@@ -42,9 +58,15 @@ os.umask(0o077)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COURSE_ID = "autograd-course"  # nbgrader's course id: the exchange's folder and the service's name
-with open(os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")), "rb") as f:
+ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")))
+with open(ROSTER_PATH, "rb") as f:
     ROSTER = tomllib.load(f)
 INSTRUCTORS, TAS, STUDENTS = (list(ROSTER.get(group, [])) for group in ("instructors", "tas", "students"))
+STATE = os.environ.get("AUTOGRAD_HUB_STATE", HERE)
+EXCHANGE_KIND = os.environ.get("AUTOGRAD_EXCHANGE_KIND", "file")
+if EXCHANGE_KIND not in ("file", "ngshare"):
+    raise ValueError(f"AUTOGRAD_EXCHANGE_KIND is {EXCHANGE_KIND!r}: it must be 'file' or 'ngshare'")
+NGSHARE_PORT = int(os.environ.get("AUTOGRAD_NGSHARE_PORT", "10101"))
 COURSE_ROOT = os.environ.get("AUTOGRAD_COURSE_ROOT", "/srv/" + COURSE_ID)
 GRADER = os.environ.get("AUTOGRAD_GRADER_USER", "grader-" + COURSE_ID)
 SERVICE_PORT = int(os.environ.get("AUTOGRAD_SERVICE_PORT", "9999"))
@@ -54,8 +76,12 @@ SINGLEUSER = os.path.join(BIN, "jupyterhub-singleuser")
 
 c.JupyterHub.ip = os.environ.get("AUTOGRAD_HUB_IP", "0.0.0.0")
 c.JupyterHub.port = int(os.environ.get("AUTOGRAD_HUB_PORT", "8000"))
-c.JupyterHub.cookie_secret_file = os.path.join(os.environ.get("AUTOGRAD_HUB_STATE", HERE), "jupyterhub_cookie_secret")
-c.JupyterHub.db_url = "sqlite:///" + os.path.join(os.environ.get("AUTOGRAD_HUB_STATE", HERE), "jupyterhub.sqlite")
+c.JupyterHub.cookie_secret_file = os.path.join(STATE, "jupyterhub_cookie_secret")
+c.JupyterHub.db_url = "sqlite:///" + os.path.join(STATE, "jupyterhub.sqlite")
+if os.environ.get("AUTOGRAD_HUB_API_PORT"):
+    c.JupyterHub.hub_port = int(os.environ["AUTOGRAD_HUB_API_PORT"])
+if os.environ.get("AUTOGRAD_PROXY_API_PORT"):
+    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(os.environ['AUTOGRAD_PROXY_API_PORT'])}"
 if os.environ.get("AUTOGRAD_PROXY"):
     c.ConfigurableHTTPProxy.command = [os.environ["AUTOGRAD_PROXY"]]
 
@@ -93,7 +119,11 @@ COMMON_ENVIRONMENT = {
     "PATH": f"{BIN}:/usr/bin:/bin",
     "JUPYTER_CONFIG_PATH": os.path.join(HERE, "etc", "jupyter"),
     "AUTOGRAD_EXCHANGE": os.environ.get("AUTOGRAD_EXCHANGE", "/srv/nbgrader/exchange"),
+    # hub/etc/jupyter/nbgrader_config.py and the course's nbgrader_config.py choose the exchange by it.
+    "AUTOGRAD_EXCHANGE_KIND": EXCHANGE_KIND,
 }
+if EXCHANGE_KIND == "ngshare":  # every server talks to ngshare directly, with its own hub token
+    COMMON_ENVIRONMENT["AUTOGRAD_NGSHARE_URL"] = f"http://127.0.0.1:{NGSHARE_PORT}/services/ngshare"
 c.Spawner.cmd = [SINGLEUSER]
 c.Spawner.default_url = "/lab"
 c.Spawner.environment = dict(COMMON_ENVIRONMENT)
@@ -139,3 +169,20 @@ c.JupyterHub.services = [
         "oauth_no_confirm": True,
     }
 ]
+
+if EXCHANGE_KIND == "ngshare":
+    # ngshare knows a user by the hub login of the token a request carries; its only admin is the
+    # service itself (it enrols the roster at every start), and the grading service, whose token
+    # the formgrader's release, collect and feedback carry, is the course's first instructor.
+    # ngshare does not tell a user from a service of the same name: no roster name may be one.
+    clash = {COURSE_ID, "ngshare"} & set(INSTRUCTORS + TAS + STUDENTS)
+    if clash:
+        raise ValueError(f"the roster names {sorted(clash)}: these are the hub's services' names")
+    ngshare_db = os.environ.get("AUTOGRAD_NGSHARE_DB_URL") or "sqlite:///" + os.path.join(STATE, "ngshare.sqlite")
+    command = [sys.executable, os.path.join(HERE, "ngshare_service.py"), "--course", COURSE_ID, "--roster",
+               ROSTER_PATH, "--instructor", COURSE_ID, "--database", ngshare_db, "--storage",
+               os.path.join(STATE, "ngshare-files")]  # fmt: skip
+    # No "user": it runs as the hub's account, like the hub's own database (0600 under umask 077).
+    c.JupyterHub.services.append(
+        {"name": "ngshare", "url": f"http://127.0.0.1:{NGSHARE_PORT}", "command": command, "cwd": STATE}
+    )

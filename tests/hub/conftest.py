@@ -9,6 +9,7 @@ bubblewrap, Debian's PostgreSQL server and Chromium; `.ci/run` installs them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -18,6 +19,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -102,18 +104,30 @@ def postgres(tmp_path_factory):
 
 
 @pytest.fixture(scope="package")
-def hub(postgres):
+def accounts():
+    """The roster's and the grader's local accounts, made fresh once for the package (every hub of the
+    package uses them); their password.  Afterwards nothing of theirs is left running."""
     if os.geteuid() != 0:
-        pytest.skip("the hub test makes local accounts and runs JupyterHub as root")
-    if shutil.which("bwrap") is None or not os.path.exists(CHROMIUM):
-        pytest.fail("the hub test needs bubblewrap and chromium (see .ci/run)", pytrace=False)
-    proxy = proxy_command()
-    base = tempfile.mkdtemp(prefix="autograd-hub-", dir="/var/tmp")
-    os.chmod(base, 0o755)  # the accounts read the course's hub settings there
+        pytest.skip("the hub tests make local accounts and run JupyterHub as root")
     password = secrets.token_urlsafe(12)
     for name in [*sum(ROSTER.values(), []), GRADER]:
         make_account(name, password)
-    db_url = postgres.database("autograd_course")
+    try:
+        yield password
+    finally:
+        for name in [*sum(ROSTER.values(), []), GRADER]:
+            run("pkill", "-KILL", "-u", name, check=False)
+
+
+@contextlib.contextmanager
+def running_hub(postgres, password: str, database: str, log_name: str = "hub.log", **settings: str) -> Iterator[Hub]:
+    """The course's hub (hub/jupyterhub_config.py) on a fresh copy of the course, its gradebook the
+    PostgreSQL database ``database``, every port its own (several hubs can run at once), with the
+    hub's environment variables ``settings`` on top (e.g. AUTOGRAD_EXCHANGE_KIND="ngshare")."""
+    proxy = proxy_command()
+    base = tempfile.mkdtemp(prefix="autograd-hub-", dir="/var/tmp")
+    os.chmod(base, 0o755)  # the accounts read the course's hub settings there
+    db_url = postgres.database(database)
     course = copy_working_tree(os.path.join(base, "course"), untracked=True)
     exchange, state = os.path.join(base, "exchange"), os.path.join(base, "state")
     os.makedirs(state)
@@ -129,7 +143,10 @@ def hub(postgres):
         "AUTOGRAD_ROSTER": roster, "AUTOGRAD_COURSE_ROOT": course, "AUTOGRAD_DB_URL": db_url,
         "AUTOGRAD_EXCHANGE": exchange, "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1",
         "AUTOGRAD_HUB_PORT": str(port), "AUTOGRAD_SERVICE_PORT": str(free_port()), "AUTOGRAD_PROXY": proxy,
+        "AUTOGRAD_HUB_API_PORT": str(free_port()), "AUTOGRAD_PROXY_API_PORT": str(free_port()),
+        "AUTOGRAD_NGSHARE_PORT": str(free_port()),
         "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}",
+        **settings,
     }  # fmt: skip
     log = open(os.path.join(state, "hub.log"), "wb")  # noqa: SIM115
     process = subprocess.Popen(
@@ -153,18 +170,24 @@ def hub(postgres):
             raise AssertionError(f"JupyterHub did not answer:\n{hub.log()}")
         yield hub
     finally:
-        process.send_signal(signal.SIGTERM)  # the hub stops its users' servers and its service
+        process.send_signal(signal.SIGTERM)  # the hub stops its users' servers and its services
         try:
             process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-        for name in [*sum(ROSTER.values(), []), GRADER]:
-            run("pkill", "-KILL", "-u", name, check=False)
         log.close()
         os.makedirs(ARTIFACTS, exist_ok=True)
-        shutil.copy(os.path.join(state, "hub.log"), os.path.join(ARTIFACTS, "hub.log"))  # for a failed run
+        shutil.copy(os.path.join(state, "hub.log"), os.path.join(ARTIFACTS, log_name))  # for a failed run
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="package")
+def hub(postgres, accounts):
+    if shutil.which("bwrap") is None or not os.path.exists(CHROMIUM):
+        pytest.fail("the hub test needs bubblewrap and chromium (see .ci/run)", pytrace=False)
+    with running_hub(postgres, accounts, "autograd_course") as hub:
+        yield hub
 
 
 @pytest.fixture(scope="package")

@@ -1,0 +1,235 @@
+"""With AUTOGRAD_EXCHANGE_KIND=ngshare the hub's exchange is ngshare, which knows who submitted by
+the hub login of the token that sent it: what holds on Kubernetes, where every user runs as one uid.
+
+One hub for this file (hub/jupyterhub_config.py with AUTOGRAD_EXCHANGE_KIND=ngshare: the hub runs
+hub/ngshare_service.py as its service, which enrols the roster), and one story on lesson 2 (the other
+hub tests use lessons 1 and 3): the grader releases it from the grading server's terminal; student1
+and student2 fetch it; student2 submits their work; student1 submits theirs, then tries to submit in
+student2's name twice (nbgrader's ``--CourseDirectory.student_id=student2``, then their server's
+environment saying JUPYTERHUB_USER=student2, with their own token); the grader collects, grades, makes
+and releases feedback; each student fetches theirs.  Every command runs as its local account with
+the environment its server has: a student's own hub token (minted through the hub's REST API with
+their password), the grading service's token read from that server's own environment."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import psutil
+import pytest
+
+from tests.course_copy import read, write
+from tests.hub.conftest import GRADER, ROSTER, running_hub
+from tests.postgres import run
+
+pytestmark = [pytest.mark.hub, pytest.mark.slow]
+LESSON = "lesson2_backward"
+COURSE_ID = "autograd-course"
+
+
+@pytest.fixture(scope="module")
+def hub(postgres, accounts):
+    with running_hub(postgres, accounts, "autograd_course_ngshare", log_name="hub-ngshare.log",
+                     AUTOGRAD_EXCHANGE_KIND="ngshare") as hub:  # fmt: skip
+        for _ in range(240):  # ngshare is up and the roster enrolled
+            if "ngshare_service: course" in hub.log(100_000) or hub.process.poll() is not None:
+                break  # the hub stops when ngshare cannot start: its log says why
+            time.sleep(0.5)
+        assert "ngshare_service: course autograd-course: 3 instructors, 2 students" in hub.log(100_000), hub.log()
+        yield hub
+
+
+def grading_server_environment(hub) -> dict[str, str]:
+    """The environment of the grading service's own process (what its terminals inherit)."""
+    for process in psutil.process_iter(["username", "cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or [])
+        if process.info["username"] == GRADER and "jupyterhub-singleuser" in cmdline and hub.course in cmdline:
+            return process.environ()
+    raise AssertionError(f"no grading server running:\n{hub.log()}")
+
+
+def token_for(hub, user: str) -> str:
+    """A hub API token for ``user``, asked for with their own password (the hub's REST API)."""
+    body = json.dumps({"auth": {"username": user, "password": hub.password}, "note": "test"}).encode()
+    request = urllib.request.Request(f"{hub.url}/hub/api/users/{user}/tokens", data=body, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)["token"]
+
+
+@pytest.fixture(scope="module")
+def servers(hub) -> dict[str, dict[str, str]]:
+    """Each account's server environment: the grading service's as it is; a student's with the hub's
+    settings for every server (taken from the grading service's), their Jupyter settings and their token."""
+    grader = grading_server_environment(hub)
+    common = {k: v for k, v in grader.items() if k.startswith("AUTOGRAD_") and k != "AUTOGRADER_DB_URL"}
+    environments = {GRADER: grader}
+    for student in ROSTER["students"]:
+        environments[student] = {
+            **common, "PATH": grader["PATH"], "HOME": f"/home/{student}", "USER": student,
+            "JUPYTERHUB_USER": student, "JUPYTERHUB_API_URL": grader["JUPYTERHUB_API_URL"],
+            "JUPYTERHUB_API_TOKEN": token_for(hub, student),
+            "JUPYTER_CONFIG_PATH": f"{hub.course}/hub/etc/student:{hub.course}/hub/etc/jupyter",
+        }  # fmt: skip
+    return environments
+
+
+def as_account(servers, user: str, *command: str, cwd: str | None = None, **overrides: str):
+    """``command`` as the local account ``user``, with their server's environment (and ``overrides``)."""
+    env = ["env", "-i", *(f"{k}={v}" for k, v in {**servers[user], **overrides}.items())]
+    umask = ["sh", "-c", 'umask 077 && exec "$@"', "sh"]
+    return run(*env, *umask, *command, user=user, check=False, cwd=cwd or servers[user]["HOME"], timeout=900)
+
+
+def ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+def mark(student: str, marker: str) -> None:
+    """A marker in the student's fetched notebook (its metadata; the file keeps its owner)."""
+    path = f"/home/{student}/{LESSON}/{LESSON}.ipynb"
+    nb = read(path)
+    nb["metadata"]["marker"] = marker
+    write(path, nb)
+
+
+def ngshare(servers, user: str, path: str, **query: str) -> tuple[int, dict]:
+    """An ngshare API call as ``user`` would make it with curl: their own token, anything else as they like."""
+    url = servers[GRADER]["AUTOGRAD_NGSHARE_URL"] + "/" + path + ("?" + urllib.parse.urlencode(query) if query else "")
+    request = urllib.request.Request(url, headers={"Authorization": f"token {servers[user]['JUPYTERHUB_API_TOKEN']}"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+@pytest.fixture(scope="module")
+def story(hub, servers):
+    started = time.monotonic()
+    steps = {}
+    ok(as_account(servers, GRADER, "nbgrader", "generate_assignment", LESSON, "--force", cwd=hub.course))
+    steps["release"] = as_account(servers, GRADER, "nbgrader", "release_assignment", LESSON, cwd=hub.course)
+    steps["list released"] = as_account(servers, "student2", "nbgrader", "list")
+    for student in ("student2", "student1"):
+        steps[f"fetch {student}"] = done = as_account(servers, student, "nbgrader", "fetch_assignment", LESSON)
+        fetched = f"/home/{student}/{LESSON}/{LESSON}.ipynb"
+        assert os.path.isfile(fetched), steps["release"].stderr[-2000:] + done.stderr[-2000:]
+    mark("student2", "student2's own work")
+    steps["submit student2"] = as_account(servers, "student2", "nbgrader", "submit", LESSON)
+    mark("student1", "student1's own work")
+    steps["submit student1"] = as_account(servers, "student1", "nbgrader", "submit", LESSON)
+    time.sleep(1)
+    mark("student1", "student1 with --student_id=student2")
+    steps["student_id=student2"] = as_account(
+        servers, "student1", "nbgrader", "submit", LESSON, "--CourseDirectory.student_id=student2"
+    )
+    mark("student1", "student1 with JUPYTERHUB_USER=student2")
+    steps["JUPYTERHUB_USER=student2"] = as_account(
+        servers, "student1", "nbgrader", "submit", LESSON, JUPYTERHUB_USER="student2", USER="student2"
+    )
+    steps["student collects"] = as_account(servers, "student1", "nbgrader", "collect", LESSON)
+    steps["collect"] = as_account(servers, GRADER, "nbgrader", "collect", LESSON, cwd=hub.course)
+    steps["grade"] = as_account(servers, GRADER, sys.executable, "-m", "autograder", "grade", LESSON, cwd=hub.course)
+    steps["generate feedback"] = as_account(servers, GRADER, "nbgrader", "generate_feedback", LESSON, cwd=hub.course)
+    steps["release feedback"] = as_account(servers, GRADER, "nbgrader", "release_feedback", LESSON, cwd=hub.course)
+    steps["list submitted"] = as_account(servers, "student2", "nbgrader", "list", "--cached")
+    for student in ("student1", "student2"):
+        steps[f"fetch feedback {student}"] = as_account(servers, student, "nbgrader", "fetch_feedback", LESSON)
+    steps["seconds"] = time.monotonic() - started
+    return steps
+
+
+def collected_marker(hub, student: str) -> str:
+    return read(os.path.join(hub.course, "submitted", student, LESSON, f"{LESSON}.ipynb"))["metadata"]["marker"]
+
+
+def feedback_pages(student: str) -> list[str]:
+    return glob.glob(f"/home/{student}/{LESSON}/feedback/*/{LESSON}.html")
+
+
+def test_the_hub_runs_ngshare_and_enrols_the_roster_with_the_grading_service_as_instructor(hub, servers):
+    status, answer = ngshare(servers, GRADER, f"instructors/{COURSE_ID}")
+    assert status == 200, answer
+    assert {i["username"] for i in answer["instructors"]} == {COURSE_ID, *ROSTER["instructors"], *ROSTER["tas"]}
+    status, answer = ngshare(servers, GRADER, f"students/{COURSE_ID}")
+    assert {s["username"] for s in answer["students"]} == set(ROSTER["students"])
+
+
+def test_release_fetch_submit_collect_grade_and_feedback_all_go_through_ngshare(hub, story):
+    for step in ("release", "fetch student1", "fetch student2", "submit student1", "submit student2", "collect",
+                 "grade", "generate feedback", "release feedback", "fetch feedback student1",
+                 "fetch feedback student2"):  # fmt: skip
+        ok(story[step])
+    assert glob.glob(os.path.join(hub.exchange, "*", "*", "*")) == []  # nothing went through the file exchange
+    print(f"the story took {story['seconds']:.1f} s")
+
+
+def test_a_students_assignment_list_shows_the_release_then_their_submission_with_feedback_ready(story):
+    assert f"{COURSE_ID} {LESSON}" in story["list released"].stderr + story["list released"].stdout
+    listed = story["list submitted"].stderr + story["list submitted"].stdout
+    assert f"{COURSE_ID} student2 {LESSON}" in listed and "(feedback ready to be fetched)" in listed, listed
+
+
+def test_each_student_fetched_the_released_notebook(story):
+    for student in ROSTER["students"]:
+        assert os.path.isfile(f"/home/{student}/{LESSON}/{LESSON}.ipynb")
+
+
+def test_submitting_with_another_student_id_is_refused(story):
+    done = story["student_id=student2"]
+    assert "not possible with ngshare" in done.stdout + done.stderr
+
+
+def test_student2s_collected_work_is_student2s_own(hub, story):
+    assert collected_marker(hub, "student2") == "student2's own work"
+
+
+def test_a_submission_sent_with_jupyterhub_user_student2_is_filed_under_student1(hub, story, servers):
+    assert collected_marker(hub, "student1") == "student1 with JUPYTERHUB_USER=student2"
+    status, answer = ngshare(servers, GRADER, f"submissions/{COURSE_ID}/{LESSON}")
+    assert status == 200, answer
+    counts = {s: sum(1 for x in answer["submissions"] if x["student_id"] == s) for s in ROSTER["students"]}
+    assert counts == {"student1": 2, "student2": 1}
+
+
+def test_a_student_cannot_collect(story):
+    done = story["student collects"]
+    assert "Permission denied" in done.stdout + done.stderr
+
+
+def test_each_student_fetched_their_own_feedback(story):
+    for student in ROSTER["students"]:
+        pages = feedback_pages(student)
+        assert len(pages) == 1, pages
+        assert "<html" in open(pages[0]).read().lower()
+
+
+def test_student1_cannot_read_student2s_feedback_or_submissions(hub, story, servers):
+    status, answer = ngshare(servers, GRADER, f"submissions/{COURSE_ID}/{LESSON}/student2")
+    timestamp = answer["submissions"][0]["timestamp"]
+    for path, query in (
+        (f"feedback/{COURSE_ID}/{LESSON}/student2", {"timestamp": timestamp}),
+        (f"submission/{COURSE_ID}/{LESSON}/student2", {}),
+        (f"submissions/{COURSE_ID}/{LESSON}/student2", {}),
+    ):
+        status, answer = ngshare(servers, "student1", path, **query)
+        assert status == 403 and not answer["success"], (path, answer)
+    done = as_account(servers, "student1", "nbgrader", "fetch_feedback", LESSON, JUPYTERHUB_USER="student2",
+                      USER="student2")  # fmt: skip
+    assert "Permission denied" in done.stdout + done.stderr
+    assert len(feedback_pages("student1")) == 1
+
+
+def test_ngshares_database_and_files_are_the_hubs_only(hub, story):
+    for name in ("ngshare.sqlite", "ngshare-files"):
+        status = os.stat(os.path.join(hub.state, name))
+        assert status.st_uid == 0 and status.st_mode & 0o077 == 0, (name, oct(status.st_mode))
