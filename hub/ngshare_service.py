@@ -68,14 +68,25 @@ def api(base: str, token: str, method: str, path: str, fields: dict | None = Non
         with urllib.request.urlopen(request, timeout=30) as answer:
             return json.load(answer)
     except urllib.error.HTTPError as error:
-        return json.load(error)
+        try:
+            return json.load(error)
+        except ValueError:  # not ngshare's answer: the hub that checks tokens is not up yet, say
+            return {"success": False, "message": f"HTTP {error.code} from {path}", "again": True}
+    except (OSError, ValueError) as error:
+        return {"success": False, "message": f"{path}: {error}", "again": True}
+
+
+RETRY = "ngshare could not check this service's token with the hub yet"
 
 
 def sync_course(base: str, token: str, course: str, instructors: list[str], students: list[str]) -> list[str]:
     """Make ``course`` in ngshare if missing and enrol everyone; returns what it could not do."""
     problems = []
     quoted = urllib.parse.quote(course, safe="")
-    if course not in api(base, token, "GET", "courses").get("courses", []):
+    listed = api(base, token, "GET", "courses")
+    if listed.get("again"):  # nothing done yet: the caller tries again
+        return [RETRY]
+    if course not in listed.get("courses", []):
         answer = api(base, token, "POST", f"course/{quoted}", {"instructors": json.dumps(instructors)})
         if not answer.get("success"):
             problems.append(f"course {course}: {answer.get('message')}")
@@ -100,7 +111,13 @@ def sync_when_up(base: str, token: str, course: str, instructors: list[str], stu
                 break
         except OSError:
             time.sleep(0.5)
-    problems = sync_course(base, token, course, instructors, students)
+    # The hub checks every token ngshare gets: where this starts before the hub does (a pod of
+    # its own on Kubernetes), the first calls cannot be answered yet, and are made again.
+    for _ in range(150):
+        problems = sync_course(base, token, course, instructors, students)
+        if problems != [RETRY]:
+            break
+        time.sleep(2)
     for problem in problems:
         print(f"ngshare_service: {problem}", file=sys.stderr, flush=True)
     if not problems:

@@ -1,15 +1,16 @@
-"""The course image behind a real JupyterHub: a student's server is the image's
-`jupyterhub-singleuser` in a container (tests/hub/podman_spawner.py, as KubeSpawner would start a
-pod) and lists the released assignment; the course's grading server is the image in a container
-as hub/k8s/grader.yaml declares it (its security context, the grader account, the course folder),
-reached as the hub service `autograd-course`, and its formgrader answers an instructor through the
-hub and refuses a student.  The grading server takes its command, environment, volumes and security
-context from the manifest, with this machine's addresses for the cluster's (the hub's API, its own
-URL) and no gradebook Secret (its gradebook is then the course folder's SQLite file).
+"""The course image behind a real JupyterHub, as hub/k8s/ declares it: a student's server is the
+image's `jupyterhub-singleuser` in a container (tests/hub/podman_spawner.py, as KubeSpawner would
+start a pod from values.yaml's singleuser settings) and lists the released assignment; the
+course's grading server and ngshare, the exchange, are the image in containers started as the
+Deployments of grader.yaml declare them (command, environment, volumes, security context), reached
+as the hub's services `autograd-course` and `ngshare`.  The grading server releases through
+ngshare, its formgrader answers an instructor through the hub and refuses a student.
 
-The hub is hub/jupyterhub_config.py with three things swapped for the test: the login (a dummy
-authenticator with one password: no local accounts are needed, the containers bring their own
-user), the spawner, and the grading service, which runs outside the hub as on Kubernetes.
+The hub is hub/jupyterhub_config.py with a few things swapped for the test: the login (a dummy
+authenticator with one password: the containers bring their own user), the spawner, the services
+(outside the hub, as on Kubernetes), and this machine's addresses for the cluster's (the hub's
+API, the services' URLs, `proxy-public`).  The grading server has no gradebook Secret here: its
+gradebook is the course folder's SQLite file.
 """
 
 from __future__ import annotations
@@ -38,8 +39,7 @@ from tests.postgres import free_port
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 
 ROSTER = {"instructors": ["instructor1"], "tas": [], "students": ["student1"]}
-GRADER_CONTAINER = f"{COURSE_ID}-grader-test"
-EXCHANGE = "/srv/nbgrader/exchange"
+GRADER_CONTAINER, NGSHARE_CONTAINER = f"{COURSE_ID}-grader-test", f"{COURSE_ID}-ngshare-test"
 LESSON = "lesson1_requires_grad"
 
 CONFIG = """
@@ -60,6 +60,7 @@ c.JupyterHub.services = [
     {"name": test["course"], "url": test["service_url"], "api_token": test["service_token"],
      "oauth_no_confirm": True, "oauth_client_id": "service-" + test["course"],
      "oauth_redirect_uri": test["hub_url"] + "/services/" + test["course"] + "/oauth_callback"},
+    {"name": "ngshare", "url": test["ngshare_url"], "api_token": test["ngshare_token"]},
 ]
 c.ConfigurableHTTPProxy.api_url = test["proxy_api"]
 """
@@ -89,37 +90,61 @@ def wait_for(url: str, what: str, log, seconds: float = 180) -> None:
     raise AssertionError(f"{what} did not answer at {url}:\n{log()}")
 
 
+def start_declared(image: str, container, name: str, local: dict, folders: dict, command: dict) -> None:
+    """Start a Deployment's container of hub/k8s/ in the image, detached: its command (``command``
+    swaps parts of it), environment (``local`` gives this machine's values for the cluster's and
+    the Secrets'), volumes (``folders`` by volume name) and security context."""
+    env = {item["name"]: local.get(item["name"], item.get("value")) for item in container.spec["env"]}
+    assert None not in env.values(), env  # every value from a Secret has a local one
+    mounts = [f"-v={folders[m['name']]}:{m['mountPath']}" for m in container.spec.get("volumeMounts", [])]
+    subprocess.run([*PODMAN, "rm", "-f", name], capture_output=True)
+    started = subprocess.run(
+        [*PODMAN, "run", "-d", "--name", name, "--network", "host", *LIMITS, *podman_options(container), *mounts,
+         *(["-w", container.spec["workingDir"]] if "workingDir" in container.spec else []),
+         *(f"--env={k}={v}" for k, v in env.items()), image, *(command.get(p, p) for p in container.spec["command"])],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+
+
+def container_log(name: str) -> str:
+    done = subprocess.run([*PODMAN, "logs", "--tail", "40", name], capture_output=True, text=True)
+    return f"{name}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+
+
 @pytest.fixture(scope="module")
 def image_hub(course_image):
-    grader = next(c for c in declared_containers() if c.name == "grader")
+    declared = {c.name: c for c in declared_containers()}
+    grader, ngshare = declared["grader"], declared["ngshare"]
     with open(os.path.join(K8S, "values.yaml")) as f:
         singleuser = yaml.safe_load(f)["singleuser"]
-    assert [m["mountPath"] for m in singleuser["storage"]["extraVolumeMounts"]] == [EXCHANGE]
     base = tempfile.mkdtemp(prefix="autograd-image-hub-", dir="/var/tmp")
     os.chmod(base, 0o755)
     course = copy_working_tree(os.path.join(base, "course"), untracked=True)
-    exchange, state = os.path.join(base, "exchange"), os.path.join(base, "state")
-    os.makedirs(exchange)
-    os.chmod(exchange, 0o1777)  # nbgrader's file exchange: everyone writes, each keeps their own
-    os.makedirs(state)
-    folders = {"course": course, "exchange": exchange}  # the grading server's volumes
-    uid, gid = run_as(grader)
-    for where, dirs, files in os.walk(course):  # the course volume belongs to the grader account
-        for name in [where, *(os.path.join(where, n) for n in dirs + files)]:
-            os.lchown(name, host_uid(grader, uid), host_uid(grader, gid))
-    roster = os.path.join(state, "roster.toml")
+    state, ngshare_data, roster_folder = (os.path.join(base, name) for name in ("state", "ngshare", "roster"))
+    for folder in (state, ngshare_data, roster_folder):
+        os.makedirs(folder)
+    for folder, container in ((course, grader), (ngshare_data, ngshare)):  # each volume belongs to its pod's user
+        uid, gid = run_as(container)
+        for where, dirs, files in os.walk(folder):
+            for name in [where, *(os.path.join(where, n) for n in dirs + files)]:
+                os.lchown(name, host_uid(container, uid), host_uid(container, gid))
+    roster = os.path.join(roster_folder, "roster.toml")  # the ConfigMap autograd-roster, as a folder
     with open(roster, "w") as f:
         f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
-    hub_port, api_port, service_port = free_port(), free_port(), free_port()
+    os.chmod(roster, 0o644)
+    hub_port, api_port, service_port, ngshare_port = free_port(), free_port(), free_port(), free_port()
     # JupyterHub 6.1 takes no API token of 64 characters or more: 48 here
-    hub_url, service_token = f"http://127.0.0.1:{hub_port}", secrets.token_hex(24)
+    hub_url, service_token, ngshare_token = f"http://127.0.0.1:{hub_port}", secrets.token_hex(24), secrets.token_hex(24)
     api_url = f"http://127.0.0.1:{api_port}/hub/api"
+    through_proxy = f"{hub_url}/services/ngshare"  # what http://proxy-public/services/ngshare is on the cluster
     test = {
         "password": secrets.token_urlsafe(12), "podman": PODMAN, "image": course_image, "course": COURSE_ID,
-        # a user's pod as hub/k8s/values.yaml asks Zero to JupyterHub for it: its user, its settings, the exchange
-        "user_options": ["--user", f"{singleuser['uid']}:{singleuser['fsGid']}", "-v", f"{exchange}:{EXCHANGE}"],
-        "user_environment": singleuser["extraEnv"],
+        # a user's pod as hub/k8s/values.yaml asks Zero to JupyterHub for it: its user and its settings
+        "user_options": ["--user", f"{singleuser['uid']}:{singleuser['fsGid']}"],
+        "user_environment": {**singleuser["extraEnv"], "AUTOGRAD_NGSHARE_URL": through_proxy},
         "service_url": f"http://127.0.0.1:{service_port}", "service_token": service_token,
+        "ngshare_url": f"http://127.0.0.1:{ngshare_port}", "ngshare_token": ngshare_token,
         "hub_url": hub_url, "proxy_api": f"http://127.0.0.1:{free_port()}",
     }  # fmt: skip
     config = os.path.join(state, "image_hub_config.py")
@@ -137,33 +162,25 @@ def image_hub(course_image):
     hub = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "jupyterhub"), "-f", config,
                             f"--JupyterHub.hub_port={api_port}"], cwd=state, env=environment, stdout=log,
                            stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-    # The course's grading server, as the Deployment of hub/k8s/grader.yaml runs it: its command,
-    # environment and security context, with this machine's addresses for the cluster's.
-    local = {"JUPYTERHUB_API_URL": api_url, "JUPYTERHUB_SERVICE_URL": test["service_url"],
-             "JUPYTERHUB_API_TOKEN": service_token}  # fmt: skip
-    service_env = {item["name"]: local.get(item["name"], item.get("value")) for item in grader.spec["env"]}
-    assert None not in service_env.values(), service_env  # every value from a Secret has a local one
-    command = [{"--port=8888": f"--port={service_port}", "--ip=0.0.0.0": "--ip=127.0.0.1"}.get(part, part)
-               for part in grader.spec["command"]]  # fmt: skip
-    mounts = [f"-v={folders[m['name']]}:{m['mountPath']}" for m in grader.spec["volumeMounts"]]
-    subprocess.run([*PODMAN, "rm", "-f", GRADER_CONTAINER], capture_output=True)
-    started = subprocess.run(
-        [*PODMAN, "run", "-d", "--name", GRADER_CONTAINER, "--network", "host", *LIMITS, *podman_options(grader),
-         *mounts, "-w", grader.spec["workingDir"], *(f"--env={k}={v}" for k, v in service_env.items()),
-         course_image, *command],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert started.returncode == 0, started.stderr
+    # ngshare and the course's grading server, as the Deployments of hub/k8s/grader.yaml run them,
+    # with this machine's addresses for the cluster's.
+    start_declared(course_image, ngshare, NGSHARE_CONTAINER, {
+        "JUPYTERHUB_API_URL": api_url, "JUPYTERHUB_SERVICE_URL": f"http://0.0.0.0:{ngshare_port}",
+        "JUPYTERHUB_API_TOKEN": ngshare_token}, {"ngshare": ngshare_data, "roster": roster_folder}, {})  # fmt: skip
+    start_declared(course_image, grader, GRADER_CONTAINER, {
+        "JUPYTERHUB_API_URL": api_url, "JUPYTERHUB_SERVICE_URL": test["service_url"],
+        "JUPYTERHUB_API_TOKEN": service_token, "AUTOGRAD_NGSHARE_URL": through_proxy}, {"course": course},
+        {"--port=8888": f"--port={service_port}", "--ip=0.0.0.0": "--ip=127.0.0.1"})  # fmt: skip
 
     def logs() -> str:
         with open(log_path, errors="replace") as f:
             hub_log = f.read()[-4000:]
-        grader_log = subprocess.run([*PODMAN, "logs", "--tail", "40", GRADER_CONTAINER], capture_output=True, text=True)
-        return f"hub:\n{hub_log}\ngrading server:\n{grader_log.stdout[-3000:]}{grader_log.stderr[-3000:]}"
+        return f"hub:\n{hub_log}\n{container_log(GRADER_CONTAINER)}\n{container_log(NGSHARE_CONTAINER)}"
 
     try:
         wait_for(f"{hub_url}/hub/health", "JupyterHub", logs)
         wait_for(f"{test['service_url']}/services/{COURSE_ID}/api", "the grading server", logs)
+        wait_for(f"{test['ngshare_url']}/services/ngshare/", "ngshare", logs)
         yield {**test, "api": f"{hub_url}/hub/api", "logs": logs}
     finally:
         hub.send_signal(signal.SIGTERM)
@@ -171,7 +188,8 @@ def image_hub(course_image):
             hub.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(hub.pid, signal.SIGKILL)
-        subprocess.run([*PODMAN, "rm", "-f", "-t", "5", GRADER_CONTAINER, "jupyter-student1"], capture_output=True)
+        subprocess.run([*PODMAN, "rm", "-f", "-t", "5", GRADER_CONTAINER, NGSHARE_CONTAINER, "jupyter-student1"],
+                       capture_output=True)  # fmt: skip
         log.close()
         shutil.rmtree(base, ignore_errors=True)
 
@@ -222,6 +240,7 @@ def test_a_students_server_from_the_image_lists_the_released_assignment(image_hu
     status, body = call(f"{image_hub['hub_url']}/user/student1/assignments?course_id={COURSE_ID}", token)
     assert status == 200, f"{status} {body[:500]}\n{image_hub['logs']()}"
     listed = json.loads(body)
-    assert listed["success"] and [a["assignment_id"] for a in listed["value"]] == [LESSON], listed
+    seen = call(f"{image_hub['hub_url']}/services/ngshare/assignments/{COURSE_ID}", token)  # ngshare's own view
+    assert listed["success"] and [a["assignment_id"] for a in listed["value"]] == [LESSON], (seen, image_hub["logs"]())
     status, _ = call(f"{image_hub['hub_url']}/services/{COURSE_ID}/formgrader/api/assignments", token)
     assert status == 403  # the formgrader stays the instructors'
