@@ -1,6 +1,7 @@
 """``python -m autograder``: a thin command layer over ``autograder.diagnose`` (judge files),
-``autograder.grading.grade`` (grade a class), ``autograder.grading.report`` (report on it) and
-``autograder.grading.publish`` (scores to the LMS over LTI)."""
+``autograder.grading.grade`` (grade a class), ``autograder.grading.report`` (report on it),
+``autograder.grading.publish`` (scores to the LMS over LTI) and ``autograder.grading.lms`` (gradebook
+files for an LMS's import)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--course", default=".", help="the course folder (default: the current folder)")
     report.add_argument("--output", default=None, help="folder for the two files (default: COURSE/reports)")
 
+    from .grading.lms import FORMATS, MOODLE_IDS
     from .grading.publish import CONFIG_NAME
 
     publish = commands.add_parser(
@@ -97,6 +99,22 @@ def _parser() -> argparse.ArgumentParser:
     publish.add_argument("--dry-run", action="store_true", help="say what would be posted; contact nobody")
     publish.add_argument("--jwks", action="store_true", help="print the tool's public key set (to register in the LMS)")
 
+    export = commands.add_parser(
+        "export",
+        help="write a gradebook file for an LMS's import (Canvas or Moodle), for schools without LTI",
+        description="Write COURSE/reports/ASSIGNMENT-FORMAT.csv in the column layout the LMS's gradebook import "
+        "documents, with nbgrader export's totals.",
+    )
+    export.add_argument("assignment", metavar="ASSIGNMENT")
+    export.add_argument("--format", required=True, choices=FORMATS, dest="fmt", help="the LMS")
+    export.add_argument("--course", default=".", help="the course folder (default: the current folder)")
+    export.add_argument("--output", default=None, help="the file (default: COURSE/reports/ASSIGNMENT-FORMAT.csv)")
+    export.add_argument("--roster", default=None, help="a CSV with student_id and the LMS's ids (see the README)")
+    export.add_argument("--title", default=None, help="the grade column's title (default: ASSIGNMENT)")
+    export.add_argument("--lms-id", default=None, help="Canvas: the assignment's id (without it, a new one is made)")
+    export.add_argument("--moodle-id", default="email", choices=tuple(MOODLE_IDS),
+                        help="Moodle: the user field to match on (default: %(default)s)")  # fmt: skip
+    export.add_argument("--missing-as-zero", action="store_true", help="0 for no submission (default: empty)")
     return parser
 
 
@@ -197,6 +215,23 @@ def publish_main(args) -> int:
     return 1 if summary.count("failed") else 0
 
 
+def export_main(args) -> int:
+    from .grading.course import GradeError
+    from .grading.lms import export_lms
+
+    os.umask(0o077)  # every student's grade
+    _quiet_gradebook()
+    try:
+        path, warnings = export_lms(args.course, args.assignment, args.fmt, args.output, args.roster, args.title,
+                                    args.lms_id, args.moodle_id, args.missing_as_zero)  # fmt: skip
+    except GradeError as error:
+        return _fail(str(error))
+    for warning in warnings:
+        print(f"note: {warning}")
+    print(f"wrote {path}")
+    return 0
+
+
 def _start_server() -> None:
     from .sandbox.bwrap import SandboxError
     from .sandbox.client import shared_server
@@ -215,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         return report_main(args)
     if args.command == "publish":
         return publish_main(args)
+    if args.command == "export":
+        return export_main(args)
     return diagnose_main(args)
 
 
