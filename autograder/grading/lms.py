@@ -2,9 +2,9 @@
 imports as it is, for schools without LTI (``publish`` posts the same scores over LTI).
 
 The scores are ``nbgrader export``'s totals (``export.assignment_scores``).  A student with no
-submission gets an empty cell, which both LMSs read as "no grade, change nothing"
-(``--missing-as-zero`` writes 0, as nbgrader's export does); a submission that still needs manual
-grading gets an empty cell too.  Every text cell is spreadsheet-safe (``export.spreadsheet_safe``).
+submission gets an empty cell: no grade from this file (``--missing-as-zero`` writes 0, as
+nbgrader's export does); so does a submission that still needs manual grading.  Every text cell
+is spreadsheet-safe (``export.spreadsheet_safe``).
 
 **Canvas** (Grades > Import; "How do I import grades in the Gradebook?", Canvas Instructor Guide:
 https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807,

@@ -42,7 +42,7 @@ def test_canvas_gets_its_five_student_columns_then_the_assignment_named_title_an
     assert rows[1] == ["    Points Possible", "", "", "", "", "10.0"]
     assert rows[2:] == [  # by last name, as nbgrader lists students
         ["'=Tables, Bob", "", "", "bob", "", "10.0"],  # a name that starts like a formula stays text
-        ["Dee, Dee", "", "", "dee", "", ""],  # no submission: empty, Canvas changes nothing
+        ["Dee, Dee", "", "", "dee", "", ""],  # no submission: no grade
         ["Lovelace, Ada", "", "", "ada", "", "7.0"],
         ["Young, Cy", "", "", "cy", "", "4.0"],
     ]
