@@ -34,7 +34,8 @@ Settings: ``lti.toml`` in the course folder (``--config`` for another path), e.g
     auth_token_url = "https://canvas.example.edu/login/oauth2/token"
     key_set_url = "https://canvas.example.edu/api/lti/security/jwks"
     # auth_audience = "..."          # only if the platform wants another aud than the token URL
-    private_key_file = "lti_private_key.pem"   # the tool's RSA key, PEM (relative to this file)
+    private_key_file = "lti_private_key.pem"   # the tool's RSA key, PEM (relative to this file;
+    #                                # chmod 600; .gitignore keeps it, lti.toml and lms_users.csv out of git)
     # key_id = "course-key-1"        # the kid registered with the public key (default: its
     #                                # RFC 7638 thumbprint, as pylti1p3 computes it)
     lineitems = "https://canvas.example.edu/api/lti/courses/7/line_items"   # the course's column list
