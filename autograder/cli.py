@@ -1,5 +1,7 @@
 """``python -m autograder``: a thin command layer over ``autograder.diagnose`` (judge files),
-``autograder.grading.grade`` (grade a class) and ``autograder.grading.report`` (report on it)."""
+``autograder.grading.grade`` (grade a class), ``autograder.grading.report`` (report on it),
+``autograder.grading.publish`` (scores to the LMS over LTI) and ``autograder.grading.lms`` (gradebook
+files for an LMS's import)."""
 
 from __future__ import annotations
 
@@ -76,6 +78,43 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("assignment", metavar="ASSIGNMENT")
     report.add_argument("--course", default=".", help="the course folder (default: the current folder)")
     report.add_argument("--output", default=None, help="folder for the two files (default: COURSE/reports)")
+
+    from .grading.lms import FORMATS, MOODLE_IDS
+    from .grading.publish import CONFIG_NAME
+
+    publish = commands.add_parser(
+        "publish",
+        help="post each student's score to the LMS's gradebook (LTI Advantage Assignment and Grade Services)",
+        description="Post the gradebook's scores (nbgrader export's totals) to the assignment's line item in the "
+        f"LMS, as the tool registered in COURSE/{CONFIG_NAME}; print what was posted and what failed. A rerun "
+        "posts only changed scores and earlier failures (see .autograder/published/ASSIGNMENT.json).",
+    )
+    publish.add_argument("assignment", metavar="ASSIGNMENT", nargs="?")
+    publish.add_argument("--course", default=".", help="the course folder (default: the current folder)")
+    publish.add_argument("--config", default=None, help=f"the LTI settings (default: COURSE/{CONFIG_NAME})")
+    publish.add_argument("--users", default=None, help="a CSV of student_id,lms_user_id (added to the settings' users)")
+    publish.add_argument("--student", action="append", default=[], help="post only this student (repeatable)")
+    publish.add_argument("--missing-as-zero", action="store_true", help="post 0 for students with no submission")
+    publish.add_argument("--force", action="store_true", help="post every score again, changed or not")
+    publish.add_argument("--dry-run", action="store_true", help="say what would be posted; contact nobody")
+    publish.add_argument("--jwks", action="store_true", help="print the tool's public key set (to register in the LMS)")
+
+    export = commands.add_parser(
+        "export",
+        help="write a gradebook file for an LMS's import (Canvas or Moodle), for schools without LTI",
+        description="Write COURSE/reports/ASSIGNMENT-FORMAT.csv in the column layout the LMS's gradebook import "
+        "documents, with nbgrader export's totals.",
+    )
+    export.add_argument("assignment", metavar="ASSIGNMENT")
+    export.add_argument("--format", required=True, choices=FORMATS, dest="fmt", help="the LMS")
+    export.add_argument("--course", default=".", help="the course folder (default: the current folder)")
+    export.add_argument("--output", default=None, help="the file (default: COURSE/reports/ASSIGNMENT-FORMAT.csv)")
+    export.add_argument("--roster", default=None, help="a CSV with student_id and the LMS's ids (see the README)")
+    export.add_argument("--title", default=None, help="the grade column's title (default: ASSIGNMENT)")
+    export.add_argument("--lms-id", default=None, help="Canvas: the assignment's id (without it, a new one is made)")
+    export.add_argument("--moodle-id", default="email", choices=tuple(MOODLE_IDS),
+                        help="Moodle: the user field to match on (default: %(default)s)")  # fmt: skip
+    export.add_argument("--missing-as-zero", action="store_true", help="0 for no submission (default: empty)")
     return parser
 
 
@@ -153,6 +192,46 @@ def report_main(args) -> int:
     return 0
 
 
+def publish_main(args) -> int:
+    import json
+
+    from .grading.course import GradeError
+    from .grading.publish import CONFIG_NAME, PublishError, jwks, load_settings, publish
+
+    os.umask(0o077)  # the ledger names students and their scores
+    _quiet_gradebook()
+    try:
+        if args.jwks:
+            print(json.dumps(jwks(load_settings(args.config or os.path.join(args.course, CONFIG_NAME))), indent=1))
+            return 0
+        if not args.assignment:
+            return _fail("publish needs an ASSIGNMENT")
+        summary = publish(args.course, args.assignment, args.config, args.users, args.student or None,
+                          args.missing_as_zero, args.force, args.dry_run)  # fmt: skip
+    except (GradeError, PublishError) as error:
+        return _fail(str(error))
+    for line in summary.lines():
+        print(line)
+    return 1 if summary.count("failed") else 0
+
+
+def export_main(args) -> int:
+    from .grading.course import GradeError
+    from .grading.lms import export_lms
+
+    os.umask(0o077)  # every student's grade
+    _quiet_gradebook()
+    try:
+        path, warnings = export_lms(args.course, args.assignment, args.fmt, args.output, args.roster, args.title,
+                                    args.lms_id, args.moodle_id, args.missing_as_zero)  # fmt: skip
+    except GradeError as error:
+        return _fail(str(error))
+    for warning in warnings:
+        print(f"note: {warning}")
+    print(f"wrote {path}")
+    return 0
+
+
 def _start_server() -> None:
     from .sandbox.bwrap import SandboxError
     from .sandbox.client import shared_server
@@ -169,6 +248,10 @@ def main(argv: list[str] | None = None) -> int:
         return grade_main(args)
     if args.command == "report":
         return report_main(args)
+    if args.command == "publish":
+        return publish_main(args)
+    if args.command == "export":
+        return export_main(args)
     return diagnose_main(args)
 
 

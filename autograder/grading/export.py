@@ -12,6 +12,7 @@ and with every text cell made safe; the class report's CSV uses the same functio
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
@@ -30,6 +31,48 @@ COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "fir
            "raw_score", "late_submission_penalty", "score", "max_score"]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Score:
+    """One student's total for one assignment, as ``nbgrader export`` computes it."""
+
+    student: str
+    first_name: str | None
+    last_name: str | None
+    email: str | None
+    submitted: bool
+    timestamp: object  # the submission's time (a datetime), None without a submission
+    raw: float
+    penalty: float
+    max_score: float
+    needs_manual_grade: bool = False
+
+    @property
+    def score(self) -> float:
+        """What the student gets: the raw score less the late penalty, never below zero."""
+        return max(0.0, self.raw - self.penalty)
+
+
+def assignment_scores(gradebook: Gradebook, assignment: str, students: list[str] | None = None) -> list[Score]:
+    """Every gradebook student's score for ``assignment`` (by student id), with nbgrader export's
+    totals: a student with no submission scores 0 (``submitted`` False says so)."""
+    found = gradebook.find_assignment(assignment)
+    scores = []
+    for student in gradebook.students:  # nbgrader's order (by last name, then first name)
+        if students and student.id not in students:
+            continue
+        try:
+            submission = gradebook.find_submission(assignment, student.id)
+        except MissingEntry:  # nothing submitted: a score of zero, as nbgrader exports it
+            submitted, timestamp, raw, penalty, manual = False, None, 0.0, 0.0, False
+        else:
+            submitted, timestamp = True, submission.timestamp
+            raw, penalty = submission.score, submission.late_submission_penalty or 0.0
+            manual = bool(submission.needs_manual_grade)
+        scores.append(Score(student.id, student.first_name, student.last_name, student.email, submitted, timestamp,
+                            raw, penalty, found.max_score, manual))  # fmt: skip
+    return scores
+
+
 class SafeCsvExport(CsvExportPlugin):
     """nbgrader's CSV export, quoted by the csv module and safe to open in a spreadsheet."""
 
@@ -42,21 +85,8 @@ class SafeCsvExport(CsvExportPlugin):
             for assignment in gradebook.assignments:
                 if assignments and assignment.name not in assignments:
                     continue
-                for student in gradebook.students:
-                    if students and student.id not in students:
-                        continue
-                    try:
-                        submission = gradebook.find_submission(assignment.name, student.id)
-                    except MissingEntry:  # nothing submitted: a score of zero, as nbgrader exports it
-                        timestamp, raw, penalty = "", 0.0, 0.0
-                    else:
-                        timestamp, raw, penalty = (
-                            submission.timestamp,
-                            submission.score,
-                            submission.late_submission_penalty,
-                        )
-                    row = [assignment.name, assignment.duedate, timestamp, student.id, student.last_name,
-                           student.first_name, student.email, raw, penalty, max(0.0, raw - penalty),
-                           assignment.max_score]  # fmt: skip
+                for s in assignment_scores(gradebook, assignment.name, students):
+                    row = [assignment.name, assignment.duedate, s.timestamp or "", s.student, s.last_name,
+                           s.first_name, s.email, s.raw, s.penalty, s.score, s.max_score]  # fmt: skip
                     writer.writerow([spreadsheet_safe("" if v is None else v if isinstance(v, (int, float)) else str(v))
                                      for v in row])  # fmt: skip
