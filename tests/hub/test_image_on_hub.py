@@ -188,8 +188,8 @@ def image_hub(course_image):
             hub.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(hub.pid, signal.SIGKILL)
-        subprocess.run([*PODMAN, "rm", "-f", "-t", "5", GRADER_CONTAINER, NGSHARE_CONTAINER, "jupyter-student1"],
-                       capture_output=True)  # fmt: skip
+        containers = [GRADER_CONTAINER, NGSHARE_CONTAINER, "jupyter-student1"]  # --ignore: those already gone
+        subprocess.run([*PODMAN, "rm", "--force", "--ignore", "--time", "5", *containers], capture_output=True)
         log.close()
         shutil.rmtree(base, ignore_errors=True)
 
