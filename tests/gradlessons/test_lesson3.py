@@ -83,3 +83,10 @@ def test_the_plot_helpers_show_one_png_each():
     for output in (lesson3.plot_forgetting_to_clear(*lesson3.line_data()), lesson3.plot_layer_grad_norms()):
         png = output.data  # the PNG bytes the cell displays as image/png
         assert png.startswith(b"\x89PNG")
+
+
+def test_the_fixed_figure_is_drawn_once_then_shown_from_what_precompute_drew(monkeypatch):
+    lesson3.precompute()
+    monkeypatch.setattr(lesson3, "layer_grad_norms_figure", lambda *a: 1 / 0)  # drawing again would fail
+    assert lesson3.plot_layer_grad_norms(weight_stds=(1.0, 0.3)).data.startswith(b"\x89PNG")
+    assert lesson3.plot_layer_grad_norms(weight_stds=[1.0, 0.3]).data.startswith(b"\x89PNG")  # a list too
