@@ -42,10 +42,9 @@ Settings (environment variables, read when the hub starts; see the README's hub 
 ``AUTOGRAD_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
 """
 
+import importlib.util
 import os
 import sys
-
-import tomllib
 
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 
@@ -59,9 +58,20 @@ os.umask(0o077)
 HERE = os.path.dirname(os.path.abspath(__file__))
 COURSE_ID = "autograd-course"  # nbgrader's course id: the exchange's folder and the service's name
 ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")))
-with open(ROSTER_PATH, "rb") as f:
-    ROSTER = tomllib.load(f)
-INSTRUCTORS, TAS, STUDENTS = (list(ROSTER.get(group, [])) for group in ("instructors", "tas", "students"))
+
+# The roster, read and checked by hub/roster.py (beside this file; the hub's folder is no package).
+if "hub_roster" not in sys.modules:
+    _spec = importlib.util.spec_from_file_location("hub_roster", os.path.join(HERE, "roster.py"))
+    sys.modules["hub_roster"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["hub_roster"])
+COURSES = sys.modules["hub_roster"].load(ROSTER_PATH)
+COURSE = next((course for course in COURSES if course.id == COURSE_ID), None)
+if COURSE is None:
+    # This hub serves the course autograd-course: its grading service, groups and exchange folder.
+    # A roster's other courses are known to LTI logins (hub/lti.py), but get no service here yet.
+    raise ValueError(f"{ROSTER_PATH} has no course {COURSE_ID!r} (it has {[course.id for course in COURSES]}): "
+                     "write its people at the top of the roster, or in a table [courses.autograd-course]")  # fmt: skip
+INSTRUCTORS, TAS, STUDENTS = (list(getattr(COURSE, role)) for role in ("instructors", "tas", "students"))
 STATE = os.environ.get("AUTOGRAD_HUB_STATE", HERE)
 EXCHANGE_KIND = os.environ.get("AUTOGRAD_EXCHANGE_KIND", "file")
 if EXCHANGE_KIND not in ("file", "ngshare"):

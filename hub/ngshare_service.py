@@ -39,8 +39,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-import tomllib
-
 
 def restore_backref_cascade() -> None:
     """SQLAlchemy 1.x's cascade along backrefs, for the relationships ngshare relies on it for."""
@@ -128,15 +126,23 @@ def sync_when_up(base: str, token: str, course: str, instructors: list[str], stu
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--course", required=True, help="nbgrader's course id")
-    parser.add_argument("--roster", required=True, help="roster.toml: instructors, tas, students")
+    parser.add_argument("--roster", required=True, help="the hub's roster (hub/roster.py reads it)")
     parser.add_argument("--instructor", action="append", default=[], help="another instructor (the grading service)")
     parser.add_argument("--database", required=True, help="ngshare's database URL")
     parser.add_argument("--storage", required=True, help="the folder where ngshare keeps the files")
     args = parser.parse_args(argv)
-    with open(args.roster, "rb") as f:
-        roster = tomllib.load(f)
-    instructors = list(dict.fromkeys([*args.instructor, *roster.get("instructors", []), *roster.get("tas", [])]))
-    students = [name for name in roster.get("students", []) if name not in instructors]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # hub/roster.py lies beside this file
+    from roster import RosterError, load
+
+    try:
+        courses = {course.id: course for course in load(args.roster)}
+    except RosterError as error:
+        sys.exit(f"ngshare_service: {error}")
+    if args.course not in courses:
+        sys.exit(f"ngshare_service: the roster {args.roster} has no course {args.course!r} (it has {sorted(courses)})")
+    course = courses[args.course]
+    instructors = list(dict.fromkeys([*args.instructor, *course.instructors, *course.tas]))
+    students = [name for name in course.students if name not in instructors]
     me = os.environ["JUPYTERHUB_SERVICE_NAME"]
     base = f"http://127.0.0.1:{urllib.parse.urlparse(os.environ['JUPYTERHUB_SERVICE_URL']).port}"
     base += os.environ["JUPYTERHUB_SERVICE_PREFIX"]

@@ -62,3 +62,14 @@ def unprivileged_user() -> str:
                        capture_output=True)  # fmt: skip
         pwd.getpwnam(name)
     return name
+
+
+@pytest.fixture(autouse=True)
+def _umask_restored():
+    """Each test leaves the process's umask as it found it: the CLIs set 077 for the rest of their
+    process (right for a command), and a test that calls one in-process would otherwise make every
+    later test's folders private."""
+    before = os.umask(0o022)
+    os.umask(before)
+    yield
+    os.umask(before)

@@ -13,21 +13,19 @@ import contextlib
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
 
-from tests.browser.lab import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.browser.lab import CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import ROOT
 from tests.course_copy import copy_working_tree
 from tests.hub.image import course_image  # noqa: F401 - a fixture of the image tests
+from tests.hub.launch import jupyterhub
 from tests.postgres import Postgres, free_port, postgres_bin, run
 
 COURSE_ID = "autograd-course"
@@ -145,40 +143,13 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
         "AUTOGRAD_HUB_PORT": str(port), "AUTOGRAD_SERVICE_PORT": str(free_port()), "AUTOGRAD_PROXY": proxy,
         "AUTOGRAD_HUB_API_PORT": str(free_port()), "AUTOGRAD_PROXY_API_PORT": str(free_port()),
         "AUTOGRAD_NGSHARE_PORT": str(free_port()),
-        "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}",
         **settings,
     }  # fmt: skip
-    log = open(os.path.join(state, "hub.log"), "wb")  # noqa: SIM115
-    process = subprocess.Popen(
-        [os.path.join(os.path.dirname(sys.executable), "jupyterhub"), "-f", os.path.join(course, "hub",
-         "jupyterhub_config.py")], cwd=state, env=environment, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
-    hub = Hub(f"http://127.0.0.1:{port}", password, course, exchange, state, db_url, process, environment)
+    config = os.path.join(course, "hub", "jupyterhub_config.py")
     try:
-        for _ in range(240):
-            try:
-                with urllib.request.urlopen(f"{hub.url}/hub/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None:
-                raise AssertionError(f"JupyterHub stopped:\n{hub.log()}")
-            time.sleep(0.5)
-        else:
-            raise AssertionError(f"JupyterHub did not answer:\n{hub.log()}")
-        yield hub
+        with jupyterhub(state, config, environment, log_name) as running:
+            yield Hub(running.url, password, course, exchange, state, db_url, running.process, environment)
     finally:
-        process.send_signal(signal.SIGTERM)  # the hub stops its users' servers and its services
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        log.close()
-        os.makedirs(ARTIFACTS, exist_ok=True)
-        shutil.copy(os.path.join(state, "hub.log"), os.path.join(ARTIFACTS, log_name))  # for a failed run
         shutil.rmtree(base, ignore_errors=True)
 
 

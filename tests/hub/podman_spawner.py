@@ -20,6 +20,7 @@ class PodmanSpawner(LocalProcessSpawner):
     image = Unicode(help="the image every user's server runs").tag(config=True)
     podman_options = List(Unicode(), help="more options of `podman run` (user, volumes)").tag(config=True)
     image_environment = Dict(help="environment inside the container, besides the hub's").tag(config=True)
+    name_template = Unicode("jupyter-{username}", help="the container's name").tag(config=True)
 
     def make_preexec_fn(self, name):
         return None  # podman runs as the hub's account; the image's user runs the server
@@ -35,6 +36,6 @@ class PodmanSpawner(LocalProcessSpawner):
 
     def get_args(self) -> list[str]:
         names = [f"--env={name}" for name in sorted(self._inside)]  # values come from podman's environment
-        container = f"jupyter-{self.user.name}"
+        container = self.name_template.format(username=self.user.name)
         return ["run", "--rm", "--name", container, "--network", "host", *LIMITS, *self.podman_options, *names,
                 self.image, "jupyterhub-singleuser", *super().get_args()]  # fmt: skip

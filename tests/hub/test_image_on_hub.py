@@ -19,9 +19,7 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
@@ -30,23 +28,22 @@ import urllib.request
 import pytest
 import yaml
 
+from tests.conftest import ROOT
 from tests.course_copy import copy_working_tree
 from tests.hub.conftest import COURSE_ID, proxy_command
 from tests.hub.image import LIMITS, PODMAN
+from tests.hub.launch import jupyterhub, wrapper
 from tests.hub.pods import K8S, declared_containers, host_uid, podman_options, run_as
 from tests.postgres import free_port
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 
 ROSTER = {"instructors": ["instructor1"], "tas": [], "students": ["student1"]}
-GRADER_CONTAINER, NGSHARE_CONTAINER = f"{COURSE_ID}-grader-test", f"{COURSE_ID}-ngshare-test"
+RUN = secrets.token_hex(3)  # this run's containers' names: another run on the machine has its own
+GRADER_CONTAINER, NGSHARE_CONTAINER = f"{COURSE_ID}-grader-{RUN}", f"{COURSE_ID}-ngshare-{RUN}"
 LESSON = "lesson1_requires_grad"
 
-CONFIG = """
-import json, os
-c = get_config()  # noqa: F821
-load_subconfig(os.environ["COURSE_HUB_CONFIG"])  # noqa: F821 - the course's own hub configuration
-test = json.loads(os.environ["IMAGE_HUB_TEST"])
+SETTINGS = """
 c.JupyterHub.authenticator_class = "dummy"
 c.DummyAuthenticator.password = test["password"]
 c.JupyterHub.spawner_class = "tests.hub.podman_spawner.PodmanSpawner"
@@ -54,6 +51,7 @@ c.PodmanSpawner.cmd = test["podman"]
 c.PodmanSpawner.image = test["image"]
 c.PodmanSpawner.podman_options = test["user_options"]
 c.PodmanSpawner.image_environment = test["user_environment"]
+c.PodmanSpawner.name_template = "jupyter-{username}-" + test["run"]
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
 c.JupyterHub.services = [
@@ -129,6 +127,7 @@ def image_hub(course_image):
         for where, dirs, files in os.walk(folder):
             for name in [where, *(os.path.join(where, n) for n in dirs + files)]:
                 os.lchown(name, host_uid(container, uid), host_uid(container, gid))
+    os.chmod(roster_folder, 0o755)  # a ConfigMap's volume is readable by the pod's user
     roster = os.path.join(roster_folder, "roster.toml")  # the ConfigMap autograd-roster, as a folder
     with open(roster, "w") as f:
         f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
@@ -145,23 +144,14 @@ def image_hub(course_image):
         "user_environment": {**singleuser["extraEnv"], "AUTOGRAD_NGSHARE_URL": through_proxy},
         "service_url": f"http://127.0.0.1:{service_port}", "service_token": service_token,
         "ngshare_url": f"http://127.0.0.1:{ngshare_port}", "ngshare_token": ngshare_token,
-        "hub_url": hub_url, "proxy_api": f"http://127.0.0.1:{free_port()}",
+        "hub_url": hub_url, "proxy_api": f"http://127.0.0.1:{free_port()}", "run": RUN,
     }  # fmt: skip
-    config = os.path.join(state, "image_hub_config.py")
-    with open(config, "w") as f:
-        f.write(CONFIG)
     environment = {
-        **os.environ, "COURSE_HUB_CONFIG": os.path.join(course, "hub", "jupyterhub_config.py"),
-        "IMAGE_HUB_TEST": json.dumps(test), "AUTOGRAD_ROSTER": roster, "AUTOGRAD_COURSE_ROOT": course,
-        "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1", "AUTOGRAD_HUB_PORT": str(hub_port),
-        "AUTOGRAD_PROXY": proxy_command(), "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
-        "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}",
+        "COURSE_HUB_CONFIG": os.path.join(course, "hub", "jupyterhub_config.py"), "HUB_TEST": json.dumps(test),
+        "AUTOGRAD_ROSTER": roster, "AUTOGRAD_COURSE_ROOT": course, "AUTOGRAD_HUB_STATE": state,
+        "AUTOGRAD_HUB_IP": "127.0.0.1", "AUTOGRAD_HUB_PORT": str(hub_port), "AUTOGRAD_HUB_API_PORT": str(api_port),
+        "AUTOGRAD_PROXY": proxy_command(), "PYTHONPATH": ROOT,
     }  # fmt: skip
-    log_path = os.path.join(state, "hub.log")
-    log = open(log_path, "wb")  # noqa: SIM115
-    hub = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "jupyterhub"), "-f", config,
-                            f"--JupyterHub.hub_port={api_port}"], cwd=state, env=environment, stdout=log,
-                           stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
     # ngshare and the course's grading server, as the Deployments of hub/k8s/grader.yaml run them,
     # with this machine's addresses for the cluster's.
     start_declared(course_image, ngshare, NGSHARE_CONTAINER, {
@@ -172,25 +162,18 @@ def image_hub(course_image):
         "JUPYTERHUB_API_TOKEN": service_token, "AUTOGRAD_NGSHARE_URL": through_proxy}, {"course": course},
         {"--port=8888": f"--port={service_port}", "--ip=0.0.0.0": "--ip=127.0.0.1"})  # fmt: skip
 
-    def logs() -> str:
-        with open(log_path, errors="replace") as f:
-            hub_log = f.read()[-4000:]
-        return f"hub:\n{hub_log}\n{container_log(GRADER_CONTAINER)}\n{container_log(NGSHARE_CONTAINER)}"
-
     try:
-        wait_for(f"{hub_url}/hub/health", "JupyterHub", logs)
-        wait_for(f"{test['service_url']}/services/{COURSE_ID}/api", "the grading server", logs)
-        wait_for(f"{test['ngshare_url']}/services/ngshare/", "ngshare", logs)
-        yield {**test, "api": f"{hub_url}/hub/api", "logs": logs}
+        with jupyterhub(state, wrapper(state, SETTINGS), environment, "image-hub.log") as hub:
+
+            def logs() -> str:
+                return f"hub:\n{hub.log(4000)}\n{container_log(GRADER_CONTAINER)}\n{container_log(NGSHARE_CONTAINER)}"
+
+            wait_for(f"{test['service_url']}/services/{COURSE_ID}/api", "the grading server", logs)
+            wait_for(f"{test['ngshare_url']}/services/ngshare/", "ngshare", logs)
+            yield {**test, "api": f"{hub_url}/hub/api", "logs": logs}
     finally:
-        hub.send_signal(signal.SIGTERM)
-        try:
-            hub.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(hub.pid, signal.SIGKILL)
-        containers = [GRADER_CONTAINER, NGSHARE_CONTAINER, "jupyter-student1"]  # --ignore: those already gone
+        containers = [GRADER_CONTAINER, NGSHARE_CONTAINER, f"jupyter-student1-{RUN}"]  # --ignore: those already gone
         subprocess.run([*PODMAN, "rm", "--force", "--ignore", "--time", "5", *containers], capture_output=True)
-        log.close()
         shutil.rmtree(base, ignore_errors=True)
 
 

@@ -20,8 +20,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tests.conftest import ROOT
 from tests.hub.conftest import proxy_command
+from tests.hub.launch import COURSE_HUB_CONFIG, jupyterhub, wrapper
 from tests.postgres import free_port
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -61,11 +60,7 @@ ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim"
 LOGIN_COOKIE = "jupyterhub-hub-login"
 
-CONFIG = """
-import json, os
-c = get_config()  # noqa: F821
-load_subconfig(os.environ["COURSE_HUB_CONFIG"])  # noqa: F821 - the course's own hub configuration
-test = json.loads(os.environ["LTI_HUB_TEST"])
+SETTINGS = """
 c.JupyterHub.services = [
     {"name": test["course"], "api_token": test["service_token"]},  # declared only: nothing runs it here
     {"name": "lti-test", "api_token": test["api_token"]},
@@ -183,53 +178,21 @@ def hub_with_lms(**settings):
         # (JupyterHub 6.1 matches no API token of 64 characters or more: utils._TOKEN_MAX_LEN)
         test = {"course": COURSE, "service_token": secrets.token_hex(24), "api_token": secrets.token_hex(24),
                 "proxy_api": f"http://127.0.0.1:{free_port()}"}  # fmt: skip
-        config = os.path.join(state, "lti_hub_config.py")
-        with open(config, "w") as f:
-            f.write(CONFIG)
         environment = {
-            **os.environ, "COURSE_HUB_CONFIG": os.path.join(ROOT, "hub", "jupyterhub_config.py"),
-            "LTI_HUB_TEST": json.dumps(test), "AUTOGRAD_ROSTER": roster, "AUTOGRAD_COURSE_ROOT": base,
-            "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1", "AUTOGRAD_HUB_PORT": str(hub_port),
+            "COURSE_HUB_CONFIG": COURSE_HUB_CONFIG, "HUB_TEST": json.dumps(test), "AUTOGRAD_ROSTER": roster,
+            "AUTOGRAD_COURSE_ROOT": base, "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1",
+            "AUTOGRAD_HUB_PORT": str(hub_port), "AUTOGRAD_HUB_API_PORT": str(free_port()),
             "AUTOGRAD_PROXY": proxy_command(), "NO_PROXY": "127.0.0.1,localhost",
-            "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}",
             # the settings of the course's LTI login, as the README tells an admin to give them
             "AUTOGRAD_AUTH": "lti13", "AUTOGRAD_LTI_ISSUER": lms.issuer, "AUTOGRAD_LTI_CLIENT_ID": CLIENT_ID,
             "AUTOGRAD_LTI_AUTHORIZE_URL": f"{lms.url}/api/lti/authorize_redirect",
             "AUTOGRAD_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks", **settings,
         }  # fmt: skip
-        log_path = os.path.join(state, "hub.log")
-        log = open(log_path, "wb")  # noqa: SIM115
-        hub = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "jupyterhub"), "-f", config,
-                                f"--JupyterHub.hub_port={free_port()}"], cwd=state, env=environment, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-
-        def hub_log() -> str:
-            with open(log_path, errors="replace") as f:
-                return f.read()[-6000:]
-
         try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
-                try:
-                    if requests.get(f"{hub_url}/hub/health", timeout=2).status_code == 200:
-                        break
-                except requests.ConnectionError:
-                    pass
-                if hub.poll() is not None:
-                    raise AssertionError(f"JupyterHub stopped:\n{hub_log()}")
-                time.sleep(0.3)
-            else:
-                raise AssertionError(f"JupyterHub did not answer:\n{hub_log()}")
-            print(f"\nthe LTI hub answered after {time.monotonic() - started:.1f} s")
-            yield {"url": hub_url, "lms": lms, "token": test["api_token"], "log": hub_log}
+            with jupyterhub(state, wrapper(state, SETTINGS), environment, "lti-hub.log") as hub:
+                print(f"\nthe LTI hub answered after {time.monotonic() - started:.1f} s")
+                yield {"url": hub_url, "lms": lms, "token": test["api_token"], "log": hub.log}
         finally:
-            hub.send_signal(signal.SIGTERM)
-            try:
-                hub.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(hub.pid, signal.SIGKILL)
-                hub.wait()
-            log.close()
             shutil.rmtree(base, ignore_errors=True)
 
 

@@ -32,6 +32,12 @@ def test_the_shipped_roster_is_one_course_named_autograd_course():
     assert course.groups()["formgrade-autograd-course"] == ["instructor1", "ta1"]
 
 
+def test_the_example_of_two_courses_reads_as_two_courses_sharing_a_student():
+    fall, spring = roster.load(os.path.join(ROOT, "hub", "roster-two-courses.toml"))
+    assert (fall.id, spring.id, spring.root) == ("autograd-course", "autograd-spring", "/srv/courses/autograd-spring")
+    assert set(fall.students) & set(spring.students) == {"student1"}
+
+
 def test_two_courses_get_their_own_folders_graders_and_groups():
     fall, spring = roster.parse(TWO)
     assert (fall.root, fall.grader, fall.lti_context) == ("/srv/autograd-fall", "grader-autograd-fall", "ctx-fall")
