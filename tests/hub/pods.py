@@ -147,6 +147,16 @@ def run_as(container: Container) -> tuple[int, int] | None:
     return merged["runAsUser"], merged.get("runAsGroup", merged["runAsUser"])
 
 
+def give_volume(folder: str, container: Container) -> None:
+    """Everything in ``folder`` owned by the user the container runs as, seen from the host (inside a
+    user namespace, its mapped uid): a volume its pod's user owns."""
+    uid, gid = run_as(container) or (0, 0)
+    owner, group = host_uid(container, uid), host_uid(container, gid)
+    for where, dirs, files in os.walk(folder):
+        for name in [where, *(os.path.join(where, n) for n in dirs + files)]:
+            os.lchown(name, owner, group)
+
+
 def without(container: Container, setting: str) -> Container:
     """The same container without one setting (``procMount``, ``hostUsers``...), wherever it is declared."""
     pod = {key: value for key, value in container.pod.items() if key != setting}

@@ -16,9 +16,10 @@ import time
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.course_copy import CLEARS_AFTER_STEP, NEVER_CLEARS, answered, make_course, nbgrader, read, solutions, write
 from tests.hub.image import LIMITS, PODMAN
-from tests.hub.pods import declared_containers, host_uid, podman_options, run_as, without
+from tests.hub.pods import declared_containers, give_volume, podman_options, without
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 
@@ -42,8 +43,8 @@ def make_class(postgres, tmp_path_factory):
         made["n"] += 1
         folder = str(tmp_path_factory.mktemp("pod") / "course")
         make_course(folder)
-        shutil.copytree(os.path.join(ROOT_DIR, "autograder"), os.path.join(folder, "autograder"))
-        shutil.copytree(os.path.join(ROOT_DIR, "gradlessons"), os.path.join(folder, "gradlessons"))
+        shutil.copytree(os.path.join(ROOT, "autograder"), os.path.join(folder, "autograder"))
+        shutil.copytree(os.path.join(ROOT, "gradlessons"), os.path.join(folder, "gradlessons"))
         database = f"pod_{made['n']}"
         with open(os.path.join(folder, "nbgrader_config.py"), "a") as f:
             f.write(f"\nc.CourseDirectory.db_url = {postgres.database(database)!r}\n")
@@ -55,18 +56,11 @@ def make_class(postgres, tmp_path_factory):
         for i, answers in enumerate(mix):
             path = os.path.join(folder, "submitted", f"student{i}", LESSON, f"{LESSON}.ipynb")
             write(path, answered(release, answers))
-        uid, gid = run_as(container) or (0, 0)
-        owner, group = host_uid(container, uid), host_uid(container, gid)
-        for where, dirs, files in os.walk(folder):
-            for name in [where, *(os.path.join(where, n) for n in dirs + files)]:
-                os.lchown(name, owner, group)
+        give_volume(folder, container)
         os.chmod(os.path.dirname(folder), 0o755)
         return folder, database
 
     return course
-
-
-ROOT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def grade_in_pod(image: str, container, course: str, timeout: float = 900) -> subprocess.CompletedProcess:

@@ -33,7 +33,7 @@ from tests.course_copy import copy_working_tree
 from tests.hub.conftest import COURSE_ID, proxy_command
 from tests.hub.image import LIMITS, PODMAN
 from tests.hub.launch import jupyterhub, wrapper
-from tests.hub.pods import K8S, declared_containers, host_uid, podman_options, run_as
+from tests.hub.pods import K8S, declared_containers, give_volume, podman_options
 from tests.postgres import free_port
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -122,11 +122,8 @@ def image_hub(course_image):
     state, ngshare_data, roster_folder = (os.path.join(base, name) for name in ("state", "ngshare", "roster"))
     for folder in (state, ngshare_data, roster_folder):
         os.makedirs(folder)
-    for folder, container in ((course, grader), (ngshare_data, ngshare)):  # each volume belongs to its pod's user
-        uid, gid = run_as(container)
-        for where, dirs, files in os.walk(folder):
-            for name in [where, *(os.path.join(where, n) for n in dirs + files)]:
-                os.lchown(name, host_uid(container, uid), host_uid(container, gid))
+    give_volume(course, grader)
+    give_volume(ngshare_data, ngshare)
     os.chmod(roster_folder, 0o755)  # a ConfigMap's volume is readable by the pod's user
     roster = os.path.join(roster_folder, "roster.toml")  # the ConfigMap autograd-roster, as a folder
     with open(roster, "w") as f:
