@@ -22,8 +22,9 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = os.environ.get("AUTOGRADER_DB_URL") or "sqlite:///" + os.path.join(
     c.CourseDirectory.root, "gradebook.db"
 )
-# A course id, used by the exchange and the formgrader.
-c.CourseDirectory.course_id = "autograd-course"
+# A course id, used by the exchange and the formgrader (a hub serving several courses from clones of
+# this folder gives each grading server its own).
+c.CourseDirectory.course_id = os.environ.get("AUTOGRADER_COURSE_ID") or "autograd-course"
 
 # What replaces a solution in the student version.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

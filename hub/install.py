@@ -1,8 +1,11 @@
 """Prepare a machine for the course's hub (as root, once, and again after every update of the course).
 
-    python hub/install.py --course /srv/autograd-course [--grader grader-autograd-course]
-                          [--instructors-group instructors-autograd-course] [--roster hub/roster.toml]
-                          [--exchange /srv/nbgrader/exchange]
+    python hub/install.py --course /srv/autograd-course [--course-id autograd-course]
+                          [--grader grader-<course id>] [--instructors-group instructors-<course id>]
+                          [--roster hub/roster.toml] [--exchange /srv/nbgrader/exchange]
+
+A hub of several courses (hub/roster.py) runs it once per course, each with its own folder, course
+id, grader account and instructors' group.
 
 * the course folder (a clone of this repository) belongs to the grader account, whose shared
   server (the hub's service) releases, collects and grades there, and to the instructors' group;
@@ -35,17 +38,16 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import grp
+import importlib.util
 import os
 import pwd
 import stat
 import subprocess
 import sys
 
-import tomllib
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-COURSE_ID = "autograd-course"
+DEFAULT_COURSE_ID = "autograd-course"
 
 # What every account's Jupyter server reads from the course folder: readable by all; everything
 # else is the grader account's and the instructors' group's only.
@@ -80,10 +82,17 @@ def fail(problems: list[str]) -> int:
     return 2
 
 
-def read_roster(path: str) -> dict[str, list[str]]:
-    with open(path, "rb") as f:
-        roster = tomllib.load(f)
-    return {group: list(roster.get(group, [])) for group in ("instructors", "tas", "students")}
+def read_roster(path: str, course_id: str) -> dict[str, list[str]]:
+    """The people of one course of the roster (hub/roster.py reads and checks it)."""
+    if "hub_roster" not in sys.modules:  # the hub's folder is no package (a dataclass needs its module listed)
+        spec = importlib.util.spec_from_file_location("hub_roster", os.path.join(HERE, "roster.py"))
+        sys.modules["hub_roster"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["hub_roster"])
+    roster = sys.modules["hub_roster"]
+    courses = {course.id: course for course in roster.load(path)}
+    if course_id not in courses:
+        raise ValueError(f"it has no course {course_id!r} (it has {', '.join(sorted(courses))})")
+    return {role: list(getattr(courses[course_id], role)) for role in roster.ROLES}
 
 
 def account(name: str) -> pwd.struct_passwd | None:
@@ -160,14 +169,14 @@ def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
         os.close(top)
 
 
-def make_exchange_folders(exchange: str, uid: int, gid: int) -> None:
+def make_exchange_folders(exchange: str, course_id: str, uid: int, gid: int) -> None:
     """``EXCHANGE_FOLDERS``, each made or opened without following a link (students may write into
     the exchange's root while this runs) and refused if someone else made it meanwhile."""
     parent = os.open(os.path.realpath(exchange), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     opened = []
     try:
         for name, mode in EXCHANGE_FOLDERS.items():
-            base, leaf = (parent, COURSE_ID) if name == "." else (opened[0], name)
+            base, leaf = (parent, course_id) if name == "." else (opened[0], name)
             try:
                 os.mkdir(leaf, 0o700, dir_fd=base)
             except FileExistsError:
@@ -175,7 +184,7 @@ def make_exchange_folders(exchange: str, uid: int, gid: int) -> None:
             fd = os.open(leaf, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=base)
             opened.append(fd)
             if os.fstat(fd).st_uid not in (0, uid):
-                raise SystemExit(f"hub/install.py: {exchange}/{COURSE_ID}/{name} was made by someone else just now")
+                raise SystemExit(f"hub/install.py: {exchange}/{course_id}/{name} was made by someone else just now")
             os.fchown(fd, uid, gid)
             os.fchmod(fd, mode)
     finally:
@@ -186,15 +195,23 @@ def make_exchange_folders(exchange: str, uid: int, gid: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--course", required=True, help="the course folder (a clone of this repository)")
-    parser.add_argument("--grader", default=f"grader-{COURSE_ID}", help="the account that runs the grading server")
-    parser.add_argument("--instructors-group", default=f"instructors-{COURSE_ID}",
+    parser.add_argument(
+        "--course-id",
+        default=DEFAULT_COURSE_ID,
+        help="nbgrader's course id: the roster's course, the exchange's folder (default %(default)s)",
+    )
+    parser.add_argument("--grader", help="the account that runs the grading server (default grader-<course id>)")
+    parser.add_argument("--instructors-group",
                         help="the group that may read the course folder besides the grader account "
-                        "(made if missing; the roster's instructors and TAs are added)")  # fmt: skip
+                        "(default instructors-<course id>; made if missing; the course's instructors and TAs "
+                        "in the roster are added)")  # fmt: skip
     parser.add_argument("--roster", default=os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")),
                         help="the hub's roster (default: $AUTOGRAD_ROSTER or hub/roster.toml)")  # fmt: skip
     parser.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder")
     args = parser.parse_args(argv)
     course = os.path.abspath(args.course)
+    args.grader = args.grader or f"grader-{args.course_id}"
+    args.instructors_group = args.instructors_group or f"instructors-{args.course_id}"
 
     # Everything is checked first; nothing has changed when a problem is reported.
     problems = []
@@ -208,8 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.isfile(os.path.join(course, "nbgrader_config.py")):
         problems.append(f"{course} is not a course folder (no nbgrader_config.py): clone the course there first.")
     try:
-        roster = read_roster(args.roster)
-    except (OSError, tomllib.TOMLDecodeError) as error:
+        roster = read_roster(args.roster, args.course_id)
+    except (OSError, ValueError) as error:
         problems.append(f"cannot read the roster {args.roster}: {error}")
         roster = {"instructors": [], "tas": [], "students": []}
     members = group_members(args.instructors_group)
@@ -217,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     if students_in_group:
         problems.append(f"the instructors' group {args.instructors_group!r} holds students of the roster "
                         f"({', '.join(students_in_group)}): it would open the course folder to them.")  # fmt: skip
-    exchange_course = os.path.join(os.path.abspath(args.exchange), COURSE_ID)
+    exchange_course = os.path.join(os.path.abspath(args.exchange), args.course_id)
     for name in EXCHANGE_FOLDERS:
         path = os.path.normpath(os.path.join(exchange_course, name))
         if os.path.lexists(path) and grader is not None:
@@ -250,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         os.chmod(grader.pw_dir, 0o700)
     os.makedirs(args.exchange, exist_ok=True)
     os.chmod(args.exchange, 0o777 | stat.S_ISVTX)
-    make_exchange_folders(args.exchange, grader.pw_uid, grader.pw_gid)
+    make_exchange_folders(args.exchange, args.course_id, grader.pw_uid, grader.pw_gid)
     print(f"instructors' group {args.instructors_group}: {'made' if made else 'already there'}"
           f"{'; added ' + ', '.join(added) if added else ''}")  # fmt: skip
     print(
@@ -260,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     for path, why in sorted(readable.items()):
         print(f"  {path}/  ({why})")
     print(f"grader's home {grader.pw_dir}: private (0700)")
-    print(f"exchange {args.exchange}: everyone may write, sticky; {COURSE_ID}/ in it is {args.grader}'s "
+    print(f"exchange {args.exchange}: everyone may write, sticky; {args.course_id}/ in it is {args.grader}'s "
           "(inbound: students may add, not list, move or delete)")  # fmt: skip
     print(f"JupyterLab settings: {settings}")
     print(f"next: AUTOGRAD_COURSE_ROOT={course} AUTOGRAD_DB_URL=postgresql://...")

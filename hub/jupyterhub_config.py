@@ -1,25 +1,33 @@
-"""JupyterHub for one class of this course, on one machine.
+"""JupyterHub for the classes of this course, on one machine: one course, or several side by side.
 
-Who: ``roster.toml`` (``AUTOGRAD_ROSTER``) lists the instructors, the teaching assistants and the
-students, by their account names on this machine (PAM logs them in with their own passwords;
-swap ``c.JupyterHub.authenticator_class`` for your institution's, e.g. LTI or OAuth, and keep
-the groups).  Instructors are hub admins.
+Who: ``roster.toml`` (``AUTOGRAD_ROSTER``, read by hub/roster.py) lists each course's instructors,
+teaching assistants and students, by their account names on this machine (PAM logs them in with
+their own passwords; AUTOGRAD_AUTH=lti13 takes logins from the LMS instead, and keeps the groups).
+With one course its instructors are hub admins; with several, nobody of the roster is (a hub
+admin may open every server and service, so an instructor could open another course's formgrader).
 
 What each gets:
 
 * students: their own JupyterLab (the course's environment, the same pins as requirements.txt),
-  with nbgrader's *Assignments* tab: fetch, work, submit, fetch feedback, through the exchange;
-* instructors and TAs: the course's shared grading server, a hub service named after the
-  course (``/services/<course>/``), running as the course's grader account in the course folder,
+  with nbgrader's *Assignments* tab: fetch, work, submit, fetch feedback, through the exchange,
+  for every course they are a student of (the hub's groups ``nbgrader-<course>`` say which:
+  nbgrader's JupyterHubAuthPlugin asks the hub; a course's files sit in ``<course>/<assignment>``);
+* instructors and TAs of a course: its shared grading server, a hub service named after the
+  course (``/services/<course>/``), running as the course's grader account in the course's folder,
   with nbgrader's formgrader; it is there that ``python -m autograder grade`` runs (a terminal in
-  that server), into the gradebook on PostgreSQL.
+  that server), into the course's own gradebook on PostgreSQL.  Only the course's group
+  ``formgrade-<course>`` may open it.
 
 Settings (environment variables, read when the hub starts; see the README's hub section):
 
 ``AUTOGRAD_ROSTER``       the roster (default: hub/roster.toml beside this file)
-``AUTOGRAD_COURSE_ROOT``  the course folder, a clone of this repository owned by the grader account
-``AUTOGRAD_GRADER_USER``  that account (default: grader-<course id>)
-``AUTOGRAD_DB_URL``       the gradebook, e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course
+``AUTOGRAD_COURSE_ROOT``  with one course: its folder, a clone of this repository owned by the grader
+                          account (default: the roster's ``root``, else /srv/<course id>); with several,
+                          each course's ``root`` in the roster says it
+``AUTOGRAD_GRADER_USER``  with one course: its grader account (default: the roster's, else grader-<course id>)
+``AUTOGRAD_DB_URL``       the gradebook, e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course;
+                          with several courses it names each course's own database by ``{course}``,
+                          the course id with _ for - (postgresql://...:5432/gradebook_{course})
 ``AUTOGRAD_EXCHANGE_KIND`` how assignments, submissions and feedback travel between users:
                           ``file`` (the default): nbgrader's exchange folder, AUTOGRAD_EXCHANGE, on this
                           machine (who submitted is the file's owner: autograder/grading/exchange.py);
@@ -35,15 +43,19 @@ Settings (environment variables, read when the hub starts; see the README's hub 
                           there.  Not PostgreSQL: ngshare 0.6.0's tables cannot be made there (its
                           association tables' TEXT columns reference INTEGER keys: "foreign key
                           constraint ... cannot be implemented", tried with PostgreSQL 15)
-``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``, ``AUTOGRAD_SERVICE_PORT``  where the hub and the grading server listen
+``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``  where the hub listens
+``AUTOGRAD_SERVICE_PORT`` the first course's grading server's port on 127.0.0.1 (default 9999); the
+                          next course's is the next port, in roster order
 ``AUTOGRAD_HUB_API_PORT``, ``AUTOGRAD_PROXY_API_PORT``  the hub's and the proxy's own ports on 127.0.0.1
                           (JupyterHub's defaults, 8081 and 8001, unless set: two hubs on one machine)
 ``AUTOGRAD_PROXY``        the configurable-http-proxy command (default: found on PATH)
 ``AUTOGRAD_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
 """
 
+import dataclasses
 import importlib.util
 import os
+import pwd
 import sys
 
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
@@ -56,7 +68,6 @@ c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 os.umask(0o077)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-COURSE_ID = "autograd-course"  # nbgrader's course id: the exchange's folder and the service's name
 ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")))
 
 # The roster, read and checked by hub/roster.py (beside this file; the hub's folder is no package).
@@ -64,21 +75,18 @@ if "hub_roster" not in sys.modules:
     _spec = importlib.util.spec_from_file_location("hub_roster", os.path.join(HERE, "roster.py"))
     sys.modules["hub_roster"] = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(sys.modules["hub_roster"])
-COURSES = sys.modules["hub_roster"].load(ROSTER_PATH)
-COURSE = next((course for course in COURSES if course.id == COURSE_ID), None)
-if COURSE is None:
-    # This hub serves the course autograd-course: its grading service, groups and exchange folder.
-    # A roster's other courses are known to LTI logins (hub/lti.py), but get no service here yet.
-    raise ValueError(f"{ROSTER_PATH} has no course {COURSE_ID!r} (it has {[course.id for course in COURSES]}): "
-                     "write its people at the top of the roster, or in a table [courses.autograd-course]")  # fmt: skip
-INSTRUCTORS, TAS, STUDENTS = (list(getattr(COURSE, role)) for role in ("instructors", "tas", "students"))
+roster = sys.modules["hub_roster"]
+COURSES = roster.load(ROSTER_PATH)
+SEVERAL = len(COURSES) > 1
+if not SEVERAL:  # one course: its folder and grader account may also come from the environment
+    COURSES = [dataclasses.replace(COURSES[0], root=os.environ.get("AUTOGRAD_COURSE_ROOT", COURSES[0].root),
+                                   grader=os.environ.get("AUTOGRAD_GRADER_USER", COURSES[0].grader))]  # fmt: skip
+INSTRUCTORS, TAS, STUDENTS = (roster.everyone(COURSES, role) for role in roster.ROLES)
 STATE = os.environ.get("AUTOGRAD_HUB_STATE", HERE)
 EXCHANGE_KIND = os.environ.get("AUTOGRAD_EXCHANGE_KIND", "file")
 if EXCHANGE_KIND not in ("file", "ngshare"):
     raise ValueError(f"AUTOGRAD_EXCHANGE_KIND is {EXCHANGE_KIND!r}: it must be 'file' or 'ngshare'")
 NGSHARE_PORT = int(os.environ.get("AUTOGRAD_NGSHARE_PORT", "10101"))
-COURSE_ROOT = os.environ.get("AUTOGRAD_COURSE_ROOT", "/srv/" + COURSE_ID)
-GRADER = os.environ.get("AUTOGRAD_GRADER_USER", "grader-" + COURSE_ID)
 SERVICE_PORT = int(os.environ.get("AUTOGRAD_SERVICE_PORT", "9999"))
 # Every user runs the course's environment: the Python this hub runs in.
 BIN = os.path.dirname(sys.executable)
@@ -98,23 +106,26 @@ if os.environ.get("AUTOGRAD_PROXY"):
 # Who may log in, and in which groups.
 c.JupyterHub.authenticator_class = "pam"
 c.Authenticator.allowed_users = set(INSTRUCTORS + TAS + STUDENTS)
-c.Authenticator.admin_users = set(INSTRUCTORS)
-c.JupyterHub.load_groups = {
-    "instructors": {"users": INSTRUCTORS},
-    "tas": {"users": TAS},
-    "students": {"users": STUDENTS},
-    # nbgrader looks for this group name: who may grade the course through its formgrader.
-    f"formgrade-{COURSE_ID}": {"users": INSTRUCTORS + TAS},
-}
+c.Authenticator.admin_users = set() if SEVERAL else set(INSTRUCTORS)
+# Everyone of a role in any course, then each course's own groups (hub/roster.py's Course.groups):
+# formgrade-<course> may use its formgrader, nbgrader-<course> are its students (nbgrader's names).
+c.JupyterHub.load_groups = {"instructors": {"users": INSTRUCTORS}, "tas": {"users": TAS},
+                            "students": {"users": STUDENTS}}  # fmt: skip
+for course in COURSES:
+    c.JupyterHub.load_groups.update({name: {"users": users} for name, users in course.groups().items()})
 c.JupyterHub.load_roles = [
     {
-        "name": f"formgrade-{COURSE_ID}",
-        "groups": [f"formgrade-{COURSE_ID}"],
-        "scopes": [f"access:services!service={COURSE_ID}", "list:services", f"read:services!service={COURSE_ID}"],
-    },
-    # A user's server may list the hub's services (nbgrader's course list asks which exist).
+        "name": f"formgrade-{course.id}",
+        "groups": [f"formgrade-{course.id}"],
+        "scopes": [f"access:services!service={course.service}", "list:services",
+                   f"read:services!service={course.service}"],
+    }
+    for course in COURSES
+] + [
+    # A user's server may read its user's groups (nbgrader's course list asks the hub) and list the
+    # hub's services.
     {"name": "server", "scopes": ["inherit"]},
-]
+]  # fmt: skip
 if os.environ.get("AUTOGRAD_AUTH", "pam") == "lti13":  # logins from the LMS instead: hub/lti.py
     import importlib.util
 
@@ -132,66 +143,87 @@ COMMON_ENVIRONMENT = {
     # hub/etc/jupyter/nbgrader_config.py and the course's nbgrader_config.py choose the exchange by it.
     "AUTOGRAD_EXCHANGE_KIND": EXCHANGE_KIND,
 }
+USER_ENVIRONMENT = dict(COMMON_ENVIRONMENT)
+if not SEVERAL:  # users' servers know their one course; with several, they ask the hub (see above)
+    USER_ENVIRONMENT["AUTOGRADER_COURSE_ID"] = COURSES[0].id
 if EXCHANGE_KIND == "ngshare":  # every server talks to ngshare directly, with its own hub token
     COMMON_ENVIRONMENT["AUTOGRAD_NGSHARE_URL"] = f"http://127.0.0.1:{NGSHARE_PORT}/services/ngshare"
 c.Spawner.cmd = [SINGLEUSER]
 c.Spawner.default_url = "/lab"
-c.Spawner.environment = dict(COMMON_ENVIRONMENT)
+c.Spawner.environment = dict(USER_ENVIRONMENT)
 
 
 def before_spawn(spawner):
     """Every user's home is private (many systems make homes readable by all, and a student's work
     lives there: nbgrader's exchange is the only way it should travel).  Students also get
     hub/etc/student: nbgrader's assignment list only (no formgrader, no "create assignment"
-    toolbar); instructors and TAs grade through the course's service."""
-    import pwd
-
+    toolbar); instructors and TAs grade through their course's service.  Who is staff is read from
+    the hub's groups (a formgrade-<course> group), which LTI logins set from the launch too."""
     try:
         home = pwd.getpwnam(spawner.user.name).pw_dir
         if os.path.isdir(home) and os.stat(home).st_uid == pwd.getpwnam(spawner.user.name).pw_uid:
             os.chmod(home, 0o700)
     except (KeyError, OSError):
         pass  # no local account yet (the spawner says so), or a home managed elsewhere
-    if spawner.user.name in STUDENTS:
+    if not any(group.name.startswith("formgrade-") for group in spawner.user.groups):
         paths = [os.path.join(HERE, "etc", "student"), COMMON_ENVIRONMENT["JUPYTER_CONFIG_PATH"]]
         spawner.environment["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
 
 
 c.Spawner.pre_spawn_hook = before_spawn
 
-# The course's grading server, shared by instructors and TAs: JupyterLab as the grader account,
-# in the course folder, with the formgrader; the gradebook URL reaches nbgrader_config.py there.
-service_environment = {
-    **COMMON_ENVIRONMENT,
-    "JUPYTERHUB_DEFAULT_URL": "/lab",
-    "HOME": os.environ.get("AUTOGRAD_GRADER_HOME", os.path.join("/home", GRADER)),
-}
-if os.environ.get("AUTOGRAD_DB_URL"):
-    service_environment["AUTOGRADER_DB_URL"] = os.environ["AUTOGRAD_DB_URL"]
-c.JupyterHub.services = [
-    {
-        "name": COURSE_ID,
-        "url": f"http://127.0.0.1:{SERVICE_PORT}",
-        "command": [SINGLEUSER, f"--ServerApp.root_dir={COURSE_ROOT}"],
-        "user": GRADER,
-        "cwd": COURSE_ROOT,
-        "environment": service_environment,
-        "oauth_no_confirm": True,
+# Each course's grading server, shared by its instructors and TAs: JupyterLab as its grader account,
+# in its course folder, with the formgrader; the course id and the gradebook's URL reach the course
+# folder's nbgrader_config.py through the environment.
+DB_URL = os.environ.get("AUTOGRAD_DB_URL", "")
+if SEVERAL and DB_URL and "{course}" not in DB_URL:
+    raise ValueError(
+        "AUTOGRAD_DB_URL names one database, and the roster has several courses: each course keeps its own "
+        "gradebook, so write {course} where its name goes (postgresql://.../gradebook_{course})"
+    )
+
+
+def home_of(account: str) -> str:
+    try:
+        return pwd.getpwnam(account).pw_dir
+    except KeyError:  # made later, or known to another machine only (a pod)
+        return os.path.join("/home", account)
+
+
+c.JupyterHub.services = []
+for number, course in enumerate(COURSES):
+    service_environment = {
+        **COMMON_ENVIRONMENT,
+        "AUTOGRADER_COURSE_ID": course.id,
+        "JUPYTERHUB_DEFAULT_URL": "/lab",
+        "HOME": (None if SEVERAL else os.environ.get("AUTOGRAD_GRADER_HOME")) or home_of(course.grader),
     }
-]
+    if DB_URL:
+        service_environment["AUTOGRADER_DB_URL"] = DB_URL.replace("{course}", course.id.replace("-", "_"))
+    c.JupyterHub.services.append(
+        {
+            "name": course.service,
+            "url": f"http://127.0.0.1:{SERVICE_PORT + number}",
+            "command": [SINGLEUSER, f"--ServerApp.root_dir={course.root}"],
+            "user": course.grader,
+            "cwd": course.root,
+            "environment": service_environment,
+            "oauth_no_confirm": True,
+        }
+    )
 
 if EXCHANGE_KIND == "ngshare":
     # ngshare knows a user by the hub login of the token a request carries; its only admin is the
     # service itself (it enrols the roster at every start), and the grading service, whose token
     # the formgrader's release, collect and feedback carry, is the course's first instructor.
     # ngshare does not tell a user from a service of the same name: no roster name may be one.
-    clash = {COURSE_ID, "ngshare"} & set(INSTRUCTORS + TAS + STUDENTS)
+    clash = {"ngshare", *(course.service for course in COURSES)} & set(INSTRUCTORS + TAS + STUDENTS)
     if clash:
         raise ValueError(f"the roster names {sorted(clash)}: these are the hub's services' names")
     ngshare_db = os.environ.get("AUTOGRAD_NGSHARE_DB_URL") or "sqlite:///" + os.path.join(STATE, "ngshare.sqlite")
-    command = [sys.executable, os.path.join(HERE, "ngshare_service.py"), "--course", COURSE_ID, "--roster",
-               ROSTER_PATH, "--instructor", COURSE_ID, "--database", ngshare_db, "--storage",
-               os.path.join(STATE, "ngshare-files")]  # fmt: skip
+    command = [sys.executable, os.path.join(HERE, "ngshare_service.py"), "--roster", ROSTER_PATH, "--database",
+               ngshare_db, "--storage", os.path.join(STATE, "ngshare-files")]  # fmt: skip
+    command += [argument for course in COURSES for argument in ("--course", course.id)]
     # No "user": it runs as the hub's account, like the hub's own database (0600 under umask 077).
     c.JupyterHub.services.append(
         {"name": "ngshare", "url": f"http://127.0.0.1:{NGSHARE_PORT}", "command": command, "cwd": STATE}

@@ -169,12 +169,18 @@ def post_auth_hook(courses: Sequence, claim: str, used: UsedLaunches):
         if name in authenticator.blocked_users:
             raise HTTPError(403, f"{name} may not log in to this hub")
         authenticator.log.info("LTI 1.3 launch: %s is one of course %s's %s", name, member.course, member.role)
+        # The hub sets a user's groups to the ones returned here: keep those of their other courses
+        # (a student of two courses launches from one at a time), and replace this course's.
+        this_course = set(next(c for c in courses if c.id == member.course).groups())
+        user = handler.find_user(name) if handler is not None else None
+        kept = [group.name for group in user.groups if group.name not in this_course] if user is not None else []
         return {
             **authentication,
             "name": name,
-            "groups": list(member.groups),
-            # As with PAM (hub/jupyterhub_config.py), the course's instructors are the hub's admins.
-            "admin": member.role == "instructors" or name in authenticator.admin_users,
+            "groups": sorted({*kept, *member.groups}),
+            # As with PAM (hub/jupyterhub_config.py), a lone course's instructors are the hub's admins;
+            # with several courses nobody is (an admin may open every course's formgrader).
+            "admin": (member.role == "instructors" and len(courses) == 1) or name in authenticator.admin_users,
         }
 
     return hook

@@ -1,10 +1,10 @@
-"""ngshare, the nbgrader exchange that knows who submitted, as the hub's service for this course.
+"""ngshare, the nbgrader exchange that knows who submitted, as the hub's service for its courses.
 
 The hub starts this (``AUTOGRAD_EXCHANGE_KIND=ngshare`` in hub/jupyterhub_config.py) as its managed
 service ``ngshare``:
 
-    python hub/ngshare_service.py --course autograd-course --roster roster.toml \
-        --instructor autograd-course --database sqlite:///STATE/ngshare.sqlite --storage STATE/ngshare-files
+    python hub/ngshare_service.py --course autograd-course [--course autograd-spring ...] \
+        --roster roster.toml --database sqlite:///STATE/ngshare.sqlite --storage STATE/ngshare-files
 
 It runs ngshare 0.6.0 (https://github.com/LibreTexts/ngshare, pinned in hub/requirements.txt) as it
 is, with two additions, both here and nowhere in ngshare's code:
@@ -16,9 +16,11 @@ is, with two additions, both here and nowhere in ngshare's code:
   exactly that behaviour for those three relationships (an attribute event adds the new object to
   its parent's session); tests/hub/test_ngshare_exchange.py runs release, submit, collect and
   feedback through it for real.
-* ``sync_course``: the course in ngshare, from the roster, through ngshare's own REST API: made if
-  missing, with the grading service (``--instructor``), the roster's instructors and TAs as its
-  instructors and its students as students.  Run at every start; nobody is removed (a leaver keeps
+* ``sync_course``: each course in ngshare, from the roster, through ngshare's own REST API: made if
+  missing, with its grading service (the hub service named after the course, and anyone named by
+  ``--instructor``), the roster's instructors and TAs as its instructors and its students as
+  students.  A course is ngshare's unit: what one course's people release, submit and collect is
+  not in another's.  Run at every start; nobody is removed (a leaver keeps
   their submissions; remove them with ngshare's API or ``ngshare-course-management``).  It acts
   with this service's own hub token: ngshare's only admin is this service itself (``--admins`` is
   the service's name), so no person's token can make or delete courses.
@@ -102,7 +104,8 @@ def sync_course(base: str, token: str, course: str, instructors: list[str], stud
     return problems
 
 
-def sync_when_up(base: str, token: str, course: str, instructors: list[str], students: list[str]) -> None:
+def sync_when_up(base: str, token: str, courses: dict[str, tuple[list[str], list[str]]]) -> None:
+    """Each course of ``courses`` (id: its instructors, its students), once ngshare answers."""
     for _ in range(240):
         try:
             with urllib.request.urlopen(base.rstrip("/") + "/healthz", timeout=5):
@@ -111,23 +114,25 @@ def sync_when_up(base: str, token: str, course: str, instructors: list[str], stu
             time.sleep(0.5)
     # The hub checks every token ngshare gets: where this starts before the hub does (a pod of
     # its own on Kubernetes), the first calls cannot be answered yet, and are made again.
-    for _ in range(150):
-        problems = sync_course(base, token, course, instructors, students)
-        if problems != [RETRY]:
-            break
-        time.sleep(2)
-    for problem in problems:
-        print(f"ngshare_service: {problem}", file=sys.stderr, flush=True)
-    if not problems:
-        print(f"ngshare_service: course {course}: {len(instructors)} instructors, {len(students)} students",
-              file=sys.stderr, flush=True)  # fmt: skip
+    for course, (instructors, students) in courses.items():
+        for _ in range(150):
+            problems = sync_course(base, token, course, instructors, students)
+            if problems != [RETRY]:
+                break
+            time.sleep(2)
+        for problem in problems:
+            print(f"ngshare_service: {problem}", file=sys.stderr, flush=True)
+        if not problems:
+            print(f"ngshare_service: course {course}: {len(instructors)} instructors, {len(students)} students",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--course", required=True, help="nbgrader's course id")
+    parser.add_argument("--course", action="append", required=True, help="nbgrader's course id (again: another)")
     parser.add_argument("--roster", required=True, help="the hub's roster (hub/roster.py reads it)")
-    parser.add_argument("--instructor", action="append", default=[], help="another instructor (the grading service)")
+    parser.add_argument("--instructor", action="append", default=[],
+                        help="another instructor of every course (its grading service is one already)")  # fmt: skip
     parser.add_argument("--database", required=True, help="ngshare's database URL")
     parser.add_argument("--storage", required=True, help="the folder where ngshare keeps the files")
     args = parser.parse_args(argv)
@@ -138,18 +143,19 @@ def main(argv: list[str] | None = None) -> None:
         courses = {course.id: course for course in load(args.roster)}
     except RosterError as error:
         sys.exit(f"ngshare_service: {error}")
-    if args.course not in courses:
-        sys.exit(f"ngshare_service: the roster {args.roster} has no course {args.course!r} (it has {sorted(courses)})")
-    course = courses[args.course]
-    instructors = list(dict.fromkeys([*args.instructor, *course.instructors, *course.tas]))
-    students = [name for name in course.students if name not in instructors]
+    missing = [course for course in args.course if course not in courses]
+    if missing:
+        sys.exit(f"ngshare_service: the roster {args.roster} has no course {missing[0]!r} (it has {sorted(courses)})")
+    people = {}
+    for course in (courses[course_id] for course_id in dict.fromkeys(args.course)):
+        instructors = list(dict.fromkeys([course.service, *args.instructor, *course.instructors, *course.tas]))
+        people[course.id] = (instructors, [name for name in course.students if name not in instructors])
     me = os.environ["JUPYTERHUB_SERVICE_NAME"]
     base = f"http://127.0.0.1:{urllib.parse.urlparse(os.environ['JUPYTERHUB_SERVICE_URL']).port}"
     base += os.environ["JUPYTERHUB_SERVICE_PREFIX"]
     os.makedirs(args.storage, mode=0o700, exist_ok=True)
     restore_backref_cascade()
-    threading.Thread(target=sync_when_up, args=(base, os.environ["JUPYTERHUB_API_TOKEN"], args.course, instructors,
-                                                students), daemon=True).start()  # fmt: skip
+    threading.Thread(target=sync_when_up, args=(base, os.environ["JUPYTERHUB_API_TOKEN"], people), daemon=True).start()
     from ngshare.ngshare import main as ngshare_main
 
     try:

@@ -271,14 +271,15 @@ def groups_of(hub: dict, name: str) -> list[str]:
     return sorted(answer.json()["groups"])
 
 
-def test_an_instructor_launching_from_the_course_is_in_its_instructors_and_formgrader_groups(lti_hub):
+def test_an_instructor_launching_from_the_course_is_in_its_instructors_and_formgrader_groups_only(lti_hub):
     sub = "7d0b1d5e-3c4a-4e1f-9a53-2f64c0b1a9e2"  # Canvas's sub: an opaque id
     done = launch(lti_hub, person(CONTEXTS[COURSE], f"{ROLE}#Instructor", sub=sub))
     assert logged_in(done), f"{done['answer'].status_code} {done['answer'].text[-800:]}\n{lti_hub['log']()}"
     name = "u-7d0b1d5e-3c4a-4e1f-9a-045f9a00"  # a safe account name: its start, and a hash of it all
     assert lti.account_name(sub) == name
     assert groups_of(lti_hub, name) == [f"formgrade-{COURSE}", f"instructors-{COURSE}"]
-    assert api(lti_hub, f"/users/{name}").json()["admin"] is True
+    # The roster has two courses: a hub admin could open the other course's formgrader.
+    assert api(lti_hub, f"/users/{name}").json()["admin"] is False
     # the hub's login cookie lets the browser in: the hub sends it on to its home
     assert done["answer"].headers["Location"].endswith("/hub/")
     assert done["session"].get(f"{lti_hub['url']}/hub/home", allow_redirects=False).status_code == 200
@@ -298,6 +299,19 @@ def test_a_learner_is_in_the_students_groups_of_the_course_the_launch_came_from(
     assert logged_in(done), done["answer"].text[-800:]
     assert groups_of(lti_hub, "student.one") == [f"nbgrader-{OTHER_COURSE}", f"students-{OTHER_COURSE}"]
     assert api(lti_hub, "/users/student.one").json()["admin"] is False
+
+
+def test_a_learner_of_two_courses_keeps_the_first_course_when_launching_from_the_second(lti_hub):
+    for context in (CONTEXTS[COURSE], CONTEXTS[OTHER_COURSE]):
+        done = launch(lti_hub, person(context, f"{ROLE}#Learner", sub="student.both"))
+        assert logged_in(done), done["answer"].text[-800:]
+    both = [f"nbgrader-{COURSE}", f"nbgrader-{OTHER_COURSE}", f"students-{COURSE}", f"students-{OTHER_COURSE}"]
+    assert groups_of(lti_hub, "student.both") == both
+    # A new role in one course replaces that course's groups, and only those.
+    claims = person(CONTEXTS[COURSE], f"{ROLE}#Instructor", f"{ROLE}/Instructor#TeachingAssistant", sub="student.both")
+    assert logged_in(launch(lti_hub, claims))
+    assert groups_of(lti_hub, "student.both") == [f"formgrade-{COURSE}", f"nbgrader-{OTHER_COURSE}",
+                                                  f"students-{OTHER_COURSE}", f"tas-{COURSE}"]  # fmt: skip
 
 
 def test_a_launch_from_an_lms_course_the_roster_does_not_name_is_refused_and_says_why(lti_hub):

@@ -5,8 +5,17 @@ import os
 
 c = get_config()  # noqa: F821 - provided by nbgrader and its JupyterLab extension
 
-# The course, and the folder where assignments, submissions and feedback travel between users.
-c.CourseDirectory.course_id = "autograd-course"
+# The course: a grading server's own (each course's service), or a user's one course.  A user of a
+# hub of several courses has none set: nbgrader then asks the hub which courses the user is in (its
+# groups nbgrader-<course> and formgrade-<course>), lists and fetches from each of them, and keeps
+# each course's files in <course>/<assignment> (two courses may both release "lesson1").
+COURSE_ID = os.environ.get("AUTOGRADER_COURSE_ID")
+if COURSE_ID:
+    c.CourseDirectory.course_id = COURSE_ID
+else:
+    c.Authenticator.plugin_class = "nbgrader.auth.JupyterHubAuthPlugin"
+    c.Exchange.path_includes_course = True
+# The folder where assignments, submissions and feedback travel between users.
 c.Exchange.root = os.environ.get("AUTOGRAD_EXCHANGE", "/srv/nbgrader/exchange")
 # Collect (the formgrader's button, `nbgrader collect` in the grading server's terminal) takes a
 # submission only from the account it names, at the server's time: autograder/grading/exchange.py.
