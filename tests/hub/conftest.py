@@ -31,6 +31,10 @@ from tests.postgres import Postgres, free_port, postgres_bin, run
 COURSE_ID = "autograd-course"
 GRADER = f"grader-{COURSE_ID}"
 ROSTER = {"instructors": ["instructor1"], "tas": ["ta1"], "students": ["student1", "student2"]}
+# A second course on the same hub (tests/hub/test_two_courses.py): student1 takes both.
+SPRING_ID = "autograd-spring"
+SPRING = {"instructors": ["instructor2"], "tas": [], "students": ["student1", "student3"]}
+ACCOUNTS = list(dict.fromkeys([*sum(ROSTER.values(), []), *sum(SPRING.values(), []), GRADER, f"grader-{SPRING_ID}"]))
 CHP_VERSION = "5.3.0"
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -70,20 +74,23 @@ class Hub:
     db_url: str
     process: subprocess.Popen
     environment: dict = field(default_factory=dict)
+    courses: dict = field(default_factory=dict)  # course id: its folder
+    db_urls: dict = field(default_factory=dict)  # course id: its gradebook
 
     def log(self, tail: int = 6000) -> str:
         with open(os.path.join(self.state, "hub.log"), errors="replace") as f:
             return f.read()[-tail:]
 
-    def as_grader(self, *command: str, timeout: float = 900) -> subprocess.CompletedProcess:
-        """A command as the course's grader account, in the course folder, with the hub's settings
+    def as_grader(self, *command: str, timeout: float = 900, course: str = COURSE_ID) -> subprocess.CompletedProcess:
+        """A command as a course's grader account, in its course folder, with the hub's settings
         and umask (077, which its terminals inherit): what an instructor types in the grading
         server's terminal."""
-        env = ["env", f"AUTOGRADER_DB_URL={self.db_url}", f"JUPYTER_CONFIG_PATH={self.course}/hub/etc/jupyter",
-               f"AUTOGRAD_EXCHANGE={self.exchange}", f"HOME=/home/{GRADER}",
-               f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
+        folder, grader = self.courses.get(course, self.course), f"grader-{course}"
+        env = ["env", f"AUTOGRADER_DB_URL={self.db_urls.get(course, self.db_url)}", f"AUTOGRADER_COURSE_ID={course}",
+               f"JUPYTER_CONFIG_PATH={folder}/hub/etc/jupyter", f"AUTOGRAD_EXCHANGE={self.exchange}",
+               f"HOME=/home/{grader}", f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
         umask = ["sh", "-c", 'umask 077 && exec "$@"', "sh"]
-        return run(*env, *umask, *command, user=GRADER, check=False, cwd=self.course, timeout=timeout)
+        return run(*env, *umask, *command, user=grader, check=False, cwd=folder, timeout=timeout)
 
 
 @pytest.fixture(scope="package")
@@ -108,47 +115,76 @@ def accounts():
     if os.geteuid() != 0:
         pytest.skip("the hub tests make local accounts and run JupyterHub as root")
     password = secrets.token_urlsafe(12)
-    for name in [*sum(ROSTER.values(), []), GRADER]:
+    for name in ACCOUNTS:
         make_account(name, password)
     try:
         yield password
     finally:
-        for name in [*sum(ROSTER.values(), []), GRADER]:
+        for name in ACCOUNTS:
             run("pkill", "-KILL", "-u", name, check=False)
 
 
+def roster_toml(courses: dict[str, dict], roots: dict[str, str]) -> str:
+    """A roster of several courses (hub/roster.py), each in its folder ``roots[id]``."""
+    lines = []
+    for course, people in courses.items():
+        lines.append(f"[courses.{course}]")
+        lines += [f"{role} = {names!r}".replace("'", '"') for role, names in people.items()]
+        lines += [f'root = "{roots[course]}"', ""]
+    return "\n".join(lines)
+
+
 @contextlib.contextmanager
-def running_hub(postgres, password: str, database: str, log_name: str = "hub.log", **settings: str) -> Iterator[Hub]:
+def running_hub(postgres, password: str, database: str, log_name: str = "hub.log", courses: dict | None = None,
+                **settings: str) -> Iterator[Hub]:  # fmt: skip
     """The course's hub (hub/jupyterhub_config.py) on a fresh copy of the course, its gradebook the
     PostgreSQL database ``database``, every port its own (several hubs can run at once), with the
-    hub's environment variables ``settings`` on top (e.g. AUTOGRAD_EXCHANGE_KIND="ngshare")."""
+    hub's environment variables ``settings`` on top (e.g. AUTOGRAD_EXCHANGE_KIND="ngshare").
+
+    ``courses`` (course id: its people): a hub of several courses instead, each with a copy of the
+    course of its own, installed with hub/install.py, and a gradebook of its own (``database`` with
+    the course id after it, named through AUTOGRAD_DB_URL's ``{course}``)."""
     proxy = proxy_command()
     base = tempfile.mkdtemp(prefix="autograd-hub-", dir="/var/tmp")
     os.chmod(base, 0o755)  # the accounts read the course's hub settings there
-    db_url = postgres.database(database)
-    course = copy_working_tree(os.path.join(base, "course"), untracked=True)
     exchange, state = os.path.join(base, "exchange"), os.path.join(base, "state")
     os.makedirs(state)
     roster = os.path.join(state, "roster.toml")
+    several = courses is not None
+    courses = courses or {COURSE_ID: ROSTER}
+    roots = {course: os.path.join(base, "course" if not several else course) for course in courses}
     with open(roster, "w") as f:
-        f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
-    done = run(sys.executable, os.path.join(course, "hub", "install.py"), "--course", course, "--exchange", exchange,
-               "--roster", roster, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
+        if several:
+            f.write(roster_toml(courses, roots))
+        else:
+            f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
+    db_urls = {}
+    for course, root in roots.items():
+        copy_working_tree(root, untracked=True)
+        done = run(sys.executable, os.path.join(root, "hub", "install.py"), "--course", root, "--course-id", course,
+                   "--exchange", exchange, "--roster", roster, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        db_urls[course] = postgres.database(f"{database}_{course.replace('-', '_')}" if several else database)
+    db_url = db_urls[COURSE_ID]
+    if several:  # the hub names each course's database by {course}
+        db_url = db_url.rsplit("/", 1)[0] + f"/{database}_{{course}}"
+    course = roots[COURSE_ID]
     port = free_port()
     environment = {
         **os.environ,
-        "AUTOGRAD_ROSTER": roster, "AUTOGRAD_COURSE_ROOT": course, "AUTOGRAD_DB_URL": db_url,
+        "AUTOGRAD_ROSTER": roster, "AUTOGRAD_DB_URL": db_url,
         "AUTOGRAD_EXCHANGE": exchange, "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1",
         "AUTOGRAD_HUB_PORT": str(port), "AUTOGRAD_SERVICE_PORT": str(free_port()), "AUTOGRAD_PROXY": proxy,
         "AUTOGRAD_HUB_API_PORT": str(free_port()), "AUTOGRAD_PROXY_API_PORT": str(free_port()),
         "AUTOGRAD_NGSHARE_PORT": str(free_port()),
+        **({} if several else {"AUTOGRAD_COURSE_ROOT": course}),
         **settings,
     }  # fmt: skip
     config = os.path.join(course, "hub", "jupyterhub_config.py")
     try:
         with jupyterhub(state, config, environment, log_name) as running:
-            yield Hub(running.url, password, course, exchange, state, db_url, running.process, environment)
+            yield Hub(running.url, password, course, exchange, state, db_urls[COURSE_ID], running.process,
+                      environment, roots, db_urls)  # fmt: skip
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -1,0 +1,118 @@
+"""Two courses on one JupyterHub, in Chromium: autograd-course (instructor1, ta1, student1, student2)
+and autograd-spring (instructor2, student1, student3), each with its grader account, course folder,
+gradebook (a PostgreSQL database of its own) and exchange folder, as hub/roster.py's two-course
+roster gives them.  Each course releases one lesson; student1 fetches both from the Assignments tab,
+student2 and student3 see only their own course; each instructor opens their course's formgrader
+and is refused the other's.
+
+Screenshots of each step: test-artifacts/browser/two-courses-<step>.png."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.lab import screenshot
+from tests.hub.conftest import COURSE_ID, ROSTER, SPRING, SPRING_ID, running_hub
+from tests.hub.test_class_on_hub import LOAD_MS, assignments_tab, login, student_lab
+
+pytestmark = [pytest.mark.hub, pytest.mark.slow]
+RELEASED = {COURSE_ID: "lesson1_requires_grad", SPRING_ID: "lesson2_backward"}
+COURSES = {COURSE_ID: ROSTER, SPRING_ID: SPRING}
+
+
+@pytest.fixture(scope="module")
+def two_courses(postgres, accounts, chromium):
+    started = time.monotonic()
+    with running_hub(postgres, accounts, "two_courses", "two-courses-hub.log", courses=COURSES) as hub:
+        for course, lesson in RELEASED.items():
+            for step in ("generate_assignment", "release_assignment"):
+                done = hub.as_grader("nbgrader", step, lesson, "--force", course=course)
+                assert done.returncode == 0, f"{course} {step}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
+        print(f"\ntwo courses' hub up and both lessons released in {time.monotonic() - started:.1f} s")
+        yield hub
+
+
+def courses_listed(page: Page) -> list[str]:
+    """The courses in the Assignments tab's course menu, once it has loaded them."""
+    expect(page.locator("#course_list_dropdown")).to_be_enabled(timeout=LOAD_MS)
+    return sorted(text.strip() for text in page.locator("#course_list li").all_inner_texts())
+
+
+def show_course(page: Page, course: str) -> None:
+    page.locator("#course_list li", has_text=course).evaluate("item => item.click()")
+    expect(page.locator("#course_list_default")).to_have_text(course, timeout=LOAD_MS)
+    expect(page.locator("#course_list_dropdown")).to_be_enabled(timeout=LOAD_MS)
+
+
+def test_a_student_of_both_courses_fetches_from_each(two_courses, chromium):
+    page = student_lab(chromium, two_courses, "student1")
+    assignments_tab(page)
+    assert courses_listed(page) == sorted(RELEASED)
+    for course, lesson in RELEASED.items():
+        show_course(page, course)
+        released = page.locator("#released_assignments_list .list_item", has_text=lesson)
+        released.get_by_role("button", name="Fetch").click()
+        page.locator("#fetched_assignments_list .list_item", has_text=lesson).first.wait_for(timeout=LOAD_MS)
+        screenshot(page, f"two-courses-1-student1-fetched-{course}")
+        # Each course's files in a folder of its own: two courses may both release "lesson1".
+        assert os.path.isfile(f"/home/student1/{course}/{lesson}/{lesson}.ipynb")
+        other = next(name for name in RELEASED if name != course)
+        expect(page.locator("#released_assignments_list", has_text=RELEASED[other])).to_have_count(0)
+
+
+@pytest.mark.parametrize("student, course", [("student2", COURSE_ID), ("student3", SPRING_ID)])
+def test_a_student_of_one_course_sees_only_that_one(two_courses, chromium, student, course):
+    page = student_lab(chromium, two_courses, student)
+    assignments_tab(page)
+    assert courses_listed(page) == [course]
+    expect(page.locator("#released_assignments_list .list_item", has_text=RELEASED[course])).to_have_count(1)
+    other = next(name for name in RELEASED if name != course)
+    expect(page.locator("#released_assignments_list", has_text=RELEASED[other])).to_have_count(0)
+    screenshot(page, f"two-courses-2-{student}")
+
+
+@pytest.mark.parametrize(
+    "instructor, own, other", [("instructor1", COURSE_ID, SPRING_ID), ("instructor2", SPRING_ID, COURSE_ID)]
+)
+def test_an_instructor_opens_their_formgrader_and_is_refused_the_other(two_courses, chromium, instructor, own, other):
+    page = login(chromium, two_courses, instructor)
+    page.wait_for_url(f"**/user/{instructor}/lab**", timeout=LOAD_MS)
+    page.goto(f"{two_courses.url}/services/{own}/formgrader", timeout=LOAD_MS)
+    page.locator("#main-table tr", has_text=RELEASED[own]).wait_for(timeout=LOAD_MS)
+    screenshot(page, f"two-courses-3-{instructor}-own-formgrader")
+    refused = page.goto(f"{two_courses.url}/services/{other}/formgrader", timeout=LOAD_MS)
+    assert refused.status == 403, f"{refused.status} {page.content()[-1500:]}"
+    expect(page.locator("#main-table")).to_have_count(0)
+    screenshot(page, f"two-courses-4-{instructor}-refused-{other}")
+
+
+def test_each_course_keeps_its_own_gradebook_and_exchange_folder(two_courses, postgres):
+    for course, lesson in RELEASED.items():
+        database = two_courses.db_urls[course].rsplit("/", 1)[1]
+        assert postgres.sql("SELECT name FROM assignment", database=database).split() == [lesson]
+        outbound = os.path.join(two_courses.exchange, course, "outbound")
+        assert os.listdir(outbound) == [lesson]
+        assert os.stat(outbound).st_uid == os.stat(two_courses.courses[course]).st_uid  # its grader's
+    assert os.stat(two_courses.courses[COURSE_ID]).st_uid != os.stat(two_courses.courses[SPRING_ID]).st_uid
+
+
+def test_each_grading_server_runs_as_its_grader_in_its_folder_with_its_course_id(two_courses):
+    import psutil
+
+    for course in RELEASED:
+        servers = [
+            process
+            for process in psutil.process_iter(["username", "cmdline"])
+            if process.info["username"] == f"grader-{course}"
+            and "jupyterhub-singleuser" in str(process.info["cmdline"])
+        ]
+        assert len(servers) == 1, servers
+        assert servers[0].cwd() == two_courses.courses[course]
+        environment = servers[0].environ()
+        assert environment["AUTOGRADER_COURSE_ID"] == course
+        assert environment["AUTOGRADER_DB_URL"] == two_courses.db_urls[course]
+        assert environment["JUPYTERHUB_SERVICE_NAME"] == course
