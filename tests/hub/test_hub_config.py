@@ -1,0 +1,102 @@
+"""hub/jupyterhub_config.py on paper: what the hub is told for a roster of one course and of two (the
+hubs themselves run in tests/hub/test_class_on_hub.py and tests/hub/test_two_courses.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from traitlets.config import Config
+
+from tests.conftest import ROOT
+
+CONFIG = os.path.join(ROOT, "hub", "jupyterhub_config.py")
+TWO_COURSES = """
+[courses.autograd-fall]
+instructors = ["instructor1"]
+tas = ["ta1"]
+students = ["student1", "student2"]
+
+[courses.autograd-spring]
+instructors = ["instructor2"]
+students = ["student1", "student3"]
+root = "/srv/courses/spring"
+grader = "grader-spring"
+"""
+
+
+def hub_config(tmp_path, monkeypatch, roster: str, **settings: str) -> Config:
+    (tmp_path / "roster.toml").write_text(roster)
+    for name in [name for name in os.environ if name.startswith("AUTOGRAD")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AUTOGRAD_ROSTER", str(tmp_path / "roster.toml"))
+    monkeypatch.setenv("AUTOGRAD_HUB_STATE", str(tmp_path))
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    c = Config()
+    with open(CONFIG) as f:
+        exec(compile(f.read(), CONFIG, "exec"), {"get_config": lambda: c, "__file__": CONFIG})
+    return c
+
+
+def test_two_courses_get_a_grading_server_each_as_their_grader_in_their_folder(tmp_path, monkeypatch):
+    url = "postgresql://autograd:pw@db:5432/gradebook_{course}"
+    c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRAD_DB_URL=url, AUTOGRAD_SERVICE_PORT="9100")
+    services = {service["name"]: service for service in c.JupyterHub.services}
+    assert sorted(services) == ["autograd-fall", "autograd-spring"]
+    fall, spring = services["autograd-fall"], services["autograd-spring"]
+    assert (fall["user"], fall["cwd"], fall["url"]) == (
+        "grader-autograd-fall",
+        "/srv/autograd-fall",
+        "http://127.0.0.1:9100",
+    )
+    assert (spring["user"], spring["cwd"], spring["url"]) == (
+        "grader-spring",
+        "/srv/courses/spring",
+        "http://127.0.0.1:9101",
+    )
+    assert fall["environment"]["AUTOGRADER_COURSE_ID"] == "autograd-fall"
+    assert fall["environment"]["AUTOGRADER_DB_URL"] == "postgresql://autograd:pw@db:5432/gradebook_autograd_fall"
+    assert spring["environment"]["AUTOGRADER_DB_URL"] == "postgresql://autograd:pw@db:5432/gradebook_autograd_spring"
+
+
+def test_two_courses_open_each_formgrader_to_its_own_staff_and_make_nobody_admin(tmp_path, monkeypatch):
+    c = hub_config(tmp_path, monkeypatch, TWO_COURSES)
+    roles = {role["name"]: role for role in c.JupyterHub.load_roles}
+    assert roles["formgrade-autograd-spring"]["groups"] == ["formgrade-autograd-spring"]
+    assert "access:services!service=autograd-spring" in roles["formgrade-autograd-spring"]["scopes"]
+    assert not any("autograd-fall" in scope for scope in roles["formgrade-autograd-spring"]["scopes"])
+    groups = c.JupyterHub.load_groups
+    assert groups["formgrade-autograd-spring"]["users"] == ["instructor2"]
+    assert groups["nbgrader-autograd-fall"]["users"] == ["student1", "student2"]
+    assert groups["students"]["users"] == ["student1", "student2", "student3"]
+    assert c.Authenticator.admin_users == set()
+    assert c.Authenticator.allowed_users == {"instructor1", "ta1", "instructor2", "student1", "student2", "student3"}
+    # Users' servers ask the hub for their courses (nbgrader's JupyterHubAuthPlugin): no course id given.
+    assert "AUTOGRADER_COURSE_ID" not in c.Spawner.environment
+
+
+def test_two_courses_refuse_one_database_for_both(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match=r"write \{course\}"):
+        hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRAD_DB_URL="postgresql://autograd:pw@db/autograd")
+
+
+def test_one_course_keeps_its_instructors_as_admins_and_tells_servers_the_course(tmp_path, monkeypatch):
+    roster = 'instructors = ["instructor1"]\nstudents = ["student1"]\n'
+    c = hub_config(tmp_path, monkeypatch, roster, AUTOGRAD_COURSE_ROOT="/srv/here", AUTOGRAD_DB_URL="sqlite:///x.db")
+    (service,) = c.JupyterHub.services
+    assert (service["name"], service["cwd"], service["user"]) == (
+        "autograd-course",
+        "/srv/here",
+        "grader-autograd-course",
+    )
+    assert service["environment"]["AUTOGRADER_DB_URL"] == "sqlite:///x.db"
+    assert c.Authenticator.admin_users == {"instructor1"}
+    assert c.Spawner.environment["AUTOGRADER_COURSE_ID"] == "autograd-course"
+
+
+def test_ngshare_enrols_every_course(tmp_path, monkeypatch):
+    c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRAD_EXCHANGE_KIND="ngshare")
+    (ngshare,) = [service for service in c.JupyterHub.services if service["name"] == "ngshare"]
+    courses = [ngshare["command"][i + 1] for i, word in enumerate(ngshare["command"]) if word == "--course"]
+    assert courses == ["autograd-fall", "autograd-spring"]
