@@ -143,9 +143,8 @@ COMMON_ENVIRONMENT = {
     # hub/etc/jupyter/nbgrader_config.py and the course's nbgrader_config.py choose the exchange by it.
     "AUTOGRAD_EXCHANGE_KIND": EXCHANGE_KIND,
 }
-USER_ENVIRONMENT = dict(COMMON_ENVIRONMENT)
-if not SEVERAL:  # users' servers know their one course; with several, they ask the hub (see above)
-    USER_ENVIRONMENT["AUTOGRADER_COURSE_ID"] = COURSES[0].id
+# Users' servers know their one course; with several, none (empty): they ask the hub for their groups.
+USER_ENVIRONMENT = {**COMMON_ENVIRONMENT, "AUTOGRADER_COURSE_ID": "" if SEVERAL else COURSES[0].id}
 if EXCHANGE_KIND == "ngshare":  # every server talks to ngshare directly, with its own hub token
     COMMON_ENVIRONMENT["AUTOGRAD_NGSHARE_URL"] = f"http://127.0.0.1:{NGSHARE_PORT}/services/ngshare"
 c.Spawner.cmd = [SINGLEUSER]

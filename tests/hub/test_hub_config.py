@@ -72,8 +72,8 @@ def test_two_courses_open_each_formgrader_to_its_own_staff_and_make_nobody_admin
     assert groups["students"]["users"] == ["student1", "student2", "student3"]
     assert c.Authenticator.admin_users == set()
     assert c.Authenticator.allowed_users == {"instructor1", "ta1", "instructor2", "student1", "student2", "student3"}
-    # Users' servers ask the hub for their courses (nbgrader's JupyterHubAuthPlugin): no course id given.
-    assert "AUTOGRADER_COURSE_ID" not in c.Spawner.environment
+    # Users' servers ask the hub for their courses (nbgrader's JupyterHubAuthPlugin): an empty course id.
+    assert c.Spawner.environment["AUTOGRADER_COURSE_ID"] == ""
 
 
 def test_two_courses_refuse_one_database_for_both(tmp_path, monkeypatch):
@@ -100,3 +100,20 @@ def test_ngshare_enrols_every_course(tmp_path, monkeypatch):
     (ngshare,) = [service for service in c.JupyterHub.services if service["name"] == "ngshare"]
     courses = [ngshare["command"][i + 1] for i, word in enumerate(ngshare["command"]) if word == "--course"]
     assert courses == ["autograd-fall", "autograd-spring"]
+
+
+@pytest.mark.parametrize(
+    "given, course_id, plugin",
+    [(None, "autograd-course", None), ("autograd-spring", "autograd-spring", None), ("", None, "JupyterHubAuthPlugin")],
+)
+def test_every_servers_nbgrader_settings_take_the_course_from_the_hub(monkeypatch, given, course_id, plugin):
+    path = os.path.join(ROOT, "hub", "etc", "jupyter", "nbgrader_config.py")
+    monkeypatch.delenv("AUTOGRADER_COURSE_ID", raising=False)
+    if given is not None:
+        monkeypatch.setenv("AUTOGRADER_COURSE_ID", given)
+    c = Config()
+    with open(path) as f:
+        exec(compile(f.read(), path, "exec"), {"get_config": lambda: c, "__file__": path})
+    assert c.CourseDirectory.get("course_id") == course_id
+    assert c.Authenticator.get("plugin_class", "").endswith(plugin) if plugin else "plugin_class" not in c.Authenticator
+    assert bool(c.Exchange.get("path_includes_course")) is (plugin is not None)

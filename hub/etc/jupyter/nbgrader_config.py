@@ -5,11 +5,11 @@ import os
 
 c = get_config()  # noqa: F821 - provided by nbgrader and its JupyterLab extension
 
-# The course: a grading server's own (each course's service), or a user's one course.  A user of a
-# hub of several courses has none set: nbgrader then asks the hub which courses the user is in (its
-# groups nbgrader-<course> and formgrade-<course>), lists and fetches from each of them, and keeps
-# each course's files in <course>/<assignment> (two courses may both release "lesson1").
-COURSE_ID = os.environ.get("AUTOGRADER_COURSE_ID")
+# The course: a grading server's own (each course's service), or a user's one course.  A hub of
+# several courses gives users' servers an empty AUTOGRADER_COURSE_ID: nbgrader then asks the hub which
+# courses the user is in (its groups nbgrader-<course> and formgrade-<course>), lists and fetches from
+# each, and keeps each course's files in <course>/<assignment> (two courses may both release "lesson1").
+COURSE_ID = os.environ.get("AUTOGRADER_COURSE_ID", "autograd-course")
 if COURSE_ID:
     c.CourseDirectory.course_id = COURSE_ID
 else:
