@@ -5,6 +5,8 @@ Run nbgrader commands from this folder, e.g. `nbgrader generate_assignment lesso
 
 import os
 
+from autograder.settings import setting
+
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 # The course root is this folder, wherever nbgrader is started from below it.
@@ -121,7 +123,7 @@ c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_[^/]*?(?P<f
 # (a refusal is logged and kept in .autograder/refused-submissions/), times it by the server
 # (the latest ctime of its files, written as timestamp.txt), never follows a link in it, and gives
 # what it copies private modes (OwnerCheckedCollect.folder_mode, .file_mode) under umask 077.
-# On a hub with AUTOGRAD_EXCHANGE_KIND=ngshare, hub/etc/jupyter/nbgrader_config.py selects ngshare's
+# On a hub with AUTOGRADER_EXCHANGE_KIND=ngshare, hub/etc/jupyter/nbgrader_config.py selects ngshare's
 # collect instead (ngshare files each submission under the hub login that sent it).
-if os.environ.get("AUTOGRAD_EXCHANGE_KIND", "file") == "file":
+if setting("EXCHANGE_KIND", "file") == "file":
     c.ExchangeFactory.collect = "autograder.grading.exchange.OwnerCheckedCollect"

@@ -47,6 +47,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)  # the course folder's own autograder: this may run on the system's python3
+from autograder.settings import setting  # noqa: E402
+
 DEFAULT_COURSE_ID = "autograd-course"
 
 # What every account's Jupyter server reads from the course folder: readable by all; everything
@@ -62,11 +65,11 @@ OPEN = {
 # closed folder even when it is written with a looser umask than collect's and grade's.
 CLOSED_FOLDERS = ("submitted", "autograded", "feedback", "reports", ".autograder")
 
-# The hub's own files, when its state is kept in the course folder (AUTOGRAD_HUB_STATE unset, the
+# The hub's own files, when its state is kept in the course folder (AUTOGRADER_HUB_STATE unset, the
 # hub started from there): left to root, 0600.  The cookie secret signs every login, and the hub's
 # database keeps the services' environment, the gradebook's address and password with it: the
 # grader account (whose server TAs use too) may not read them either.  With
-# AUTOGRAD_EXCHANGE_KIND=ngshare, ngshare's database and files (every submission) are kept there too.
+# AUTOGRADER_EXCHANGE_KIND=ngshare, ngshare's database and files (every submission) are kept there too.
 HUB_STATE = ("hub/jupyterhub.sqlite*", "hub/jupyterhub_cookie_secret", "hub/ngshare.sqlite*", "hub/ngshare-files")
 
 # The course's folders in the exchange, with the modes nbgrader's first release would give them,
@@ -205,8 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the group that may read the course folder besides the grader account "
                         "(default instructors-<course id>; made if missing; the course's instructors and TAs "
                         "in the roster are added)")  # fmt: skip
-    parser.add_argument("--roster", default=os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")),
-                        help="the hub's roster (default: $AUTOGRAD_ROSTER or hub/roster.toml)")  # fmt: skip
+    parser.add_argument("--roster", default=setting("ROSTER", os.path.join(HERE, "roster.toml")),
+                        help="the hub's roster (default: $AUTOGRADER_ROSTER or hub/roster.toml)")  # fmt: skip
     parser.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder")
     args = parser.parse_args(argv)
     course = os.path.abspath(args.course)
@@ -280,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"exchange {args.exchange}: everyone may write, sticky; {args.course_id}/ in it is {args.grader}'s "
           "(inbound: students may add, not list, move or delete)")  # fmt: skip
     print(f"JupyterLab settings: {settings}")
-    print(f"next: AUTOGRAD_COURSE_ROOT={course} AUTOGRAD_DB_URL=postgresql://...")
+    print(f"next: AUTOGRADER_COURSE_ROOT={course} AUTOGRADER_DB_URL=postgresql://...")
     print(f"      jupyterhub -f {HERE}/jupyterhub_config.py   (see the README's hub section)")
     print("      run this script again after every update of the course folder")
     return 0

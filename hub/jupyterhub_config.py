@@ -1,8 +1,8 @@
 """JupyterHub for the classes of this course, on one machine: one course, or several side by side.
 
-Who: ``roster.toml`` (``AUTOGRAD_ROSTER``, read by hub/roster.py) lists each course's instructors,
+Who: ``roster.toml`` (``AUTOGRADER_ROSTER``, read by hub/roster.py) lists each course's instructors,
 teaching assistants and students, by their account names on this machine (PAM logs them in with
-their own passwords; AUTOGRAD_AUTH=lti13 takes logins from the LMS instead, and keeps the groups).
+their own passwords; AUTOGRADER_AUTH=lti13 takes logins from the LMS instead, and keeps the groups).
 With one course its instructors are hub admins; with several, nobody of the roster is (a hub
 admin may open every server and service, so an instructor could open another course's formgrader).
 
@@ -20,36 +20,36 @@ What each gets:
 
 Settings (environment variables, read when the hub starts; see the README's hub section):
 
-``AUTOGRAD_ROSTER``       the roster (default: hub/roster.toml beside this file)
-``AUTOGRAD_COURSE_ROOT``  with one course: its folder, a clone of this repository owned by the grader
+``AUTOGRADER_ROSTER``       the roster (default: hub/roster.toml beside this file)
+``AUTOGRADER_COURSE_ROOT``  with one course: its folder, a clone of this repository owned by the grader
                           account (default: the roster's ``root``, else /srv/<course id>); with several,
                           each course's ``root`` in the roster says it
-``AUTOGRAD_GRADER_USER``  with one course: its grader account (default: the roster's, else grader-<course id>)
-``AUTOGRAD_DB_URL``       the gradebook, e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course;
+``AUTOGRADER_GRADER_USER``  with one course: its grader account (default: the roster's, else grader-<course id>)
+``AUTOGRADER_DB_URL``       the gradebook, e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course;
                           with several courses it names each course's own database by ``{course}``,
                           the course id with _ for - (postgresql://...:5432/gradebook_{course})
-``AUTOGRAD_EXCHANGE_KIND`` how assignments, submissions and feedback travel between users:
-                          ``file`` (the default): nbgrader's exchange folder, AUTOGRAD_EXCHANGE, on this
+``AUTOGRADER_EXCHANGE_KIND`` how assignments, submissions and feedback travel between users:
+                          ``file`` (the default): nbgrader's exchange folder, AUTOGRADER_EXCHANGE, on this
                           machine (who submitted is the file's owner: autograder/grading/exchange.py);
                           ``ngshare``: the hub runs ngshare (hub/ngshare_service.py) as its service
                           ``ngshare`` and every server uses ngshare_exchange: who submitted is the hub
                           login of the token that sent it, so it holds where every user runs as the
                           same uid (Kubernetes) and needs no shared volume
-``AUTOGRAD_EXCHANGE``     nbgrader's exchange folder, for ``file`` (default /srv/nbgrader/exchange)
-``AUTOGRAD_NGSHARE_PORT`` for ``ngshare``: its port (default 10101; ngshare listens on every interface,
+``AUTOGRADER_EXCHANGE``     nbgrader's exchange folder, for ``file`` (default /srv/nbgrader/exchange)
+``AUTOGRADER_NGSHARE_PORT`` for ``ngshare``: its port (default 10101; ngshare listens on every interface,
                           and answers only requests that carry a hub token)
-``AUTOGRAD_NGSHARE_DB_URL`` for ``ngshare``: its database (default: ngshare.sqlite in the hub's state
-                          folder, AUTOGRAD_HUB_STATE or hub/); the files it keeps are in ngshare-files/
+``AUTOGRADER_NGSHARE_DB_URL`` for ``ngshare``: its database (default: ngshare.sqlite in the hub's state
+                          folder, AUTOGRADER_HUB_STATE or hub/); the files it keeps are in ngshare-files/
                           there.  Not PostgreSQL: ngshare 0.6.0's tables cannot be made there (its
                           association tables' TEXT columns reference INTEGER keys: "foreign key
                           constraint ... cannot be implemented", tried with PostgreSQL 15)
-``AUTOGRAD_HUB_IP``, ``AUTOGRAD_HUB_PORT``  where the hub listens
-``AUTOGRAD_SERVICE_PORT`` the first course's grading server's port on 127.0.0.1 (default 9999); the
+``AUTOGRADER_HUB_IP``, ``AUTOGRADER_HUB_PORT``  where the hub listens
+``AUTOGRADER_SERVICE_PORT`` the first course's grading server's port on 127.0.0.1 (default 9999); the
                           next course's is the next port, in roster order
-``AUTOGRAD_HUB_API_PORT``, ``AUTOGRAD_PROXY_API_PORT``  the hub's and the proxy's own ports on 127.0.0.1
+``AUTOGRADER_HUB_API_PORT``, ``AUTOGRADER_PROXY_API_PORT``  the hub's and the proxy's own ports on 127.0.0.1
                           (JupyterHub's defaults, 8081 and 8001, unless set: two hubs on one machine)
-``AUTOGRAD_PROXY``        the configurable-http-proxy command (default: found on PATH)
-``AUTOGRAD_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
+``AUTOGRADER_PROXY``        the configurable-http-proxy command (default: found on PATH)
+``AUTOGRADER_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
 """
 
 import dataclasses
@@ -58,17 +58,23 @@ import os
 import pwd
 import sys
 
+from autograder.settings import renamed
+
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 
 # What the hub and every server it starts create is private unless made otherwise on purpose: the
-# hub's database and cookie secret (in hub/ unless AUTOGRAD_HUB_STATE says elsewhere), the grading
+# hub's database and cookie secret (in hub/ unless AUTOGRADER_HUB_STATE says elsewhere), the grading
 # server's files in the course folder (the formgrader's collect, generate and feedback, and what
 # its terminals run), and users' own files.  nbgrader sets the modes of what it puts in the
 # exchange itself, so students still fetch releases and feedback.
 os.umask(0o077)
 
+# Every setting below is AUTOGRADER_<name>; a deprecated AUTOGRAD_<name> still counts (with a warning
+# in the hub's log) where the new name is unset.
+os.environ.update(renamed(os.environ))
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRAD_ROSTER", os.path.join(HERE, "roster.toml")))
+ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRADER_ROSTER", os.path.join(HERE, "roster.toml")))
 
 # The roster, read and checked by hub/roster.py (beside this file; the hub's folder is no package).
 if "hub_roster" not in sys.modules:
@@ -79,29 +85,29 @@ roster = sys.modules["hub_roster"]
 COURSES = roster.load(ROSTER_PATH)
 SEVERAL = len(COURSES) > 1
 if not SEVERAL:  # one course: its folder and grader account may also come from the environment
-    COURSES = [dataclasses.replace(COURSES[0], root=os.environ.get("AUTOGRAD_COURSE_ROOT", COURSES[0].root),
-                                   grader=os.environ.get("AUTOGRAD_GRADER_USER", COURSES[0].grader))]  # fmt: skip
+    COURSES = [dataclasses.replace(COURSES[0], root=os.environ.get("AUTOGRADER_COURSE_ROOT", COURSES[0].root),
+                                   grader=os.environ.get("AUTOGRADER_GRADER_USER", COURSES[0].grader))]  # fmt: skip
 INSTRUCTORS, TAS, STUDENTS = (roster.everyone(COURSES, role) for role in roster.ROLES)
-STATE = os.environ.get("AUTOGRAD_HUB_STATE", HERE)
-EXCHANGE_KIND = os.environ.get("AUTOGRAD_EXCHANGE_KIND", "file")
+STATE = os.environ.get("AUTOGRADER_HUB_STATE", HERE)
+EXCHANGE_KIND = os.environ.get("AUTOGRADER_EXCHANGE_KIND", "file")
 if EXCHANGE_KIND not in ("file", "ngshare"):
-    raise ValueError(f"AUTOGRAD_EXCHANGE_KIND is {EXCHANGE_KIND!r}: it must be 'file' or 'ngshare'")
-NGSHARE_PORT = int(os.environ.get("AUTOGRAD_NGSHARE_PORT", "10101"))
-SERVICE_PORT = int(os.environ.get("AUTOGRAD_SERVICE_PORT", "9999"))
+    raise ValueError(f"AUTOGRADER_EXCHANGE_KIND is {EXCHANGE_KIND!r}: it must be 'file' or 'ngshare'")
+NGSHARE_PORT = int(os.environ.get("AUTOGRADER_NGSHARE_PORT", "10101"))
+SERVICE_PORT = int(os.environ.get("AUTOGRADER_SERVICE_PORT", "9999"))
 # Every user runs the course's environment: the Python this hub runs in.
 BIN = os.path.dirname(sys.executable)
 SINGLEUSER = os.path.join(BIN, "jupyterhub-singleuser")
 
-c.JupyterHub.ip = os.environ.get("AUTOGRAD_HUB_IP", "0.0.0.0")
-c.JupyterHub.port = int(os.environ.get("AUTOGRAD_HUB_PORT", "8000"))
+c.JupyterHub.ip = os.environ.get("AUTOGRADER_HUB_IP", "0.0.0.0")
+c.JupyterHub.port = int(os.environ.get("AUTOGRADER_HUB_PORT", "8000"))
 c.JupyterHub.cookie_secret_file = os.path.join(STATE, "jupyterhub_cookie_secret")
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(STATE, "jupyterhub.sqlite")
-if os.environ.get("AUTOGRAD_HUB_API_PORT"):
-    c.JupyterHub.hub_port = int(os.environ["AUTOGRAD_HUB_API_PORT"])
-if os.environ.get("AUTOGRAD_PROXY_API_PORT"):
-    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(os.environ['AUTOGRAD_PROXY_API_PORT'])}"
-if os.environ.get("AUTOGRAD_PROXY"):
-    c.ConfigurableHTTPProxy.command = [os.environ["AUTOGRAD_PROXY"]]
+if os.environ.get("AUTOGRADER_HUB_API_PORT"):
+    c.JupyterHub.hub_port = int(os.environ["AUTOGRADER_HUB_API_PORT"])
+if os.environ.get("AUTOGRADER_PROXY_API_PORT"):
+    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(os.environ['AUTOGRADER_PROXY_API_PORT'])}"
+if os.environ.get("AUTOGRADER_PROXY"):
+    c.ConfigurableHTTPProxy.command = [os.environ["AUTOGRADER_PROXY"]]
 
 # Who may log in, and in which groups.
 c.JupyterHub.authenticator_class = "pam"
@@ -126,7 +132,7 @@ c.JupyterHub.load_roles = [
     # hub's services.
     {"name": "server", "scopes": ["inherit"]},
 ]  # fmt: skip
-if os.environ.get("AUTOGRAD_AUTH", "pam") == "lti13":  # logins from the LMS instead: hub/lti.py
+if os.environ.get("AUTOGRADER_AUTH", "pam") == "lti13":  # logins from the LMS instead: hub/lti.py
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("hub_lti", os.path.join(HERE, "lti.py"))
@@ -139,14 +145,14 @@ if os.environ.get("AUTOGRAD_AUTH", "pam") == "lti13":  # logins from the LMS ins
 COMMON_ENVIRONMENT = {
     "PATH": f"{BIN}:/usr/bin:/bin",
     "JUPYTER_CONFIG_PATH": os.path.join(HERE, "etc", "jupyter"),
-    "AUTOGRAD_EXCHANGE": os.environ.get("AUTOGRAD_EXCHANGE", "/srv/nbgrader/exchange"),
+    "AUTOGRADER_EXCHANGE": os.environ.get("AUTOGRADER_EXCHANGE", "/srv/nbgrader/exchange"),
     # hub/etc/jupyter/nbgrader_config.py and the course's nbgrader_config.py choose the exchange by it.
-    "AUTOGRAD_EXCHANGE_KIND": EXCHANGE_KIND,
+    "AUTOGRADER_EXCHANGE_KIND": EXCHANGE_KIND,
 }
 # Users' servers know their one course; with several, none (empty): they ask the hub for their groups.
 USER_ENVIRONMENT = {**COMMON_ENVIRONMENT, "AUTOGRADER_COURSE_ID": "" if SEVERAL else COURSES[0].id}
 if EXCHANGE_KIND == "ngshare":  # every server talks to ngshare directly, with its own hub token
-    COMMON_ENVIRONMENT["AUTOGRAD_NGSHARE_URL"] = f"http://127.0.0.1:{NGSHARE_PORT}/services/ngshare"
+    COMMON_ENVIRONMENT["AUTOGRADER_NGSHARE_URL"] = f"http://127.0.0.1:{NGSHARE_PORT}/services/ngshare"
 c.Spawner.cmd = [SINGLEUSER]
 c.Spawner.default_url = "/lab"
 c.Spawner.environment = dict(USER_ENVIRONMENT)
@@ -174,10 +180,10 @@ c.Spawner.pre_spawn_hook = before_spawn
 # Each course's grading server, shared by its instructors and TAs: JupyterLab as its grader account,
 # in its course folder, with the formgrader; the course id and the gradebook's URL reach the course
 # folder's nbgrader_config.py through the environment.
-DB_URL = os.environ.get("AUTOGRAD_DB_URL", "")
+DB_URL = os.environ.get("AUTOGRADER_DB_URL", "")
 if SEVERAL and DB_URL and "{course}" not in DB_URL:
     raise ValueError(
-        "AUTOGRAD_DB_URL names one database, and the roster has several courses: each course keeps its own "
+        "AUTOGRADER_DB_URL names one database, and the roster has several courses: each course keeps its own "
         "gradebook, so write {course} where its name goes (postgresql://.../gradebook_{course})"
     )
 
@@ -195,7 +201,7 @@ for number, course in enumerate(COURSES):
         **COMMON_ENVIRONMENT,
         "AUTOGRADER_COURSE_ID": course.id,
         "JUPYTERHUB_DEFAULT_URL": "/lab",
-        "HOME": (None if SEVERAL else os.environ.get("AUTOGRAD_GRADER_HOME")) or home_of(course.grader),
+        "HOME": (None if SEVERAL else os.environ.get("AUTOGRADER_GRADER_HOME")) or home_of(course.grader),
     }
     if DB_URL:
         service_environment["AUTOGRADER_DB_URL"] = DB_URL.replace("{course}", course.id.replace("-", "_"))
@@ -219,7 +225,7 @@ if EXCHANGE_KIND == "ngshare":
     clash = {"ngshare", *(course.service for course in COURSES)} & set(INSTRUCTORS + TAS + STUDENTS)
     if clash:
         raise ValueError(f"the roster names {sorted(clash)}: these are the hub's services' names")
-    ngshare_db = os.environ.get("AUTOGRAD_NGSHARE_DB_URL") or "sqlite:///" + os.path.join(STATE, "ngshare.sqlite")
+    ngshare_db = os.environ.get("AUTOGRADER_NGSHARE_DB_URL") or "sqlite:///" + os.path.join(STATE, "ngshare.sqlite")
     command = [sys.executable, os.path.join(HERE, "ngshare_service.py"), "--roster", ROSTER_PATH, "--database",
                ngshare_db, "--storage", os.path.join(STATE, "ngshare-files")]  # fmt: skip
     command += [argument for course in COURSES for argument in ("--course", course.id)]

@@ -12,16 +12,16 @@ audience, expiry and nonce).  This module adds what the course needs on top, aft
 * the account name, from a configurable claim, made safe (hub/roster.py's account names);
 * a launch is used once: the same id_token posted again is refused, even with its cookies.
 
-Settings (environment variables, read by ``configure`` when the hub starts; AUTOGRAD_AUTH=lti13):
+Settings (environment variables, read by ``configure`` when the hub starts; AUTOGRADER_AUTH=lti13):
 
-``AUTOGRAD_LTI_ISSUER``         the platform's issuer, e.g. https://canvas.instructure.com
-``AUTOGRAD_LTI_CLIENT_ID``      the client id the platform gave the tool (several: comma-separated)
-``AUTOGRAD_LTI_AUTHORIZE_URL``  the platform's OIDC authorization endpoint
-``AUTOGRAD_LTI_JWKS_URL``       the platform's public keys (JWKS)
-``AUTOGRAD_LTI_USERNAME_CLAIM`` the claim that names the user (default ``sub``); ``email``, or a key
+``AUTOGRADER_LTI_ISSUER``         the platform's issuer, e.g. https://canvas.instructure.com
+``AUTOGRADER_LTI_CLIENT_ID``      the client id the platform gave the tool (several: comma-separated)
+``AUTOGRADER_LTI_AUTHORIZE_URL``  the platform's OIDC authorization endpoint
+``AUTOGRADER_LTI_JWKS_URL``       the platform's public keys (JWKS)
+``AUTOGRADER_LTI_USERNAME_CLAIM`` the claim that names the user (default ``sub``); ``email``, or a key
                                 inside a claim after ``#``, e.g. Moodle's login name
                                 ``https://purl.imsglobal.org/spec/lti/claim/ext#user_username``
-``AUTOGRAD_LTI_URI_SCHEME``     https or http for the hub's own URLs (default: as the request came)
+``AUTOGRADER_LTI_URI_SCHEME``     https or http for the hub's own URLs (default: as the request came)
 
 Importing this module changes nothing; ``configure`` does.
 """
@@ -91,7 +91,7 @@ def username(claims: Mapping, claim: str = "sub") -> str:
     if key:
         value = value.get(key) if isinstance(value, Mapping) else None
     if not value:
-        raise LaunchRefused(f"the launch has no {claim!r} claim to name the user by (AUTOGRAD_LTI_USERNAME_CLAIM)")
+        raise LaunchRefused(f"the launch has no {claim!r} claim to name the user by (AUTOGRADER_LTI_USERNAME_CLAIM)")
     return account_name(str(value))
 
 
@@ -188,29 +188,32 @@ def post_auth_hook(courses: Sequence, claim: str, used: UsedLaunches):
 
 def configure(c, settings: Mapping[str, str]) -> None:
     """Log in through LTI 1.3 with hub/jupyterhub_config.py's ``c``: the platform from ``settings``
-    (the environment), the courses from the roster (AUTOGRAD_ROSTER).  The LMS decides who may log
+    (the environment), the courses from the roster (AUTOGRADER_ROSTER).  The LMS decides who may log
     in (any launch from a roster course's LMS course), and each login sets the user's groups."""
-    missing = [name for name in ("AUTOGRAD_LTI_ISSUER", "AUTOGRAD_LTI_CLIENT_ID", "AUTOGRAD_LTI_AUTHORIZE_URL",
-                                 "AUTOGRAD_LTI_JWKS_URL") if not settings.get(name)]  # fmt: skip
+    from autograder.settings import renamed
+
+    settings = renamed(settings)  # the deprecated AUTOGRAD_* names still count
+    missing = [name for name in ("AUTOGRADER_LTI_ISSUER", "AUTOGRADER_LTI_CLIENT_ID", "AUTOGRADER_LTI_AUTHORIZE_URL",
+                                 "AUTOGRADER_LTI_JWKS_URL") if not settings.get(name)]  # fmt: skip
     if missing:
-        raise ValueError(f"AUTOGRAD_AUTH=lti13 needs {', '.join(missing)} (the platform's settings; see hub/lti.py)")
+        raise ValueError(f"AUTOGRADER_AUTH=lti13 needs {', '.join(missing)} (the platform's settings; see hub/lti.py)")
     roster = _load_roster_module()
     here = os.path.dirname(os.path.abspath(__file__))
-    courses = roster.load(settings.get("AUTOGRAD_ROSTER", os.path.join(here, "roster.toml")))
+    courses = roster.load(settings.get("AUTOGRADER_ROSTER", os.path.join(here, "roster.toml")))
     if not any(course.lti_context for course in courses):
-        raise ValueError('AUTOGRAD_AUTH=lti13: no course of the roster has lti_context = "<the LMS course\'s id>"')
-    claim = settings.get("AUTOGRAD_LTI_USERNAME_CLAIM", "sub")
+        raise ValueError('AUTOGRADER_AUTH=lti13: no course of the roster has lti_context = "<the LMS course\'s id>"')
+    claim = settings.get("AUTOGRADER_LTI_USERNAME_CLAIM", "sub")
 
     c.JupyterHub.authenticator_class = "ltiauthenticator.lti13.auth.LTI13Authenticator"
-    c.LTI13Authenticator.issuer = settings["AUTOGRAD_LTI_ISSUER"]
-    c.LTI13Authenticator.client_id = {i.strip() for i in settings["AUTOGRAD_LTI_CLIENT_ID"].split(",") if i.strip()}
-    c.LTI13Authenticator.authorize_url = settings["AUTOGRAD_LTI_AUTHORIZE_URL"]
-    c.LTI13Authenticator.jwks_endpoint = settings["AUTOGRAD_LTI_JWKS_URL"]
+    c.LTI13Authenticator.issuer = settings["AUTOGRADER_LTI_ISSUER"]
+    c.LTI13Authenticator.client_id = {i.strip() for i in settings["AUTOGRADER_LTI_CLIENT_ID"].split(",") if i.strip()}
+    c.LTI13Authenticator.authorize_url = settings["AUTOGRADER_LTI_AUTHORIZE_URL"]
+    c.LTI13Authenticator.jwks_endpoint = settings["AUTOGRADER_LTI_JWKS_URL"]
     # ltiauthenticator names the user by a top-level claim (a nested one would give it a dict);
     # the hook below gives the account its name from ``claim`` in any case.
     c.LTI13Authenticator.username_key = "sub" if "#" in claim else claim
-    if settings.get("AUTOGRAD_LTI_URI_SCHEME"):
-        c.LTI13Authenticator.uri_scheme = settings["AUTOGRAD_LTI_URI_SCHEME"]
+    if settings.get("AUTOGRADER_LTI_URI_SCHEME"):
+        c.LTI13Authenticator.uri_scheme = settings["AUTOGRADER_LTI_URI_SCHEME"]
     # The LMS says who takes part: the roster's account lists are PAM's, not the LMS's.
     c.Authenticator.allow_all = True
     c.Authenticator.allowed_users = set()

@@ -1,6 +1,6 @@
 """ngshare, the nbgrader exchange that knows who submitted, as the hub's service for its courses.
 
-The hub starts this (``AUTOGRAD_EXCHANGE_KIND=ngshare`` in hub/jupyterhub_config.py) as its managed
+The hub starts this (``AUTOGRADER_EXCHANGE_KIND=ngshare`` in hub/jupyterhub_config.py) as its managed
 service ``ngshare``:
 
     python hub/ngshare_service.py --course autograd-course [--course autograd-spring ...] \

@@ -344,7 +344,7 @@ def walk(top: str) -> list[str]:
 @pytest.mark.parametrize("config", ["nbgrader_config.py", "hub/etc/jupyter/nbgrader_config.py"])
 def test_nbgrader_collect_uses_the_owner_checked_collect_with_the_courses_settings(accounts, course, exchange, config):
     """`nbgrader collect` itself, with the course's configuration or (alone) the hub's."""
-    env = {**os.environ, "AUTOGRAD_EXCHANGE": exchange, "PYTHONPATH": ROOT}
+    env = {**os.environ, "AUTOGRADER_EXCHANGE": exchange, "PYTHONPATH": ROOT}
     env.pop("AUTOGRADER_DB_URL", None)
     if config == "nbgrader_config.py":
         shutil.copy(os.path.join(ROOT, config), course)

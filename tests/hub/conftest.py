@@ -87,7 +87,7 @@ class Hub:
         server's terminal."""
         folder, grader = self.courses.get(course, self.course), f"grader-{course}"
         env = ["env", f"AUTOGRADER_DB_URL={self.db_urls.get(course, self.db_url)}", f"AUTOGRADER_COURSE_ID={course}",
-               f"JUPYTER_CONFIG_PATH={folder}/hub/etc/jupyter", f"AUTOGRAD_EXCHANGE={self.exchange}",
+               f"JUPYTER_CONFIG_PATH={folder}/hub/etc/jupyter", f"AUTOGRADER_EXCHANGE={self.exchange}",
                f"HOME=/home/{grader}", f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
         umask = ["sh", "-c", 'umask 077 && exec "$@"', "sh"]
         return run(*env, *umask, *command, user=grader, check=False, cwd=folder, timeout=timeout)
@@ -139,11 +139,11 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
                 **settings: str) -> Iterator[Hub]:  # fmt: skip
     """The course's hub (hub/jupyterhub_config.py) on a fresh copy of the course, its gradebook the
     PostgreSQL database ``database``, every port its own (several hubs can run at once), with the
-    hub's environment variables ``settings`` on top (e.g. AUTOGRAD_EXCHANGE_KIND="ngshare").
+    hub's environment variables ``settings`` on top (e.g. AUTOGRADER_EXCHANGE_KIND="ngshare").
 
     ``courses`` (course id: its people): a hub of several courses instead, each with a copy of the
     course of its own, installed with hub/install.py, and a gradebook of its own (``database`` with
-    the course id after it, named through AUTOGRAD_DB_URL's ``{course}``)."""
+    the course id after it, named through AUTOGRADER_DB_URL's ``{course}``)."""
     proxy = proxy_command()
     base = tempfile.mkdtemp(prefix="autograd-hub-", dir="/var/tmp")
     os.chmod(base, 0o755)  # the accounts read the course's hub settings there
@@ -172,12 +172,12 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
     port = free_port()
     environment = {
         **os.environ,
-        "AUTOGRAD_ROSTER": roster, "AUTOGRAD_DB_URL": db_url,
-        "AUTOGRAD_EXCHANGE": exchange, "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1",
-        "AUTOGRAD_HUB_PORT": str(port), "AUTOGRAD_SERVICE_PORT": str(free_port()), "AUTOGRAD_PROXY": proxy,
-        "AUTOGRAD_HUB_API_PORT": str(free_port()), "AUTOGRAD_PROXY_API_PORT": str(free_port()),
-        "AUTOGRAD_NGSHARE_PORT": str(free_port()),
-        **({} if several else {"AUTOGRAD_COURSE_ROOT": course}),
+        "AUTOGRADER_ROSTER": roster, "AUTOGRADER_DB_URL": db_url,
+        "AUTOGRADER_EXCHANGE": exchange, "AUTOGRADER_HUB_STATE": state, "AUTOGRADER_HUB_IP": "127.0.0.1",
+        "AUTOGRADER_HUB_PORT": str(port), "AUTOGRADER_SERVICE_PORT": str(free_port()), "AUTOGRADER_PROXY": proxy,
+        "AUTOGRADER_HUB_API_PORT": str(free_port()), "AUTOGRADER_PROXY_API_PORT": str(free_port()),
+        "AUTOGRADER_NGSHARE_PORT": str(free_port()),
+        **({} if several else {"AUTOGRADER_COURSE_ROOT": course}),
         **settings,
     }  # fmt: skip
     config = os.path.join(course, "hub", "jupyterhub_config.py")

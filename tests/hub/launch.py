@@ -54,8 +54,8 @@ def wrapper(state: str, settings: str) -> str:
 @contextlib.contextmanager
 def jupyterhub(state: str, config: str, environment: dict, log_name: str = "hub.log",
                seconds: float = 120) -> Iterator[RunningHub]:  # fmt: skip
-    """The hub of ``config``, listening on 127.0.0.1 at ``environment["AUTOGRAD_HUB_PORT"]``."""
-    url = f"http://127.0.0.1:{environment['AUTOGRAD_HUB_PORT']}"
+    """The hub of ``config``, listening on 127.0.0.1 at ``environment["AUTOGRADER_HUB_PORT"]``."""
+    url = f"http://127.0.0.1:{environment['AUTOGRADER_HUB_PORT']}"
     env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}", **environment}
     log_path = os.path.join(state, "hub.log")
     log = open(log_path, "wb")  # noqa: SIM115 - closed below, after the hub

@@ -49,7 +49,7 @@ def as_user(hub, user: str, *command: str, timeout: float = 300, **kwargs) -> su
     if user in ROSTER["students"]:
         settings.insert(0, f"{hub.course}/hub/etc/student")
     env = ["env", "-i", f"HOME=/home/{user}", f"USER={user}", f"JUPYTER_CONFIG_PATH={':'.join(settings)}",
-           f"AUTOGRAD_EXCHANGE={hub.exchange}", f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
+           f"AUTOGRADER_EXCHANGE={hub.exchange}", f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
     return run(*env, *command, user=user, check=False, cwd=f"/home/{user}", timeout=timeout, **kwargs)
 
 

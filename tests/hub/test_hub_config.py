@@ -29,10 +29,11 @@ def hub_config(tmp_path, monkeypatch, roster: str, **settings: str) -> Config:
     (tmp_path / "roster.toml").write_text(roster)
     for name in [name for name in os.environ if name.startswith("AUTOGRAD")]:
         monkeypatch.delenv(name)
-    monkeypatch.setenv("AUTOGRAD_ROSTER", str(tmp_path / "roster.toml"))
-    monkeypatch.setenv("AUTOGRAD_HUB_STATE", str(tmp_path))
+    monkeypatch.setenv("AUTOGRADER_ROSTER", str(tmp_path / "roster.toml"))
+    monkeypatch.setenv("AUTOGRADER_HUB_STATE", str(tmp_path))
     for name, value in settings.items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setattr(os, "environ", os.environ.copy())  # what the hub's configuration writes there stays here
     c = Config()
     with open(CONFIG) as f:
         exec(compile(f.read(), CONFIG, "exec"), {"get_config": lambda: c, "__file__": CONFIG})
@@ -41,7 +42,7 @@ def hub_config(tmp_path, monkeypatch, roster: str, **settings: str) -> Config:
 
 def test_two_courses_get_a_grading_server_each_as_their_grader_in_their_folder(tmp_path, monkeypatch):
     url = "postgresql://autograd:pw@db:5432/gradebook_{course}"
-    c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRAD_DB_URL=url, AUTOGRAD_SERVICE_PORT="9100")
+    c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRADER_DB_URL=url, AUTOGRADER_SERVICE_PORT="9100")
     services = {service["name"]: service for service in c.JupyterHub.services}
     assert sorted(services) == ["autograd-fall", "autograd-spring"]
     fall, spring = services["autograd-fall"], services["autograd-spring"]
@@ -78,12 +79,14 @@ def test_two_courses_open_each_formgrader_to_its_own_staff_and_make_nobody_admin
 
 def test_two_courses_refuse_one_database_for_both(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"write \{course\}"):
-        hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRAD_DB_URL="postgresql://autograd:pw@db/autograd")
+        hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRADER_DB_URL="postgresql://autograd:pw@db/autograd")
 
 
 def test_one_course_keeps_its_instructors_as_admins_and_tells_servers_the_course(tmp_path, monkeypatch):
     roster = 'instructors = ["instructor1"]\nstudents = ["student1"]\n'
-    c = hub_config(tmp_path, monkeypatch, roster, AUTOGRAD_COURSE_ROOT="/srv/here", AUTOGRAD_DB_URL="sqlite:///x.db")
+    c = hub_config(
+        tmp_path, monkeypatch, roster, AUTOGRADER_COURSE_ROOT="/srv/here", AUTOGRADER_DB_URL="sqlite:///x.db"
+    )
     (service,) = c.JupyterHub.services
     assert (service["name"], service["cwd"], service["user"]) == (
         "autograd-course",
@@ -96,7 +99,7 @@ def test_one_course_keeps_its_instructors_as_admins_and_tells_servers_the_course
 
 
 def test_ngshare_enrols_every_course(tmp_path, monkeypatch):
-    c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRAD_EXCHANGE_KIND="ngshare")
+    c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRADER_EXCHANGE_KIND="ngshare")
     (ngshare,) = [service for service in c.JupyterHub.services if service["name"] == "ngshare"]
     courses = [ngshare["command"][i + 1] for i, word in enumerate(ngshare["command"]) if word == "--course"]
     assert courses == ["autograd-fall", "autograd-spring"]
@@ -117,3 +120,12 @@ def test_every_servers_nbgrader_settings_take_the_course_from_the_hub(monkeypatc
     assert c.CourseDirectory.get("course_id") == course_id
     assert c.Authenticator.get("plugin_class", "").endswith(plugin) if plugin else "plugin_class" not in c.Authenticator
     assert bool(c.Exchange.get("path_includes_course")) is (plugin is not None)
+
+
+def test_the_hubs_old_setting_names_still_work_with_a_warning(tmp_path, monkeypatch):
+    roster = 'instructors = ["instructor1"]\n'
+    with pytest.warns(FutureWarning, match="AUTOGRAD_DB_URL is deprecated: set AUTOGRADER_DB_URL"):
+        c = hub_config(tmp_path, monkeypatch, roster, AUTOGRAD_DB_URL="sqlite:///old.db", AUTOGRAD_SERVICE_PORT="9200")
+    (service,) = c.JupyterHub.services
+    assert service["environment"]["AUTOGRADER_DB_URL"] == "sqlite:///old.db"
+    assert service["url"] == "http://127.0.0.1:9200"

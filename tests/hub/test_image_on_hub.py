@@ -138,16 +138,17 @@ def image_hub(course_image):
         "password": secrets.token_urlsafe(12), "podman": PODMAN, "image": course_image, "course": COURSE_ID,
         # a user's pod as hub/k8s/values.yaml asks Zero to JupyterHub for it: its user and its settings
         "user_options": ["--user", f"{singleuser['uid']}:{singleuser['fsGid']}"],
-        "user_environment": {**singleuser["extraEnv"], "AUTOGRAD_NGSHARE_URL": through_proxy},
+        "user_environment": {**singleuser["extraEnv"], "AUTOGRADER_NGSHARE_URL": through_proxy},
         "service_url": f"http://127.0.0.1:{service_port}", "service_token": service_token,
         "ngshare_url": f"http://127.0.0.1:{ngshare_port}", "ngshare_token": ngshare_token,
         "hub_url": hub_url, "proxy_api": f"http://127.0.0.1:{free_port()}", "run": RUN,
     }  # fmt: skip
     environment = {
         "COURSE_HUB_CONFIG": os.path.join(course, "hub", "jupyterhub_config.py"), "HUB_TEST": json.dumps(test),
-        "AUTOGRAD_ROSTER": roster, "AUTOGRAD_COURSE_ROOT": course, "AUTOGRAD_HUB_STATE": state,
-        "AUTOGRAD_HUB_IP": "127.0.0.1", "AUTOGRAD_HUB_PORT": str(hub_port), "AUTOGRAD_HUB_API_PORT": str(api_port),
-        "AUTOGRAD_PROXY": proxy_command(), "PYTHONPATH": ROOT,
+        "AUTOGRADER_ROSTER": roster, "AUTOGRADER_COURSE_ROOT": course, "AUTOGRADER_HUB_STATE": state,
+        "AUTOGRADER_HUB_IP": "127.0.0.1", "AUTOGRADER_HUB_PORT": str(hub_port),
+        "AUTOGRADER_HUB_API_PORT": str(api_port),
+        "AUTOGRADER_PROXY": proxy_command(), "PYTHONPATH": ROOT,
     }  # fmt: skip
     # ngshare and the course's grading server, as the Deployments of hub/k8s/grader.yaml run them,
     # with this machine's addresses for the cluster's.
@@ -156,7 +157,7 @@ def image_hub(course_image):
         "JUPYTERHUB_API_TOKEN": ngshare_token}, {"ngshare": ngshare_data, "roster": roster_folder}, {})  # fmt: skip
     start_declared(course_image, grader, GRADER_CONTAINER, {
         "JUPYTERHUB_API_URL": api_url, "JUPYTERHUB_SERVICE_URL": test["service_url"],
-        "JUPYTERHUB_API_TOKEN": service_token, "AUTOGRAD_NGSHARE_URL": through_proxy}, {"course": course},
+        "JUPYTERHUB_API_TOKEN": service_token, "AUTOGRADER_NGSHARE_URL": through_proxy}, {"course": course},
         {"--port=8888": f"--port={service_port}", "--ip=0.0.0.0": "--ip=127.0.0.1"})  # fmt: skip
 
     try:

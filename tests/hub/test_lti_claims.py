@@ -91,11 +91,11 @@ def test_configure_sets_the_platform_and_lets_the_launch_decide_the_groups(tmp_p
     from traitlets.config import Config
 
     (tmp_path / "roster.toml").write_text('instructors = ["instructor1"]\nlti_context = "ctx-1"\n')
-    settings = {"AUTOGRAD_ROSTER": str(tmp_path / "roster.toml"), "AUTOGRAD_LTI_ISSUER": "https://canvas.instructure.com",
-                "AUTOGRAD_LTI_CLIENT_ID": "10000000000042, 10000000000043",
-                "AUTOGRAD_LTI_AUTHORIZE_URL": "https://sso.canvaslms.com/api/lti/authorize_redirect",
-                "AUTOGRAD_LTI_JWKS_URL": "https://sso.canvaslms.com/api/lti/security/jwks",
-                "AUTOGRAD_LTI_USERNAME_CLAIM": f"{CLAIM}/ext#user_username"}  # fmt: skip
+    settings = {"AUTOGRADER_ROSTER": str(tmp_path / "roster.toml"), "AUTOGRADER_LTI_ISSUER": "https://canvas.instructure.com",
+                "AUTOGRADER_LTI_CLIENT_ID": "10000000000042, 10000000000043",
+                "AUTOGRADER_LTI_AUTHORIZE_URL": "https://sso.canvaslms.com/api/lti/authorize_redirect",
+                "AUTOGRADER_LTI_JWKS_URL": "https://sso.canvaslms.com/api/lti/security/jwks",
+                "AUTOGRADER_LTI_USERNAME_CLAIM": f"{CLAIM}/ext#user_username"}  # fmt: skip
     c = Config()
     c.JupyterHub.load_groups = {"students": {"users": ["student1"]}}
     lti.configure(c, settings)
@@ -103,5 +103,5 @@ def test_configure_sets_the_platform_and_lets_the_launch_decide_the_groups(tmp_p
     assert c.LTI13Authenticator.client_id == {"10000000000042", "10000000000043"}
     assert c.LTI13Authenticator.username_key == "sub"  # a nested claim is the hook's to read
     assert c.Authenticator.manage_groups and c.JupyterHub.load_groups == {}
-    with pytest.raises(ValueError, match="AUTOGRAD_LTI_JWKS_URL"):
-        lti.configure(Config(), {**settings, "AUTOGRAD_LTI_JWKS_URL": ""})
+    with pytest.raises(ValueError, match="AUTOGRADER_LTI_JWKS_URL"):
+        lti.configure(Config(), {**settings, "AUTOGRADER_LTI_JWKS_URL": ""})

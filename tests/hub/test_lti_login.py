@@ -1,4 +1,4 @@
-"""LTI 1.3 logins on a real JupyterHub: hub/jupyterhub_config.py with AUTOGRAD_AUTH=lti13, so the
+"""LTI 1.3 logins on a real JupyterHub: hub/jupyterhub_config.py with AUTOGRADER_AUTH=lti13, so the
 login is jupyterhub-ltiauthenticator's LTI13Authenticator with hub/lti.py's course groups, and a
 stand-in LMS on this machine (an HTTP server in the test: its JWKS and its OIDC authorization
 endpoint, signing id_tokens with its own RSA key).  The test plays the browser of a launch as
@@ -164,7 +164,7 @@ class Form(html.parser.HTMLParser):
 
 @contextlib.contextmanager
 def hub_with_lms(**settings):
-    """The course's hub with AUTOGRAD_AUTH=lti13 and the stand-in LMS as its platform."""
+    """The course's hub with AUTOGRADER_AUTH=lti13 and the stand-in LMS as its platform."""
     started = time.monotonic()
     base = tempfile.mkdtemp(prefix="autograd-lti-hub-", dir="/var/tmp")
     state = os.path.join(base, "state")
@@ -179,14 +179,14 @@ def hub_with_lms(**settings):
         test = {"course": COURSE, "service_token": secrets.token_hex(24), "api_token": secrets.token_hex(24),
                 "proxy_api": f"http://127.0.0.1:{free_port()}"}  # fmt: skip
         environment = {
-            "COURSE_HUB_CONFIG": COURSE_HUB_CONFIG, "HUB_TEST": json.dumps(test), "AUTOGRAD_ROSTER": roster,
-            "AUTOGRAD_COURSE_ROOT": base, "AUTOGRAD_HUB_STATE": state, "AUTOGRAD_HUB_IP": "127.0.0.1",
-            "AUTOGRAD_HUB_PORT": str(hub_port), "AUTOGRAD_HUB_API_PORT": str(free_port()),
-            "AUTOGRAD_PROXY": proxy_command(), "NO_PROXY": "127.0.0.1,localhost",
+            "COURSE_HUB_CONFIG": COURSE_HUB_CONFIG, "HUB_TEST": json.dumps(test), "AUTOGRADER_ROSTER": roster,
+            "AUTOGRADER_COURSE_ROOT": base, "AUTOGRADER_HUB_STATE": state, "AUTOGRADER_HUB_IP": "127.0.0.1",
+            "AUTOGRADER_HUB_PORT": str(hub_port), "AUTOGRADER_HUB_API_PORT": str(free_port()),
+            "AUTOGRADER_PROXY": proxy_command(), "NO_PROXY": "127.0.0.1,localhost",
             # the settings of the course's LTI login, as the README tells an admin to give them
-            "AUTOGRAD_AUTH": "lti13", "AUTOGRAD_LTI_ISSUER": lms.issuer, "AUTOGRAD_LTI_CLIENT_ID": CLIENT_ID,
-            "AUTOGRAD_LTI_AUTHORIZE_URL": f"{lms.url}/api/lti/authorize_redirect",
-            "AUTOGRAD_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks", **settings,
+            "AUTOGRADER_AUTH": "lti13", "AUTOGRADER_LTI_ISSUER": lms.issuer, "AUTOGRADER_LTI_CLIENT_ID": CLIENT_ID,
+            "AUTOGRADER_LTI_AUTHORIZE_URL": f"{lms.url}/api/lti/authorize_redirect",
+            "AUTOGRADER_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks", **settings,
         }  # fmt: skip
         try:
             with jupyterhub(state, wrapper(state, SETTINGS), environment, "lti-hub.log") as hub:
@@ -206,7 +206,7 @@ def lti_hub():
 @pytest.fixture(scope="module")
 def moodle_hub():
     """Users named by their Moodle login name, which Moodle sends inside its ``ext`` claim."""
-    with hub_with_lms(AUTOGRAD_LTI_USERNAME_CLAIM=f"{CLAIM}/ext#user_username") as hub:
+    with hub_with_lms(AUTOGRADER_LTI_USERNAME_CLAIM=f"{CLAIM}/ext#user_username") as hub:
         yield hub
 
 

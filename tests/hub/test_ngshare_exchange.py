@@ -1,7 +1,7 @@
-"""With AUTOGRAD_EXCHANGE_KIND=ngshare the hub's exchange is ngshare, which knows who submitted by
+"""With AUTOGRADER_EXCHANGE_KIND=ngshare the hub's exchange is ngshare, which knows who submitted by
 the hub login of the token that sent it: what holds on Kubernetes, where every user runs as one uid.
 
-One hub for this file (hub/jupyterhub_config.py with AUTOGRAD_EXCHANGE_KIND=ngshare: the hub runs
+One hub for this file (hub/jupyterhub_config.py with AUTOGRADER_EXCHANGE_KIND=ngshare: the hub runs
 hub/ngshare_service.py as its service, which enrols the roster), and one story on lesson 2 (the other
 hub tests use lessons 1 and 3): the grader releases it from the grading server's terminal; student1
 and student2 fetch it; student2 submits their work; student1 submits theirs, then tries to submit in
@@ -38,7 +38,7 @@ COURSE_ID = "autograd-course"
 @pytest.fixture(scope="module")
 def hub(postgres, accounts):
     with running_hub(postgres, accounts, "autograd_course_ngshare", log_name="hub-ngshare.log",
-                     AUTOGRAD_EXCHANGE_KIND="ngshare") as hub:  # fmt: skip
+                     AUTOGRADER_EXCHANGE_KIND="ngshare") as hub:  # fmt: skip
         for _ in range(240):  # ngshare is up and the roster enrolled
             if "ngshare_service: course" in hub.log(100_000) or hub.process.poll() is not None:
                 break  # the hub stops when ngshare cannot start: its log says why
@@ -69,7 +69,7 @@ def servers(hub) -> dict[str, dict[str, str]]:
     """Each account's server environment: the grading service's as it is; a student's with the hub's
     settings for every server (taken from the grading service's), their Jupyter settings and their token."""
     grader = grading_server_environment(hub)
-    common = {k: v for k, v in grader.items() if k.startswith("AUTOGRAD_") and k != "AUTOGRADER_DB_URL"}
+    common = {k: v for k, v in grader.items() if k.startswith("AUTOGRADER_") and k != "AUTOGRADER_DB_URL"}
     environments = {GRADER: grader}
     for student in ROSTER["students"]:
         environments[student] = {
@@ -103,7 +103,9 @@ def mark(student: str, marker: str) -> None:
 
 def ngshare(servers, user: str, path: str, **query: str) -> tuple[int, dict]:
     """An ngshare API call as ``user`` would make it with curl: their own token, anything else as they like."""
-    url = servers[GRADER]["AUTOGRAD_NGSHARE_URL"] + "/" + path + ("?" + urllib.parse.urlencode(query) if query else "")
+    url = (
+        servers[GRADER]["AUTOGRADER_NGSHARE_URL"] + "/" + path + ("?" + urllib.parse.urlencode(query) if query else "")
+    )
     request = urllib.request.Request(url, headers={"Authorization": f"token {servers[user]['JUPYTERHUB_API_TOKEN']}"})
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:

@@ -3,6 +3,8 @@
 
 import os
 
+from autograder.settings import setting
+
 c = get_config()  # noqa: F821 - provided by nbgrader and its JupyterLab extension
 
 # The course: a grading server's own (each course's service), or a user's one course.  A hub of
@@ -16,17 +18,17 @@ else:
     c.Authenticator.plugin_class = "nbgrader.auth.JupyterHubAuthPlugin"
     c.Exchange.path_includes_course = True
 # The folder where assignments, submissions and feedback travel between users.
-c.Exchange.root = os.environ.get("AUTOGRAD_EXCHANGE", "/srv/nbgrader/exchange")
+c.Exchange.root = setting("EXCHANGE", "/srv/nbgrader/exchange")
 # Collect (the formgrader's button, `nbgrader collect` in the grading server's terminal) takes a
 # submission only from the account it names, at the server's time: autograder/grading/exchange.py.
 # The course folder's nbgrader_config.py says the same; here it holds for any course folder.
 c.ExchangeFactory.collect = "autograder.grading.exchange.OwnerCheckedCollect"
 
-# AUTOGRAD_EXCHANGE_KIND=ngshare (the hub sets it for every server, see hub/jupyterhub_config.py):
+# AUTOGRADER_EXCHANGE_KIND=ngshare (the hub sets it for every server, see hub/jupyterhub_config.py):
 # nbgrader's exchange extension point selects ngshare_exchange's classes, which send everything to
 # the hub's ngshare service with this server's hub token; ngshare files a submission under the
 # token's owner and times it by its own clock, so the owner check above has nothing left to do.
-if os.environ.get("AUTOGRAD_EXCHANGE_KIND", "file") == "ngshare":
+if setting("EXCHANGE_KIND", "file") == "ngshare":
     c.ExchangeFactory.exchange = "ngshare_exchange.Exchange"
     c.ExchangeFactory.fetch_assignment = "ngshare_exchange.ExchangeFetchAssignment"
     c.ExchangeFactory.fetch_feedback = "ngshare_exchange.ExchangeFetchFeedback"
@@ -35,4 +37,4 @@ if os.environ.get("AUTOGRAD_EXCHANGE_KIND", "file") == "ngshare":
     c.ExchangeFactory.list = "ngshare_exchange.ExchangeList"
     c.ExchangeFactory.submit = "ngshare_exchange.ExchangeSubmit"
     c.ExchangeFactory.collect = "ngshare_exchange.ExchangeCollect"
-    c.Exchange._ngshare_url = os.environ["AUTOGRAD_NGSHARE_URL"]  # ngshare_exchange's setting of its URL
+    c.Exchange._ngshare_url = setting("NGSHARE_URL")  # ngshare_exchange's setting of its URL
