@@ -6,9 +6,9 @@
                              open JupyterLab on lesson 1
     python3 course.py test   set up .venv if needed, then run the whole test suite
     python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml,
-                             or a lesson: rewrite every lesson's badges and Colab install cell,
-                             regenerate the student notebooks with nbgrader, and the README's badges
-                             and lesson-length table
+                             a lesson or autograder/codes.py: rewrite every lesson's badges and Colab
+                             install cell, regenerate the student notebooks with nbgrader, the README's
+                             badges and lesson-length table, and the code tables in docs/codes.md
     python3 course.py stats  (course authors) print each lesson's core path and whole length
 
 Setting up is skipped when .venv already matches requirements*.txt and pyproject.toml.
@@ -357,6 +357,7 @@ def length_block() -> str:
 
 
 CODES = re.compile(r"(<!-- codes: ([\w ]+?) \(made by .*?-->\n).*?(<!-- /codes -->)", re.S)
+CODES_DOC = os.path.join("docs", "codes.md")  # where the diagnosis-code tables live, written by `sync`
 
 
 def _codes_module():
@@ -368,7 +369,7 @@ def _codes_module():
 
 
 def codes_blocks(text: str) -> str:
-    """The README with every diagnosis-code table written again from autograder/codes.py."""
+    """``text`` (docs/codes.md) with every diagnosis-code table written again from autograder/codes.py."""
     codes = _codes_module()
     return CODES.sub(lambda m: f"{m[1]}{codes.table(m[2].split())}\n{m[3]}", text)
 
@@ -387,7 +388,8 @@ def _dump(nb: dict) -> str:
 
 
 def sync(extra: list[str]) -> int:
-    """Write the repository setting into every lesson, the student notebooks and the README."""
+    """Write the repository setting into every lesson, the student notebooks and the README, and the
+    diagnosis-code tables into docs/codes.md."""
     where = settings()
     repository, branch = where["repository"], where["branch"]
     readme = os.path.join(ROOT, "README.md")
@@ -400,6 +402,11 @@ def sync(extra: list[str]) -> int:
     ):
         if not found.search(text):  # checked before anything is written
             sys.exit(f"course.py: README.md has no {name} block (a line `{start}` ... `{end}`).")
+    codes_doc = os.path.join(ROOT, CODES_DOC)
+    codes_text = open(codes_doc, encoding="utf-8").read() if os.path.exists(codes_doc) else ""
+    if not CODES.search(codes_text):
+        sys.exit(f"course.py: {CODES_DOC} has no code table block (a line `<!-- codes: EXERCISE ... -->` ... "
+                 "`<!-- /codes -->`).")  # fmt: skip
     for assignment in assignments():
         path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
         with open(path, encoding="utf-8") as f:
@@ -408,7 +415,9 @@ def sync(extra: list[str]) -> int:
             f.write(_dump(synced_notebook(nb, repository, branch, assignment)))
     with open(readme, "w", encoding="utf-8") as f:
         text = block.sub(lambda _: readme_block(repository, branch), text, count=1)
-        f.write(codes_blocks(lengths.sub(lambda _: length_block(), text, count=1)))
+        f.write(lengths.sub(lambda _: length_block(), text, count=1))
+    with open(codes_doc, "w", encoding="utf-8") as f:
+        f.write(codes_blocks(codes_text))
     # The student notebooks come from the sources, through nbgrader as always.
     if importlib.util.find_spec("nbgrader") is not None:
         nbgrader = [sys.executable, "-m", "nbgrader"]

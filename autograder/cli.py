@@ -109,7 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--format", required=True, choices=FORMATS, dest="fmt", help="the LMS")
     export.add_argument("--course", default=".", help="the course folder (default: the current folder)")
     export.add_argument("--output", default=None, help="the file (default: COURSE/reports/ASSIGNMENT-FORMAT.csv)")
-    export.add_argument("--roster", default=None, help="a CSV with student_id and the LMS's ids (see the README)")
+    export.add_argument("--roster", default=None, help="a CSV with student_id and the LMS's ids (docs/instructor.md)")
     export.add_argument("--title", default=None, help="the grade column's title (default: ASSIGNMENT)")
     export.add_argument("--lms-id", default=None, help="Canvas: the assignment's id (without it, a new one is made)")
     export.add_argument("--moodle-id", default="email", choices=tuple(MOODLE_IDS),

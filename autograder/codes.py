@@ -1,6 +1,6 @@
-# ruff: noqa: E501 - one meaning per line, as the README tables show them
+# ruff: noqa: E501 - one meaning per line, as the tables of docs/codes.md show them
 """What each diagnosis code means, in words, and the lesson section a student who got it should
-read again: for the class report (what to teach next) and the README's code tables, which
+read again: for the class report (what to teach next) and the code tables of docs/codes.md, which
 ``python3 course.py sync`` writes from here.
 
 ``MEANINGS[exercise]`` lists the codes of an exercise as its documentation gives them (an
@@ -241,7 +241,7 @@ def revisit(exercise: str, code: str) -> str:
 
 
 def table(exercises: list[str]) -> str:
-    """The README's markdown table of the codes of ``exercises`` (one table when they share theirs);
+    """The markdown table (docs/codes.md) of the codes of ``exercises`` (one table when they share theirs);
     ``["shared"]`` gives the shared codes."""
     found = {e: SHARED if e == "shared" else MEANINGS[e] for e in exercises}
     one = len({id(codes) for codes in found.values()}) == 1

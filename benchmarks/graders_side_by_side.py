@@ -14,7 +14,9 @@ throughput (submissions per minute) with ratios against the single grader.  On o
 graders cannot beat one grader using every CPU; the figures show what sharding costs (a second
 warm server, two gradebook connections) so that the gain on several machines can be estimated.
 
-    python benchmarks/graders_side_by_side.py [--n 40] [--jobs 2]
+    python benchmarks/graders_side_by_side.py [--n 40] [--jobs 2] [--no-record]
+
+Each run appends its figures to benchmarks/RESULTS.md (not with ``--no-record``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--n", type=int, default=40, help="submissions (default: %(default)s)")
     parser.add_argument("--jobs", type=int, default=0, help="one grader's --jobs (default: grade's own, CPUs + 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--no-record", action="store_true", help="do not append the figures to RESULTS.md")
     args = parser.parse_args(argv)
     if not args.jobs:
         from benchmarks.grade_throughput import grade_default_jobs
@@ -98,18 +101,27 @@ def main(argv: list[str] | None = None) -> dict:
             "throughput_vs_one": {k: round(seconds["one"] / v, 2) for k, v in seconds.items()},
             "same_scores": same,
         }
+        labels = {"one": f"one grader, --jobs {args.jobs}", "two": f"two shards, --jobs {half} each",
+                  "two-full": f"two shards, --jobs {args.jobs} each"}  # fmt: skip
         if args.json:
             print(json.dumps(figures))
         else:
             print(f"{args.n} lesson 3 submissions, PostgreSQL gradebook, {os.cpu_count()} CPUs")
-            labels = {"one": f"one grader, --jobs {args.jobs}", "two": f"two shards, --jobs {half} each",
-                      "two-full": f"two shards, --jobs {args.jobs} each"}  # fmt: skip
             for name in runs:
                 print(f"  {labels[name]:<28} {seconds[name]:7.1f} s   {figures['per_minute'][name]:6.1f} per minute"
                       f"   {figures['throughput_vs_one'][name]:.2f}x one grader")  # fmt: skip
             print(f"  same scores in every run: {'yes' if same else 'NO'}")
         if not same:
-            raise SystemExit("scores differ between runs: " + json.dumps(results))
+            raise SystemExit("scores differ between runs (nothing recorded): " + json.dumps(results))
+        if not args.no_record:
+            from benchmarks.results import record
+
+            times = "; ".join(
+                f"{labels[name]} {seconds[name]:.1f} s ({figures['per_minute'][name]:.1f} per minute, "
+                f"{figures['throughput_vs_one'][name]:.2f}x)"
+                for name in runs
+            )
+            record("graders_side_by_side", f"{args.n} lesson-3 submissions, PostgreSQL gradebook: {times}")
         return figures
     finally:
         server.stop()

@@ -15,6 +15,8 @@ HEADER = """# Benchmark results
 
 One row per run, appended by the benchmark scripts in this folder (`--no-record` leaves the file
 alone).  Compare figures within a row: each run measures its own baseline on the same machine.
+Rows whose commit says `(README)` were measured before the scripts wrote here (some by hand, as the
+benchmark column says) and were moved once from the README; the commit is the one that recorded them.
 
 | date | benchmark | machine | commit | figures |
 | --- | --- | --- | --- | --- |

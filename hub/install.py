@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
           "(inbound: students may add, not list, move or delete)")  # fmt: skip
     print(f"JupyterLab settings: {settings}")
     print(f"next: AUTOGRADER_COURSE_ROOT={course} AUTOGRADER_DB_URL=postgresql://...")
-    print(f"      jupyterhub -f {HERE}/jupyterhub_config.py   (see the README's hub section)")
+    print(f"      jupyterhub -f {HERE}/jupyterhub_config.py   (see docs/instructor.md)")
     print("      run this script again after every update of the course folder")
     return 0
 

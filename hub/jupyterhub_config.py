@@ -18,7 +18,7 @@ What each gets:
   that server), into the course's own gradebook on PostgreSQL.  Only the course's group
   ``formgrade-<course>`` may open it.
 
-Settings (environment variables, read when the hub starts; see the README's hub section):
+Settings (environment variables, read when the hub starts; see docs/instructor.md):
 
 ``AUTOGRADER_ROSTER``       the roster (default: hub/roster.toml beside this file)
 ``AUTOGRADER_COURSE_ROOT``  with one course: its folder, a clone of this repository owned by the grader

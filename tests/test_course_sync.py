@@ -87,9 +87,11 @@ def course_copy(tmp_path):
         shutil.copy(os.path.join(ROOT, name), tmp_path / name)
     shutil.copytree(os.path.join(ROOT, "notebooks"), tmp_path / "notebooks")
     shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), tmp_path)
-    # sync writes the README's code tables from autograder/codes.py
+    # sync writes the code tables of docs/codes.md from autograder/codes.py
     (tmp_path / "autograder").mkdir()
     shutil.copy(os.path.join(ROOT, "autograder", "codes.py"), tmp_path / "autograder" / "codes.py")
+    (tmp_path / "docs").mkdir()
+    shutil.copy(os.path.join(ROOT, "docs", "codes.md"), tmp_path / "docs" / "codes.md")
     return tmp_path
 
 
@@ -104,6 +106,7 @@ def test_sync_points_every_lesson_its_student_notebook_and_the_readme_at_a_new_r
     assert load_course(str(course_copy)).sync([]) == 0
     readme = (course_copy / "README.md").read_text()
     assert readme.count("https://colab.research.google.com/github/someone/grad-course/blob/main/release/") == 4
+    assert (course_copy / "docs" / "codes.md").read_text() == open(os.path.join(ROOT, "docs", "codes.md")).read()
     for assignment in ASSIGNMENTS:
         for folder in ("notebooks", "release"):
             with open(course_copy / folder / assignment / f"{assignment}.ipynb", encoding="utf-8") as f:
@@ -128,6 +131,21 @@ def test_sync_refuses_a_readme_without_the_badge_block_and_changes_nothing(cours
     with pytest.raises(SystemExit, match="README.md has no badge block"):
         load_course(str(course_copy)).sync([])
     assert (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes() == before
+
+
+def test_sync_refuses_a_codes_page_without_code_tables_and_changes_nothing(course_copy):
+    (course_copy / "docs" / "codes.md").write_text("# Codes\n\nNo tables here.\n")
+    before = (course_copy / "README.md").read_bytes()
+    with pytest.raises(SystemExit, match="docs/codes.md has no code table block"):
+        load_course(str(course_copy)).sync([])
+    assert (course_copy / "README.md").read_bytes() == before
+    assert (course_copy / "docs" / "codes.md").read_text() == "# Codes\n\nNo tables here.\n"
+
+
+def test_the_code_tables_are_written_again_from_codes_py():
+    text = open(os.path.join(ROOT, "docs", "codes.md"), encoding="utf-8").read()
+    drifted = text.replace("| `never_clears` |", "| `never_clears_old` |", 1)
+    assert drifted != text and course.codes_blocks(drifted) == text
 
 
 def test_the_readme_lesson_lengths_are_those_the_notebooks_give():

@@ -165,7 +165,7 @@ class HideHiddenTests(ClearHiddenTests):
     def preprocess_cell(self, cell, resources, cell_index):
         if cell.cell_type != "code":
             return cell, resources
-        # Every traceback is cut to its last line, as the README says: also those of the "Try it"
+        # Every traceback is cut to its last line, as docs/instructor.md says: also those of the "Try it"
         # cells, which quote the student's code and the course's, not only those of hidden tests.
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":

@@ -1,5 +1,5 @@
-"""Every diagnosis code has a meaning in words and a lesson section to read again, and the README's
-code tables are the ones autograder/codes.py makes."""
+"""Every diagnosis code has a meaning in words and a lesson section to read again (docs/codes.md's
+tables, made from autograder/codes.py, are checked in tests/test_docs.py)."""
 
 import glob
 import json
@@ -57,12 +57,3 @@ def test_a_code_without_its_own_section_sends_the_student_to_the_exercises_defau
     assert codes.revisit("train_step", "no_step") == codes.REVISIT["train_step"][""]
     assert codes.meaning("train_step", "unanswered") == codes.SHARED["unanswered"]
     assert codes.meaning("train_step", "no_such_code") == ""
-
-
-def test_the_readme_code_tables_are_made_from_codes_py():
-    import course
-
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        text = f.read()
-    assert text.count("<!-- codes: ") == 9
-    assert course.codes_blocks(text) == text, "run `python3 course.py sync` to write the README's code tables"

@@ -183,7 +183,7 @@ def hub_with_lms(**settings):
             "AUTOGRADER_COURSE_ROOT": base, "AUTOGRADER_HUB_STATE": state, "AUTOGRADER_HUB_IP": "127.0.0.1",
             "AUTOGRADER_HUB_PORT": str(hub_port), "AUTOGRADER_HUB_API_PORT": str(free_port()),
             "AUTOGRADER_PROXY": proxy_command(), "NO_PROXY": "127.0.0.1,localhost",
-            # the settings of the course's LTI login, as the README tells an admin to give them
+            # the settings of the course's LTI login, as docs/instructor.md tells an admin to give them
             "AUTOGRADER_AUTH": "lti13", "AUTOGRADER_LTI_ISSUER": lms.issuer, "AUTOGRADER_LTI_CLIENT_ID": CLIENT_ID,
             "AUTOGRADER_LTI_AUTHORIZE_URL": f"{lms.url}/api/lti/authorize_redirect",
             "AUTOGRADER_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks", **settings,
@@ -355,7 +355,7 @@ def test_a_launch_posted_again_is_refused_even_with_the_cookies_of_the_first(lti
 
 
 def test_the_hub_publishes_the_urls_an_lms_registers(lti_hub):
-    """What the README tells an admin to type into Canvas or Moodle, as the hub itself gives it."""
+    """What docs/instructor.md tells an admin to type into Canvas or Moodle, as the hub itself gives it."""
     config = browser().get(f"{lti_hub['url']}/hub/lti13/config", timeout=10).json()
     assert config["oidc_initiation_url"] == f"{lti_hub['url']}/hub/lti13/oauth_login"
     assert config["target_link_uri"] == lti_hub["url"]
