@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from . import exercises, tamper
-from .sandbox.limits import DEFAULTS, Limits, default_jobs
+from .sandbox.limits import DEFAULT_JOBS, DEFAULTS, Limits
 from .verdict import Verdict
 
 
@@ -52,17 +52,23 @@ def diagnose_file(
 
 
 def diagnose_files(
-    exercise: str, paths: list[str], jobs: int = 0, start: str = "all", seed: int = 0, limits: Limits = DEFAULTS
+    exercise: str,
+    paths: list[str],
+    jobs: int = DEFAULT_JOBS,
+    start: str = "all",
+    seed: int = 0,
+    limits: Limits = DEFAULTS,
 ) -> Iterator[tuple[str, Verdict]]:
-    """Verdicts for many files, in the order given, ``jobs`` sandboxed jobs at a time.  The warm
-    server starts once; a file that crashes, hangs or exits does not stop the others."""
+    """Verdicts for many files, in the order given, ``jobs`` sandboxed jobs at a time (0: the
+    default, ``DEFAULT_JOBS``).  The warm server starts once; a file that crashes, hangs or exits
+    does not stop the others."""
     from .judge.pool import shared_pool
     from .sandbox.client import shared_server
 
     exercises.get(exercise).suite(start, seed)
     pool = shared_pool(limits)  # starts judging while the server boots
     shared_server("exercise")  # SandboxError here, before the first file, if there is no sandbox
-    jobs = jobs or default_jobs()
+    jobs = jobs or DEFAULT_JOBS
     with ThreadPoolExecutor(max_workers=jobs) as threads:
         futures = [threads.submit(_safe_file, exercise, path, start, seed, limits, pool) for path in paths]
         for path, future in zip(paths, futures):

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 import nbformat
 from tqdm import tqdm
 
-from ..sandbox.limits import SandboxLimits, default_jobs
+from ..sandbox.limits import DEFAULT_JOBS, SandboxLimits
 from .course import Course, GradeError
 from .gradebook import shared_engines
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock
 
-__all__ = ["GradeError", "Grader", "Shard", "Summary", "default_jobs"]
+__all__ = ["GradeError", "Grader", "Shard", "Summary"]
 
 
 @dataclass
@@ -112,13 +112,13 @@ class Grader:
     """Grades one assignment's submissions with nbgrader's Autograde converter."""
 
     def __init__(
-        self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None, warm=True,
+        self, course: str, assignment: str, jobs: int = DEFAULT_JOBS, force: bool = False, stream=None, warm=True,
         shard: Shard | None = None,
     ):  # fmt: skip
         self.warm = warm
         self.view = Course(course, assignment)
         self.course, self.assignment = self.view.folder, assignment
-        self.jobs = jobs or default_jobs()
+        self.jobs = jobs or DEFAULT_JOBS  # 0 (--jobs 0): the default too
         self.force = force
         self.stream = stream if stream is not None else sys.stderr
         self.app, self.coursedir = self.view.app, self.view.coursedir

@@ -138,11 +138,14 @@ SCORE_GRACE_SECONDS = 30
 FIRST_UID, UIDS = 61000, 2000
 
 
-def default_jobs() -> int:
-    """Submissions graded, or files diagnosed, at once unless told: one more than the CPUs.  Each
-    submission's thread waits on its kernel's replies and on its score job, so with one per CPU
-    part of the CPU stayed idle (benchmarks/grade_throughput.py shows it)."""
-    return (os.cpu_count() or 1) + 1
+#: Submissions graded, or files diagnosed, at once unless told: ``--jobs`` of ``python -m
+#: autograder grade`` and ``diagnose``, ``Grader(jobs=)``, ``diagnose_files(jobs=)`` and the
+#: benchmarks (0 means this default too).  One more than the CPUs: each submission's thread waits
+#: on its kernel's replies and on its score job, so with one per CPU part of the CPU stayed idle
+#: (benchmarks/grade_throughput.py shows it).  The only place this default is stated.
+DEFAULT_JOBS = (os.cpu_count() or 1) + 1
+#: ``DEFAULT_JOBS`` in words, for the help of every ``--jobs`` option.
+DEFAULT_JOBS_RULE = "one more than the CPUs"
 
 
 def _trait(kind, name: str, unit: str):
