@@ -12,17 +12,17 @@ from ..exercises._inference import MAX_CALLS, InferenceScenario, build_batches, 
 from ..exercises.evaluate import NAME
 from ..verdict import Verdict, first_failure, returned_kind
 from ._inference import CALLS, reference_outputs
-from .validate import Flag, ListOf, Number, Optional, Record, Text
+from .validate import Fields, Flag, ListOf, Number, Optional, Text
 
 NOT_FINITE = "wrong_value"
 
 
 def schema(scenario: InferenceScenario):
-    return Record(
+    return Fields(
         {
             "start": Text(10),
             "loss_calls": ListOf(Flag(), max_length=MAX_CALLS),
-            "returned": Record(
+            "returned": Fields(
                 {"type": Text(100), "number": Optional(Number(finite=False)), "is_float": Flag()},
                 optional=frozenset({"is_float"}),
             ),

@@ -8,13 +8,13 @@ from ..exercises._inference import InferenceScenario, build_batches
 from ..exercises.predict import NAME
 from ..verdict import Verdict, first_failure, returned_kind
 from ._inference import CALLS, OTHER_OUT, TENSOR_OUT, close, reference_outputs
-from .validate import Flag, Number, OneOf, Optional, Record, Text
+from .validate import Fields, Flag, Number, OneOf, Optional, Text
 
 NOT_FINITE = "wrong_output"
 
 
 def schema(scenario: InferenceScenario):
-    return Record(
+    return Fields(
         {
             "start": Text(10),
             "raised": Flag(),
