@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._inference import (
+from ._lesson4 import (
     IN_FEATURES,
     KINDS,
     InferenceScenario,

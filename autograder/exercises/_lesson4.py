@@ -4,7 +4,7 @@ turn returned values into plain data for the record.
 
 The scenarios are frozen descriptions; ``build_*`` turns one into real PyTorch objects, from the
 scenario's seed alone, so that the judge can rebuild the very same model in its own process
-(``autograder.judge._inference`` holds the references it computes there).
+(``autograder.judge._lesson4`` holds the references it computes there).
 """
 
 from __future__ import annotations
