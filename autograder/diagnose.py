@@ -17,8 +17,9 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from . import exercises, tamper
+from . import exercises
 from .sandbox.limits import DEFAULT_JOBS, DEFAULTS, Limits
+from .tamper.provenance import provenance_problems
 from .verdict import Verdict
 
 
@@ -30,7 +31,7 @@ def diagnose_function(
     from .judge import judge_safely, tampered_verdict
 
     scenarios = exercises.get(exercise).suite(start, seed)
-    problems = tamper.provenance_problems()
+    problems = provenance_problems()
     if problems:
         return tampered_verdict(exercise, problems), ""
     records, printed = run_in_children(exercise, fn, scenarios, limits)

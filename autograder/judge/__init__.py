@@ -241,7 +241,7 @@ def _failed(exercise, failure: dict, limits: Limits) -> Verdict:
 
 
 def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
-    from ..tamper import describe
+    from ..tamper.watch import describe
 
     return Verdict(
         exercise,
