@@ -297,9 +297,9 @@ class _Progress:
 
     The estimate of the time left is the course's, not tqdm's: tqdm's rate counts the warm-up (the
     servers starting, the first submissions running the lesson's shared cells) as if every
-    submission cost it, and once said 01:15 for a 16 s run.  Here the clock of the estimate starts
-    when the first submission is done: until a second one is, the ETA shows "…"; after, it is the
-    time per submission since that first one times the submissions left."""
+    submission cost it, so its early estimates were many times too long.  Here the clock of the
+    estimate starts when the first submission is done: until a second one is, the ETA shows "…";
+    after, it is the time per submission since that first one times the submissions left."""
 
     FORMAT = "{l_bar}{bar:30}| {n_fmt}/{total_fmt} graded, {elapsed} spent{postfix}"
 

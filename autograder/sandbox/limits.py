@@ -36,7 +36,7 @@ class Limits:
     #: MiB of memory all of a job's processes may hold together (the watchdog sums them every
     #: WATCH_SECONDS), and the address space of each process.
     memory_mb: int = 2048
-    #: Processes and threads one job may run at once (a kernel and a check child use about 25).
+    #: Processes and threads one job may run at once (a kernel and a check child use a small part).
     max_processes: int = 128
     #: MiB that any one file the job writes may reach (its record and its log too).
     file_size_mb: int = 64

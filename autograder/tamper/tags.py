@@ -85,11 +85,11 @@ def _tags_reader(addresses: tuple[int, ...]):
 
     Read one by one from Python, each tag costs a ctypes object, and in a forked child those
     objects are made where the parent's memory was (pages to copy): with every module of torch
-    watched (1,800 dicts), 1.2 ms a check and 15 ms for a forked child's first, on a busy
-    machine.  So the span of memory from the lowest tag to the highest is seen as one tensor of
+    watched that is one object per dict, and a forked child's first check paid for the pages
+    too.  So the span of memory from the lowest tag to the highest is seen as one tensor of
     64-bit words (nothing is read until an element is asked for), and ``index_select`` picks out
-    every tag in one call, in C, with no Python object made per tag: 0.05 ms, and 0.4 ms for a
-    child's first (the memory itself, cold).  The functions it calls are bound here, so student
+    every tag in one call, in C, with no Python object made per tag: what is left to pay is
+    reading the memory itself.  The functions it calls are bound here, so student
     code that replaces ``torch.equal`` changes a watched dict and cannot answer for it.  It is
     checked against the one-by-one reads; on any difference, those are used."""
     import ctypes

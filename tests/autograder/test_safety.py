@@ -199,7 +199,7 @@ def test_nbgraders_export_through_the_course_config_is_quoted_and_safe(tmp_path)
 def test_while_grading_a_test_cell_check_fails_with_a_short_traceback(monkeypatch):
     """In a grading kernel a check only says that the grader runs it outside, and fails the cell
     in case that step is missing; IPython shows the exception's own line instead of formatting a
-    traceback (which cost 50-200 ms a test cell)."""
+    traceback (which cost the grading kernel time in every test cell)."""
     from autograder.checks import NotYet, check_train_step
 
     monkeypatch.setenv("AUTOGRADER_CHECKS", "outside")
