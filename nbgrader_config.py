@@ -69,8 +69,8 @@ c.Autograde.autograde_preprocessors = [
     "autograder.grading.sanitize.SanitizeStudentHTML",  # no script from a student in the formgrader
     "autograder.grading.notes.RecordGradingNotes",  # notes on top; marks the notebook graded
 ]
-# nbconvert checks the notebook against the format's schema after every preprocessor (ten a pass
-# here); once, after the last one, finds the same errors, for a tenth of the time.
+# nbconvert checks the notebook against the format's schema after every preprocessor; once, after
+# the last one, finds the same errors for the cost of one check instead of one per preprocessor.
 c.Exporter.optimistic_validation = True
 # Limits (memory, processes, file size, output, time per check, per cell and per notebook): their
 # defaults live in autograder/sandbox/limits.py and nowhere else; override them here, e.g.

@@ -60,8 +60,8 @@ def _check(exercise: str, fn, start: str, seed: int, timeout: float | None) -> N
         print(f"{exercise}: checked by the grader outside the notebook.")
         error = NotYet(f"{exercise}: this check runs outside the notebook, in the grader (ScoreChecks)")
         # IPython shows an exception's own lines when it has them, instead of formatting a full
-        # traceback: 50-200 ms of the grading kernel's time for each test cell, for an output
-        # that the grader replaces anyway.
+        # traceback, which is slow (it reads and highlights source) and would be paid in every test
+        # cell of every grading kernel, for an output that the grader replaces anyway.
         error._render_traceback_ = lambda: [f"NotYet: {error}"]
         raise error
     # The judge is imported only here, for a student's own notebook: a grading kernel never gets this

@@ -10,7 +10,7 @@ import os
 import pkgutil
 import sys
 
-from .sandbox.limits import DEFAULTS, default_jobs
+from .sandbox.limits import DEFAULT_JOBS, DEFAULT_JOBS_RULE, DEFAULTS
 
 
 def _exercise_names() -> list[str]:
@@ -31,7 +31,10 @@ def _parser() -> argparse.ArgumentParser:
     diagnose.add_argument("exercise", metavar="EXERCISE", help=f"one of: {', '.join(_exercise_names())}")
     diagnose.add_argument("files", metavar="FILE", nargs="+", help="Python source files")
     diagnose.add_argument(
-        "--jobs", type=int, default=default_jobs(), help="files judged at once (default: CPUs + 1, here %(default)s)"
+        "--jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        help=f"files judged at once (default: {DEFAULT_JOBS_RULE}, here %(default)s)",
     )
     diagnose.add_argument(
         "--timeout", type=float, default=defaults.check_seconds, help="seconds per file (default: %(default)s)"
@@ -58,8 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--jobs",
         type=int,
-        default=default_jobs(),
-        help="submissions graded at once (default: CPUs + 1, here %(default)s)",
+        default=DEFAULT_JOBS,
+        help=f"submissions graded at once (default: {DEFAULT_JOBS_RULE}, here %(default)s)",
     )
     grade.add_argument("--force", action="store_true", help="grade again what is already graded")
     grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")

@@ -17,8 +17,9 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from . import exercises, tamper
-from .sandbox.limits import DEFAULTS, Limits, default_jobs
+from . import exercises
+from .sandbox.limits import DEFAULT_JOBS, DEFAULTS, Limits
+from .tamper.provenance import provenance_problems
 from .verdict import Verdict
 
 
@@ -30,7 +31,7 @@ def diagnose_function(
     from .judge import judge_safely, tampered_verdict
 
     scenarios = exercises.get(exercise).suite(start, seed)
-    problems = tamper.provenance_problems()
+    problems = provenance_problems()
     if problems:
         return tampered_verdict(exercise, problems), ""
     records, printed = run_in_children(exercise, fn, scenarios, limits)
@@ -52,17 +53,23 @@ def diagnose_file(
 
 
 def diagnose_files(
-    exercise: str, paths: list[str], jobs: int = 0, start: str = "all", seed: int = 0, limits: Limits = DEFAULTS
+    exercise: str,
+    paths: list[str],
+    jobs: int = DEFAULT_JOBS,
+    start: str = "all",
+    seed: int = 0,
+    limits: Limits = DEFAULTS,
 ) -> Iterator[tuple[str, Verdict]]:
-    """Verdicts for many files, in the order given, ``jobs`` sandboxed jobs at a time.  The warm
-    server starts once; a file that crashes, hangs or exits does not stop the others."""
+    """Verdicts for many files, in the order given, ``jobs`` sandboxed jobs at a time (0: the
+    default, ``DEFAULT_JOBS``).  The warm server starts once; a file that crashes, hangs or exits
+    does not stop the others."""
     from .judge.pool import shared_pool
     from .sandbox.client import shared_server
 
     exercises.get(exercise).suite(start, seed)
     pool = shared_pool(limits)  # starts judging while the server boots
     shared_server("exercise")  # SandboxError here, before the first file, if there is no sandbox
-    jobs = jobs or default_jobs()
+    jobs = jobs or DEFAULT_JOBS
     with ThreadPoolExecutor(max_workers=jobs) as threads:
         futures = [threads.submit(_safe_file, exercise, path, start, seed, limits, pool) for path in paths]
         for path, future in zip(paths, futures):

@@ -10,7 +10,8 @@ The header is ``{"data": <structure>, "tensors": [<one entry per tensor>]}``.  T
 plain JSON (objects with string keys, arrays, strings, numbers, true/false/null), in which a tensor
 is ``{"__tensor__": <index>}``; each table entry gives a tensor's dtype, shape and where its bytes
 lie.  JSON cannot express a shared reference, so a structure cannot point at one container twice
-and blow up when it is walked (pickle's memo could: a 500-byte pickle became 2^48 calls).
+and blow up when it is walked (pickle's memo could: a pickle of a few hundred bytes that points
+twice at the level below, level after level, is walked as a tree whose size doubles per level).
 ``decode`` also bounds the depth, the number of nodes and of tensors, each tensor's rank, and
 checks every table entry against the bytes it claims, before it builds anything.
 

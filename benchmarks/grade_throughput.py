@@ -28,6 +28,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from autograder.sandbox.limits import DEFAULT_JOBS, DEFAULT_JOBS_RULE  # noqa: E402 - the course's root, just above
+
 LESSON = "lesson3_zeroing_grad"
 
 # nbgrader's defaults, restored on top of the course config for the baseline.
@@ -61,14 +64,6 @@ def variants(good: dict[str, str]) -> list[dict[str, str]]:
         {**good, "manual_sgd_step": NO_CLEAR, "quiz_q3": 'q3 = "a"', "quiz_q4": 'q4 = "d"'},
         {},
     ]
-
-
-def grade_default_jobs() -> int:
-    """``grade``'s own --jobs default (defined once, in the grader)."""
-    sys.path.insert(0, ROOT)
-    from autograder.sandbox.limits import default_jobs
-
-    return default_jobs()
 
 
 def extract(ref: str, folder: str) -> str:
@@ -123,13 +118,18 @@ def timed(command: list[str], cwd: str, env: dict | None = None) -> float:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20, help="submissions (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, default=0, help="grade --jobs (default: grade's own, CPUs + 1)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        help=f"grade --jobs (default: grade's, {DEFAULT_JOBS_RULE}: %(default)s)",
+    )
     parser.add_argument("--skip-sandboxed", action="store_true", help="do not time sandboxed nbgrader autograde")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--before", metavar="REF", help="also time `grade` with the grader of this git revision")
     parser.add_argument("--no-record", action="store_true", help="do not append the figures to RESULTS.md")
     args = parser.parse_args(argv)
-    args.jobs = args.jobs or grade_default_jobs()
+    args.jobs = args.jobs or DEFAULT_JOBS
     bin_dir = os.path.dirname(sys.executable)
     os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     work = tempfile.mkdtemp(prefix="grade-bench-")

@@ -33,6 +33,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LESSON = "lesson3_zeroing_grad"
 sys.path.insert(0, ROOT)
+from autograder.sandbox.limits import DEFAULT_JOBS, DEFAULT_JOBS_RULE  # noqa: E402 - the course's root, just above
 
 
 def make_class(course: str, db_url: str, n: int) -> None:
@@ -64,14 +65,16 @@ def main(argv: list[str] | None = None) -> dict:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40, help="submissions (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, default=0, help="one grader's --jobs (default: grade's own, CPUs + 1)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        help=f"one grader's --jobs (default: grade's, {DEFAULT_JOBS_RULE}: %(default)s)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--no-record", action="store_true", help="do not append the figures to RESULTS.md")
     args = parser.parse_args(argv)
-    if not args.jobs:
-        from benchmarks.grade_throughput import grade_default_jobs
-
-        args.jobs = grade_default_jobs()
+    args.jobs = args.jobs or DEFAULT_JOBS
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     grade = [sys.executable, "-m", "autograder", "grade", LESSON]
     half = str(max(1, args.jobs // 2))

@@ -105,7 +105,8 @@ class TrackingCost:
 
     @property
     def time_ratio(self) -> float:
-        """How many times longer the tracked pass took (about 1 or a little more; it varies)."""
+        """How many times longer the tracked pass took (it varies from run to run: ``no_grad()``
+        saves memory for certain, time less surely)."""
         return self.tracked_ms / self.no_grad_ms
 
 

@@ -340,7 +340,7 @@ print('forked', len(children))
 """
 
 # An exception whose value is 120 MB and whose traceback is empty: the output limit once counted
-# text and tracebacks but not an error's name and value, and a 120 MiB notebook came out.
+# text and tracebacks but not an error's name and value, and a notebook of that size came out.
 HUGE_EVALUE = """
 class Huge(Exception):
     def _render_traceback_(self):

@@ -51,7 +51,7 @@ def describe_arg(arg) -> dict:
     }
 
 
-class Recorder:
+class RecordedFunction:
     """Wraps a function of a tensor: records every call, then computes the real function.
 
     A plain float argument is turned into a float64 tensor first, so that code that calls the

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._lesson2 import SCALAR_FUNCTIONS, Recorder, returned
+from ._lesson2 import SCALAR_FUNCTIONS, RecordedFunction, returned
 
 NAME = "derivative"
 
@@ -46,7 +46,7 @@ def suite(start: str = "all", seed: int = 0) -> list[Point]:
 
 def run(fn, scenario: Point) -> dict:
     """Call ``fn`` once with an instrumented function; record its calls and what it returned."""
-    f = Recorder(SCALAR_FUNCTIONS[scenario.function], scenario.function)
+    f = RecordedFunction(SCALAR_FUNCTIONS[scenario.function], scenario.function)
     value = fn(f, scenario.x)
     grads = []
     for arg in f.arguments:

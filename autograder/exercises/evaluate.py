@@ -8,7 +8,7 @@ import numbers
 import torch
 
 from . import type_name
-from ._inference import KINDS, MAX_CALLS, InferenceScenario, build_batches, build_loss, build_model, mode_of, seeds_for
+from ._lesson4 import KINDS, MAX_CALLS, InferenceScenario, build_batches, build_loss, build_model, mode_of, seeds_for
 
 NAME = "evaluate"
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._lesson2 import FIELD_FUNCTIONS, Recorder, returned
+from ._lesson2 import FIELD_FUNCTIONS, RecordedFunction, returned
 
 NAME = "finite_difference_grad"
 DEFAULT_EPS = 1e-4
@@ -62,7 +62,7 @@ def make_x(scenario: Field) -> torch.Tensor:
 
 
 def run(fn, scenario: Field) -> dict:
-    f = Recorder(FIELD_FUNCTIONS[scenario.function], scenario.function)
+    f = RecordedFunction(FIELD_FUNCTIONS[scenario.function], scenario.function)
     x = make_x(scenario)
     before = x.clone()
     value = fn(f, x) if scenario.eps is None else fn(f, x, scenario.eps)

@@ -6,7 +6,15 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._inference import IN_FEATURES, KINDS, InferenceScenario, Probe, build_batches, describe_tensor, seeds_for
+from ._lesson4 import (
+    IN_FEATURES,
+    KINDS,
+    InferenceScenario,
+    InstrumentedModel,
+    build_batches,
+    describe_tensor,
+    seeds_for,
+)
 from ._rng import seeded
 
 NAME = "head_forward"
@@ -22,12 +30,12 @@ def suite(start: str = "all", seed: int = 0) -> list[InferenceScenario]:
     ]
 
 
-def build_pair(scenario: InferenceScenario) -> tuple[Probe, Probe]:
+def build_pair(scenario: InferenceScenario) -> tuple[InstrumentedModel, InstrumentedModel]:
     width = IN_FEATURES[scenario.kind]
     with seeded(scenario.seed):
         backbone = nn.Sequential(nn.Linear(width, 10), nn.Tanh(), nn.Linear(10, FEATURES), nn.ReLU())
         head = nn.Linear(FEATURES, 3)
-    return Probe(backbone, width), Probe(head, FEATURES)
+    return InstrumentedModel(backbone, width), InstrumentedModel(head, FEATURES)
 
 
 def output_weights(scenario: InferenceScenario, rows: int) -> torch.Tensor:

@@ -17,7 +17,7 @@ MODELS = ("linear", "tanh_mlp", "sigmoid_net")
 
 
 @dataclass(frozen=True)
-class Probe:
+class InputGradientScenario:
     """One call ``input_gradient(model, x)``: a model kind, a batch size, whether the parameters
     hold stale gradients (``dirty``) or none (``.grad is None``), and a seed."""
 
@@ -38,16 +38,16 @@ class Probe:
         return f"{model.get(self.model, self.model)}, a batch of {self.batch}, {grads}"
 
 
-def suite(start: str = "all", seed: int = 0) -> list[Probe]:
+def suite(start: str = "all", seed: int = 0) -> list[InputGradientScenario]:
     """Every model kind, with and without stale gradients in the parameters (``start`` ignored)."""
     probes = []
     for i, kind in enumerate(MODELS):
-        probes.append(Probe(kind, 2 + (seed + i) % 3, dirty=(seed + i) % 2 == 0, seed=100 * seed + i))
-    probes.append(Probe(MODELS[seed % 3], 1, dirty=(seed % 2 == 1), seed=100 * seed + 7))
+        probes.append(InputGradientScenario(kind, 2 + (seed + i) % 3, dirty=(seed + i) % 2 == 0, seed=100 * seed + i))
+    probes.append(InputGradientScenario(MODELS[seed % 3], 1, dirty=(seed % 2 == 1), seed=100 * seed + 7))
     return probes
 
 
-def build(probe: Probe) -> tuple[nn.Module, torch.Tensor]:
+def build(probe: InputGradientScenario) -> tuple[nn.Module, torch.Tensor]:
     """The model (with stale .grad when ``dirty``) and the input batch; x does not require grad."""
     gen = torch.Generator().manual_seed(probe.seed)
     with seeded(probe.seed):
@@ -68,7 +68,7 @@ def _grad_or_none(p: torch.Tensor):
     return None if p.grad is None else p.grad.detach().clone()
 
 
-def run(fn, probe: Probe) -> dict:
+def run(fn, probe: InputGradientScenario) -> dict:
     model, x = build(probe)
     params = list(model.parameters())
     value = fn(model, x)

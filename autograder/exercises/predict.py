@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ._inference import KINDS, InferenceScenario, build_batches, build_model, describe_tensor, mode_of, seeds_for
+from ._lesson4 import KINDS, InferenceScenario, build_batches, build_model, describe_tensor, mode_of, seeds_for
 
 NAME = "predict"
 BAD_INPUT = "input features"  # words of the exception the instrumented model raises on purpose

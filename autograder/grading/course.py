@@ -19,7 +19,7 @@ class GradeError(Exception):
     """The command cannot run (unknown assignment, no gradebook, ...); nothing was done."""
 
 
-class Course:
+class CourseAssignment:
     """One assignment of a course folder, with nbgrader's settings as ``nbgrader autograde`` has them."""
 
     def __init__(self, folder: str, assignment: str) -> None:

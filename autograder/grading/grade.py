@@ -27,17 +27,19 @@ from dataclasses import dataclass, field
 import nbformat
 from tqdm import tqdm
 
-from ..sandbox.limits import SandboxLimits, default_jobs
-from .course import Course, GradeError
+from ..sandbox.limits import DEFAULT_JOBS, SandboxLimits
+from .course import CourseAssignment, GradeError
 from .gradebook import shared_engines
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock
 
-__all__ = ["GradeError", "Grader", "Shard", "Summary", "default_jobs"]
+__all__ = ["GradeError", "Grader", "Shard", "Summary"]
 
 
 @dataclass
-class Outcome:
+class SubmissionResult:
+    """What one grading run did with one student's submission."""
+
     student: str
     status: str  # "graded", "skipped", "failed" or "busy" (another grader has it)
     seconds: float = 0.0
@@ -49,7 +51,7 @@ class Outcome:
 @dataclass
 class Summary:
     assignment: str
-    outcomes: list[Outcome]
+    outcomes: list[SubmissionResult]
     seconds: float
     interrupted: bool = False
     shard: Shard | None = None
@@ -112,13 +114,13 @@ class Grader:
     """Grades one assignment's submissions with nbgrader's Autograde converter."""
 
     def __init__(
-        self, course: str, assignment: str, jobs: int = 0, force: bool = False, stream=None, warm=True,
+        self, course: str, assignment: str, jobs: int = DEFAULT_JOBS, force: bool = False, stream=None, warm=True,
         shard: Shard | None = None,
     ):  # fmt: skip
         self.warm = warm
-        self.view = Course(course, assignment)
+        self.view = CourseAssignment(course, assignment)
         self.course, self.assignment = self.view.folder, assignment
-        self.jobs = jobs or default_jobs()
+        self.jobs = jobs or DEFAULT_JOBS  # 0 (--jobs 0): the default too
         self.force = force
         self.stream = stream if stream is not None else sys.stderr
         self.app, self.coursedir = self.view.app, self.view.coursedir
@@ -139,15 +141,15 @@ class Grader:
         return self.view.is_complete(student)
 
     # -- grading -----------------------------------------------------------------------------
-    def grade_one(self, student: str) -> Outcome:
+    def grade_one(self, student: str) -> SubmissionResult:
         with claim(self.course, self.assignment, student) as mine:
             if not mine:
-                return Outcome(student, "busy", reason="another grader is grading it")
+                return SubmissionResult(student, "busy", reason="another grader is grading it")
             if not self.force and self.is_complete(student):
-                return Outcome(student, "skipped")  # graded by another grader since this run started
+                return SubmissionResult(student, "skipped")  # graded by another grader since this run started
             return self._grade(student)
 
-    def _grade(self, student: str) -> Outcome:
+    def _grade(self, student: str) -> SubmissionResult:
         from nbgrader.coursedir import CourseDirectory
 
         started = time.monotonic()
@@ -162,9 +164,9 @@ class Grader:
         messages = self.thread_log.take()
         seconds = time.monotonic() - started
         if error is not None:
-            return Outcome(student, "failed", seconds, _failure_reason(messages, error))
+            return SubmissionResult(student, "failed", seconds, _failure_reason(messages, error))
         notes, review = self._notes(student)
-        return Outcome(student, "graded", seconds, notes=notes, review=review)
+        return SubmissionResult(student, "graded", seconds, notes=notes, review=review)
 
     def _warm_up_shared_cells(self) -> None:
         """Run each released notebook's shared cells (see execute.py) while grading starts."""
@@ -216,7 +218,7 @@ class Grader:
             folder = self.coursedir.format_path(self.coursedir.submitted_directory, "<student>", self.assignment)
             raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
         todo = [s for s in everyone if self.force or not self.is_complete(s)]
-        outcomes = {s: Outcome(s, "skipped") for s in everyone if s not in todo}
+        outcomes = {s: SubmissionResult(s, "skipped") for s in everyone if s not in todo}
         if todo and self.warm:
             # The judging processes import torch and the judges while the servers boot, rather
             # than on the first submission's path.  Started only now, with the course locked and
@@ -295,9 +297,9 @@ class _Progress:
 
     The estimate of the time left is the course's, not tqdm's: tqdm's rate counts the warm-up (the
     servers starting, the first submissions running the lesson's shared cells) as if every
-    submission cost it, and once said 01:15 for a 16 s run.  Here the clock of the estimate starts
-    when the first submission is done: until a second one is, the ETA shows "…"; after, it is the
-    time per submission since that first one times the submissions left."""
+    submission cost it, so its early estimates were many times too long.  Here the clock of the
+    estimate starts when the first submission is done: until a second one is, the ETA shows "…";
+    after, it is the time per submission since that first one times the submissions left."""
 
     FORMAT = "{l_bar}{bar:30}| {n_fmt}/{total_fmt} graded, {elapsed} spent{postfix}"
 
@@ -318,7 +320,7 @@ class _Progress:
     def _postfix(self) -> str:
         return f"ETA {self.eta()}, {self.failed} failed"  # tqdm puts ", " before it
 
-    def update(self, outcome: Outcome) -> None:
+    def update(self, outcome: SubmissionResult) -> None:
         self.done += 1
         self.failed += outcome.status == "failed"
         if self.first_done is None:

@@ -5,8 +5,8 @@ submission (the converter's set-up, OverwriteKernelspec, OverwriteCells, SaveAut
 AssignLatePenalties...).  Each opening creates a SQLAlchemy engine, inspects the tables, runs
 ``create_all`` and checks the course, and each closing disposes of the engine, taking with it
 its pool of connections and its cache of compiled queries, so every query of every submission
-is compiled again.  In a 40-submission run that was about 2 CPU-seconds of the grader (measured
-with py-spy: query compilation 1.4 s, engine set-up 1 s; the grader process is the busiest one).
+is compiled again.  A profile of a class's run (py-spy) showed query compilation and engine
+set-up among the largest costs of the grader, the busiest process of a run.
 
 ``shared_engines()`` keeps one engine per database URL for as long as it is active: nbgrader's
 ``Gradebook`` still opens, queries, commits and closes exactly as it does (same sessions, same

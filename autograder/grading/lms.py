@@ -133,14 +133,14 @@ def export_lms(
     """Write the file; returns its path and warnings for the instructor (students left out, ...)."""
     from nbgrader.api import Gradebook
 
-    from .course import Course, GradeError
+    from .course import CourseAssignment, GradeError
     from .export import assignment_scores
 
     if fmt not in FORMATS:
         raise GradeError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if moodle_id not in MOODLE_IDS:
         raise GradeError(f"unknown Moodle identifier {moodle_id!r}: choose one of {', '.join(MOODLE_IDS)}")
-    view = Course(course, assignment)
+    view = CourseAssignment(course, assignment)
     with Gradebook(view.coursedir.db_url, view.coursedir.course_id) as gb:
         scores = assignment_scores(gb, assignment)
     known = read_roster(roster)

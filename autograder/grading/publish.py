@@ -233,7 +233,7 @@ def _why(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-class Platform:
+class AgsClient:
     """The LMS's AGS endpoints for one line item, called as the tool (pylti1p3 service mode)."""
 
     def __init__(self, settings: Settings, assignment: str, max_score: float) -> None:
@@ -284,7 +284,9 @@ class Platform:
 
 # -- what to post, and the ledger --------------------------------------------------------------
 @dataclass
-class Outcome:
+class PostResult:
+    """What publishing did with one student's score."""
+
     student: str
     status: str  # posted, unchanged, failed, no submission, needs manual grading, would post
     score: float | None = None
@@ -300,7 +302,7 @@ class Outcome:
 class PublishSummary:
     assignment: str
     lineitem: str | None
-    outcomes: list[Outcome]
+    outcomes: list[PostResult]
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -337,28 +339,30 @@ def publish(
     post is not an error: it is that student's outcome, and the others are posted."""
     from nbgrader.api import Gradebook
 
-    from .course import Course
+    from .course import CourseAssignment
     from .export import assignment_scores
 
-    view = Course(course, assignment)
+    view = CourseAssignment(course, assignment)
     settings = load_settings(config or os.path.join(view.folder, CONFIG_NAME), users_csv)
     with Gradebook(view.coursedir.db_url, view.coursedir.course_id) as gb:
         scores = assignment_scores(gb, assignment, students)
         max_score = gb.find_assignment(assignment).max_score
     ledger_file = published_path(view.folder, assignment)
     ledger = read_json(ledger_file)
-    outcomes = [Outcome(name, "failed", message="not a student of the gradebook")
+    outcomes = [PostResult(name, "failed", message="not a student of the gradebook")
                 for name in students or [] if name not in {s.student for s in scores}]  # fmt: skip
     to_post = []
     for s in scores:
         if not s.submitted and not missing_as_zero:
-            outcomes.append(Outcome(s.student, "no submission", message="nothing posted (--missing-as-zero posts 0)"))
+            outcomes.append(
+                PostResult(s.student, "no submission", message="nothing posted (--missing-as-zero posts 0)")
+            )
         elif s.needs_manual_grade:
-            outcomes.append(Outcome(s.student, "needs manual grading", s.score, s.max_score,
-                                    "not final: grade it in the formgrader, then publish again"))  # fmt: skip
+            outcomes.append(PostResult(s.student, "needs manual grading", s.score, s.max_score,
+                                       "not final: grade it in the formgrader, then publish again"))  # fmt: skip
         elif s.student not in settings.users:
             why = f"no LMS user id: add it to [users] in {settings.path} or to the users CSV"
-            outcomes.append(Outcome(s.student, "failed", s.score, s.max_score, why))
+            outcomes.append(PostResult(s.student, "failed", s.score, s.max_score, why))
         else:
             to_post.append(s)
     target = settings.target(assignment)
@@ -369,14 +373,14 @@ def publish(
         same = (last.get("status") == "posted" and last.get("user_id") == user and last.get("target") == where
                 and last.get("score_given") == s.score and last.get("score_maximum") == s.max_score)  # fmt: skip
         if same and not force:
-            outcomes.append(Outcome(s.student, "unchanged", s.score, s.max_score, f"posted {last.get('time', '')}"))
+            outcomes.append(PostResult(s.student, "unchanged", s.score, s.max_score, f"posted {last.get('time', '')}"))
         elif dry_run:
-            outcomes.append(Outcome(s.student, "would post", s.score, s.max_score, f"as LMS user {user}"))
+            outcomes.append(PostResult(s.student, "would post", s.score, s.max_score, f"as LMS user {user}"))
         else:
             changed.append(s)
     lineitem = target.get("lineitem")
     if changed:  # the platform is contacted only when there is something to post
-        platform = Platform(settings, assignment, max_score)
+        platform = AgsClient(settings, assignment, max_score)
         lineitem = platform.connect()
     for s in changed:
         user, stamp = settings.users[s.student], now()
@@ -387,8 +391,8 @@ def publish(
         except Exception as error:  # noqa: BLE001 - one refused post is reported, the others go on
             why = _why(error)
             merge_json(ledger_file, {s.student: {**entry, "status": "failed", "error": why}})
-            outcomes.append(Outcome(s.student, "failed", s.score, s.max_score, why))
+            outcomes.append(PostResult(s.student, "failed", s.score, s.max_score, why))
             continue
         merge_json(ledger_file, {s.student: {**entry, "status": "posted"}})
-        outcomes.append(Outcome(s.student, "posted", s.score, s.max_score, f"as LMS user {user}"))
+        outcomes.append(PostResult(s.student, "posted", s.score, s.max_score, f"as LMS user {user}"))
     return PublishSummary(assignment, lineitem, outcomes)

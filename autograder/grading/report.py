@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import codes as code_table
-from .course import Course, GradeError
+from .course import CourseAssignment, GradeError
 from .export import spreadsheet_safe
 from .ledger import read_ledger
 from .sanitize import PAGE_POLICY
@@ -224,7 +224,7 @@ def quiz_keys(nb) -> dict[str, str | None]:
 def build_report(course: str, assignment: str) -> ClassReport:
     from nbgrader.api import Gradebook, MissingEntry
 
-    view = Course(course, assignment)
+    view = CourseAssignment(course, assignment)
     coursedir = view.coursedir
     ledger = read_ledger(view.folder, assignment)
     students = sorted(set(view.submissions()) | set(ledger))

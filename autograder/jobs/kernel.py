@@ -4,7 +4,7 @@
 torch, the course's helpers and the checks test cells call), and with a template spec runs the
 cells of the lesson that every submission shares (the handed-out cells before the first answer,
 trusted instructor code) in a plain IPython shell: each kernel forked afterwards starts with their
-results in its namespace.  Then it seals the tamper watch (``tamper.seal``), before any job exists.
+results in its namespace.  Then it seals the tamper watch (``tamper.watch.seal``), before any job exists.
 
 ``main`` runs ipykernel for one notebook, on the connection file the grader wrote in the job's
 folder.  The score job (``score.py``) runs from the same server, so it starts from the same
@@ -45,9 +45,9 @@ def preload(options: dict) -> None:
     exercise.warm_torch()
     if options.get("template"):
         run_template(options["template"])
-    from .. import tamper
+    from ..tamper.watch import seal
 
-    tamper.seal()  # every job compares with torch as it is now, before any student code
+    seal()  # every job compares with torch as it is now, before any student code
 
 
 def _warm_matplotlib() -> None:

@@ -20,7 +20,7 @@ import traceback
 from .. import exercises
 from ..record import UnreadableRecord, decode, encode
 from ..sandbox.child import forking_is_safe, run_in_child
-from ..tamper import start_watch
+from ..tamper.watch import start_watch
 
 
 class NotDefined(Exception):

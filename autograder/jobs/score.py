@@ -38,7 +38,7 @@ def main(request: dict, limits, work: str) -> None:
     from IPython.core.inputtransformer2 import TransformerManager
 
     from .. import exercises
-    from ..tamper import start_watch
+    from ..tamper.watch import start_watch
     from .kernel import TEMPLATE, run_cells
     from .run import describe_exception, encode_record, run_in_children
 

@@ -37,7 +37,7 @@ from .. import exercises
 from ..record import UnreadableRecord, decode
 from ..sandbox.limits import DEFAULTS, Limits
 from ..verdict import Verdict, code_rank, listed, together
-from .validate import Flag, InvalidRecord, ListOf, NotFinite, Record, Text, check
+from .validate import Fields, Flag, InvalidRecord, ListOf, NotFinite, Text, check
 
 
 def _discover() -> dict[str, ModuleType]:
@@ -65,12 +65,12 @@ def get(name: str) -> ModuleType:
 # What a job may say of one scenario (``autograder.jobs.run``), or of a scenario's child that ended
 # without a record (the score job writes that in its place).  The observation's own shape is the
 # exercise's (``schema``); an error's observation is read only to name a mistake (``explain_error``).
-ERROR = Record(
+ERROR = Fields(
     {"type": Text(100), "message": Text(2000), "where": Text(100), "observation": Flag()},
     optional=frozenset({"observation"}),
 )
 CHANGES = ListOf(Text(300), max_length=50)
-FAILURE = Record({"failure": Text(20), "detail": Text(2000)})
+FAILURE = Fields({"failure": Text(20), "detail": Text(2000)})
 OUTPUT = "output"  # the student's prints, kept beside a record by the notebook's own self-check
 
 
@@ -241,7 +241,7 @@ def _failed(exercise, failure: dict, limits: Limits) -> Verdict:
 
 
 def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
-    from ..tamper import describe
+    from ..tamper.watch import describe
 
     return Verdict(
         exercise,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from .validate import Flag, ListOf, Number, OneOf, Optional, Record, Tensor, Text
+from .validate import Fields, Flag, ListOf, Number, OneOf, Optional, Tensor, Text
 
 
 def same(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> bool:
@@ -14,9 +14,9 @@ def same(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> bool:
     return bool(torch.allclose(a.double(), b.double(), rtol=rtol, atol=atol))
 
 
-def returned_spec(max_numel: int = 1_000_000) -> Record:
+def returned_spec(max_numel: int = 1_000_000) -> Fields:
     """What ``exercises._lesson2.returned`` writes: a value's type, and its tensor or its number."""
-    return Record(
+    return Fields(
         {
             "type": Text(100),
             "is_tensor": Flag(),
@@ -28,9 +28,9 @@ def returned_spec(max_numel: int = 1_000_000) -> Record:
     )
 
 
-def argument_spec() -> Record:
+def argument_spec() -> Fields:
     """What ``exercises._lesson2.describe_arg`` writes about one call of an instrumented function."""
-    return Record(
+    return Fields(
         {
             "tensor": Flag(),
             "requires_grad": Flag(),

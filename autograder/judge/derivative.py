@@ -11,7 +11,7 @@ from ..exercises._lesson2 import SCALAR_FUNCTIONS
 from ..exercises.derivative import MAX_CALLS, NAME, Point
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import argument_spec, returned_spec
-from .validate import ListOf, Number, Optional, Record, Tensor
+from .validate import Fields, ListOf, Number, Optional, Tensor
 
 NO_GRAD = "does not require grad and does not have a grad_fn"
 RTOL, ATOL = 1e-4, 1e-6
@@ -19,7 +19,7 @@ NOT_FINITE = "wrong_value"
 
 
 def schema(scenario: Point):
-    return Record(
+    return Fields(
         {
             "calls": ListOf(argument_spec(), max_length=MAX_CALLS),
             "n_calls": Number(integer=True),

@@ -8,21 +8,21 @@ import math
 
 import torch
 
-from ..exercises._inference import MAX_CALLS, InferenceScenario, build_batches, build_loss
+from ..exercises._lesson4 import MAX_CALLS, InferenceScenario, build_batches, build_loss
 from ..exercises.evaluate import NAME
 from ..verdict import Verdict, first_failure, returned_kind
-from ._inference import CALLS, reference_outputs
-from .validate import Flag, ListOf, Number, Optional, Record, Text
+from ._lesson4 import CALLS, reference_outputs
+from .validate import Fields, Flag, ListOf, Number, Optional, Text
 
 NOT_FINITE = "wrong_value"
 
 
 def schema(scenario: InferenceScenario):
-    return Record(
+    return Fields(
         {
             "start": Text(10),
             "loss_calls": ListOf(Flag(), max_length=MAX_CALLS),
-            "returned": Record(
+            "returned": Fields(
                 {"type": Text(100), "number": Optional(Number(finite=False)), "is_float": Flag()},
                 optional=frozenset({"is_float"}),
             ),

@@ -10,13 +10,13 @@ from ..exercises._lesson2 import FIELD_FUNCTIONS
 from ..exercises.finite_difference_grad import DEFAULT_EPS, NAME, Field, make_x
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import returned_spec, same
-from .validate import Flag, Number, Record, Tensor
+from .validate import Fields, Flag, Number, Tensor
 
 NOT_FINITE = "wrong_value"
 
 
 def schema(scenario: Field):
-    return Record(
+    return Fields(
         {
             "returned": returned_spec(),
             "x_after": Tensor(dtypes=None, finite=False, max_numel=10_000),

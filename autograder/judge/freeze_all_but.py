@@ -10,13 +10,13 @@ from ..exercises._lesson1 import FreezeScenario, build_model
 from ..exercises.freeze_all_but import NAME
 from ..verdict import Verdict, returned_kind
 from ._lesson1 import expected_flags
-from .validate import Flag, ListOf, Number, Optional, Record, Tensor, Text
+from .validate import Fields, Flag, ListOf, Number, Optional, Tensor, Text
 
 NOT_FINITE = "wrong_count"
 
 
 def schema(scenario: FreezeScenario):
-    return Record(
+    return Fields(
         {
             "names": ListOf(Text(300), max_length=1000),
             "flags": ListOf(Flag(), max_length=1000),

@@ -9,16 +9,16 @@ from ..exercises._lesson1 import GraphScenario, build_graph
 from ..exercises.graph_ops import MAX_ITEMS, NAME
 from ..verdict import Verdict, returned_kind
 from ._lesson1 import bfs_names, bfs_names_dedupe_by_name, bfs_names_with_repeats, dfs_orders
-from .validate import ListOf, OneOf, Optional, Record, Text
+from .validate import Fields, ListOf, OneOf, Optional, Text
 
 NOT_FINITE = "wrong_nodes"
 
 
 def schema(scenario: GraphScenario):
-    item = OneOf((Text(200), Record({"type": Text(200), "repr": Text(200)})))
-    return Record(
+    item = OneOf((Text(200), Fields({"type": Text(200), "repr": Text(200)})))
+    return Fields(
         {
-            "raised": Optional(Record({"type": Text(100), "message": Text(400)})),
+            "raised": Optional(Fields({"type": Text(100), "message": Text(400)})),
             "type": Optional(Text(200)),
             "items": ListOf(item, max_length=MAX_ITEMS),
         }

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises._inference import InferenceScenario, build_batches
+from ..exercises._lesson4 import InferenceScenario, build_batches
 from ..exercises.head_forward import NAME, build_pair, output_weights
 from ..verdict import Verdict, first_failure
-from ._inference import CALLS, OTHER_OUT, TENSOR_OUT, close
-from .validate import Flag, ListOf, Number, OneOf, Optional, Record, Tensor, Text
+from ._lesson4 import CALLS, OTHER_OUT, TENSOR_OUT, close
+from .validate import Fields, Flag, ListOf, Number, OneOf, Optional, Tensor, Text
 
 INFERENCE_SAVE = "Inference tensors cannot be saved for backward"
 NOT_FINITE = "wrong_output"
@@ -18,7 +18,7 @@ NOT_FINITE = "wrong_output"
 
 def schema(scenario: InferenceScenario):
     grads = ListOf(Optional(Tensor(dtypes=None)), max_length=100)
-    return Record(
+    return Fields(
         {
             "returned": OneOf((TENSOR_OUT, OTHER_OUT)),
             "backbone_calls": CALLS,

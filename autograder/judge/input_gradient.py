@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises.input_gradient import NAME, Probe, build
+from ..exercises.input_gradient import NAME, InputGradientScenario, build
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import returned_spec, same
-from .validate import Flag, ListOf, Optional, Record, Tensor
+from .validate import Fields, Flag, ListOf, Optional, Tensor
 
 SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
 NO_GRAD = "does not require grad and does not have a grad_fn"
@@ -18,8 +18,8 @@ RTOL, ATOL = 1e-5, 1e-6
 NOT_FINITE = "wrong_value"
 
 
-def schema(scenario: Probe):
-    return Record(
+def schema(scenario: InputGradientScenario):
+    return Fields(
         {
             "returned": returned_spec(),
             "grads_after": ListOf(Optional(Tensor(dtypes=None, finite=False)), max_length=100),
@@ -31,7 +31,7 @@ def schema(scenario: Probe):
     )
 
 
-def reference(probe: Probe) -> torch.Tensor:
+def reference(probe: InputGradientScenario) -> torch.Tensor:
     """d model(x).sum() / dx, by torch.autograd.grad in the grader's own process."""
     model, x = build(probe)
     x = x.clone().requires_grad_()
@@ -47,7 +47,7 @@ def explain_error(error: dict, scenario=None) -> Verdict | None:
     return None
 
 
-def judge(scenarios: list[Probe], observations: list[dict]) -> Verdict:
+def judge(scenarios: list[InputGradientScenario], observations: list[dict]) -> Verdict:
     return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
@@ -55,7 +55,7 @@ def _equal(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b))
 
 
-def _grads_kept(probe: Probe, obs: dict) -> bool:
+def _grads_kept(probe: InputGradientScenario, obs: dict) -> bool:
     model, _ = build(probe)
     params = list(model.parameters())
     if len(obs["grads_after"]) != len(params):
@@ -68,7 +68,7 @@ def _grads_kept(probe: Probe, obs: dict) -> bool:
     return True
 
 
-def _judge_one(probe: Probe, obs: dict) -> Verdict | None:
+def _judge_one(probe: InputGradientScenario, obs: dict) -> Verdict | None:
     if not _grads_kept(probe, obs):
         return Verdict(NAME, "touches_param_grad", MESSAGES["touches_param_grad"])
     model, x = build(probe)

@@ -8,7 +8,7 @@ import torch
 
 from ..exercises.make_trainable import NAME, InputScenario, build_input, snapshot_input
 from ..verdict import Verdict
-from .validate import Flag, ListOf, Number, OneOf, Optional, Record, Tensor, Text
+from .validate import Fields, Flag, ListOf, Number, OneOf, Optional, Tensor, Text
 
 NOT_FINITE = "wrong_values"
 
@@ -16,15 +16,15 @@ NOT_FINITE = "wrong_values"
 def schema(scenario: InputScenario):
     snapshot = OneOf(
         (
-            Record({"values": Tensor(dtypes=None, finite=False), "requires_grad": Flag(), "leaf": Flag()}),
-            Record({"list": Text(20_000)}),
+            Fields({"values": Tensor(dtypes=None, finite=False), "requires_grad": Flag(), "leaf": Flag()}),
+            Fields({"list": Text(20_000)}),
         )
     )
     return OneOf(
         (
-            Record({"raised": Text(300), "type": None}),
-            Record({"raised": None, "type": Text(100), "input_after": snapshot}),
-            Record(
+            Fields({"raised": Text(300), "type": None}),
+            Fields({"raised": None, "type": Text(100), "input_after": snapshot}),
+            Fields(
                 {
                     "raised": None,
                     "type": Text(100),

@@ -11,7 +11,7 @@ import torch
 from ..exercises._lesson3.scenarios import Scenario
 from ..exercises.manual_sgd_step import NAME, make_params
 from ..verdict import Verdict, first_failure, together
-from .validate import Flag, InvalidRecord, Items, ListOf, NotFinite, Optional, Record, Tensor, check
+from .validate import Fields, Flag, InvalidRecord, Items, ListOf, NotFinite, Optional, Tensor, check
 
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation"
 NOT_FINITE = "wrong_update"
@@ -42,12 +42,12 @@ def schema(scenario: Scenario):
     values = Items(tuple(Tensor(shape=s) for s in shapes))
     grads = Items(tuple(Optional(Tensor(shape=s)) for s in shapes))
     flags = ListOf(Flag(), length=len(shapes))
-    one = Record(
+    one = Fields(
         {"before": values, "grads": grads, "after": values, "grads_after": grads, "leaf": flags,
          "requires_grad": flags, "tracked": flags, "list_tracked": ListOf(Flag(), max_length=1000),
          "list_replaced": ListOf(Flag(), max_length=1001)}
     )  # fmt: skip
-    return Record({"rounds": ListOf(one, length=ROUNDS)})
+    return Fields({"rounds": ListOf(one, length=ROUNDS)})
 
 
 def explain_error(error: dict, scenario=None) -> Verdict | None:
@@ -71,7 +71,7 @@ def _update_without_none(probe, scenario) -> str | None:
     shapes = [tuple(p.shape) for p in make_params(scenario)[0][:-1]]  # the last one's .grad is None
     values = Items(tuple(Tensor(shape=s) for s in shapes))
     try:
-        check(Record({"before": values, "grads": values, "after": values}), probe, "the second call")
+        check(Fields({"before": values, "grads": values, "after": values}), probe, "the second call")
     except (InvalidRecord, NotFinite):
         return None  # the record so far is the job's to shape: only a well-formed one names a mistake
     return _update_problem(probe, scenario.lr)

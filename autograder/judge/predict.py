@@ -4,17 +4,17 @@ grad mode and the modules' flags the job saw at each forward name what went wron
 
 from __future__ import annotations
 
-from ..exercises._inference import InferenceScenario, build_batches
+from ..exercises._lesson4 import InferenceScenario, build_batches
 from ..exercises.predict import NAME
 from ..verdict import Verdict, first_failure, returned_kind
-from ._inference import CALLS, OTHER_OUT, TENSOR_OUT, close, reference_outputs
-from .validate import Flag, Number, OneOf, Optional, Record, Text
+from ._lesson4 import CALLS, OTHER_OUT, TENSOR_OUT, close, reference_outputs
+from .validate import Fields, Flag, Number, OneOf, Optional, Text
 
 NOT_FINITE = "wrong_output"
 
 
 def schema(scenario: InferenceScenario):
-    return Record(
+    return Fields(
         {
             "start": Text(10),
             "raised": Flag(),

@@ -100,7 +100,7 @@ class Items:
 
 
 @dataclass(frozen=True)
-class Record:
+class Fields:
     """A dict with exactly these keys (``optional`` ones may be missing)."""
 
     keys: dict
@@ -135,8 +135,8 @@ def check(spec, value, where: str = "the record") -> None:
             raise InvalidRecord(f"{where} is not a list of {len(spec.specs)} items")
         for i, (inner, item) in enumerate(zip(spec.specs, value)):
             check(inner, item, f"{where}[{i}]")
-    elif kind is Record:
-        _record(spec, value, where)
+    elif kind is Fields:
+        _fields(spec, value, where)
     elif spec is None:
         if value is not None:
             raise InvalidRecord(f"{where} is not empty")
@@ -182,7 +182,7 @@ def _list(spec: ListOf, value, where: str) -> None:
         check(spec.spec, item, f"{where}[{i}]")
 
 
-def _record(spec: Record, value, where: str) -> None:
+def _fields(spec: Fields, value, where: str) -> None:
     if type(value) is not dict:
         raise InvalidRecord(f"{where} is not a dict")
     unknown = set(value) - set(spec.keys)

@@ -41,7 +41,7 @@ UID_LOCKS = "/run/lock/autograder-uids"  # one lock file per user id, shared by 
 # The profiles the grader starts servers with: a module of the jobs package each (see server.py).
 PROFILES = {"kernel": "autograder.jobs.kernel", "exercise": "autograder.jobs.exercise"}
 
-__all__ = ["JobProcess", "SandboxError", "Server", "run_exercise", "shared_server", "template_server"]
+__all__ = ["JobProcess", "SandboxError", "ServerProcess", "run_exercise", "shared_server", "template_server"]
 
 
 def scratch_parent() -> str:
@@ -115,8 +115,9 @@ def _hidden(profile: str) -> list[str]:
     return importlib.import_module(profile.rpartition(".")[0]).hidden_paths()
 
 
-class Server:
-    """A running warm server, shared by every job this process starts."""
+class ServerProcess:
+    """The grader's side of a running warm server (the server itself is ``server.Server``): its
+    process and socket, shared by every job this process starts."""
 
     def __init__(self, profile: str = "kernel", template: list[str] | None = None) -> None:
         self.profile = profile
@@ -253,7 +254,7 @@ class JobProcess:
 
     stdin = stdout = stderr = None  # jupyter_client closes these if present
 
-    def __init__(self, server: Server, job: int, limits: Limits = DEFAULTS, uid_lock: int | None = None,
+    def __init__(self, server: ServerProcess, job: int, limits: Limits = DEFAULTS, uid_lock: int | None = None,
                  files: dict[str, int] | None = None):  # fmt: skip
         self.server = server
         self.files = files or {}  # the grader's own descriptors on the job's log and records
@@ -336,25 +337,25 @@ class JobProcess:
         return f"the kernel exited with code {code} (for example through os._exit or sys.exit in a thread)"
 
 
-_servers: dict[str, Server] = {}
+_servers: dict[str, ServerProcess] = {}
 _servers_lock = threading.Lock()
 
 
-def shared_server(profile: str = "kernel") -> Server:
+def shared_server(profile: str = "kernel") -> ServerProcess:
     """The process-wide server of a profile, started on first use and stopped at exit."""
     with _servers_lock:
         server = _servers.get(profile)
         if server is None or not server.alive():
-            server = _servers[profile] = Server(profile)
+            server = _servers[profile] = ServerProcess(profile)
             atexit.register(server.close)
         return server
 
 
-_templates: dict[str, Server | None] = {}
+_templates: dict[str, ServerProcess | None] = {}
 _template_locks: dict[str, threading.Lock] = {}
 
 
-def template_server(cells: list[str], wait: bool = True) -> Server | None:
+def template_server(cells: list[str], wait: bool = True) -> ServerProcess | None:
     """A kernel server that has already run these shared cells (started on first use), or None
     if they cannot run there, or (with ``wait=False``) if it is still starting."""
     key = hashlib.sha256(json.dumps(cells).encode()).hexdigest()
@@ -369,7 +370,7 @@ def template_server(cells: list[str], wait: bool = True) -> Server | None:
                 threading.Thread(target=template_server, args=(cells,), daemon=True).start()
                 return None
             try:
-                server = Server("kernel", template=cells)
+                server = ServerProcess("kernel", template=cells)
                 atexit.register(server.close)
             except SandboxError:
                 server = None

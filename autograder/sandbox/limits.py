@@ -36,7 +36,7 @@ class Limits:
     #: MiB of memory all of a job's processes may hold together (the watchdog sums them every
     #: WATCH_SECONDS), and the address space of each process.
     memory_mb: int = 2048
-    #: Processes and threads one job may run at once (a kernel and a check child use about 25).
+    #: Processes and threads one job may run at once (a kernel and a check child use a small part).
     max_processes: int = 128
     #: MiB that any one file the job writes may reach (its record and its log too).
     file_size_mb: int = 64
@@ -138,11 +138,14 @@ SCORE_GRACE_SECONDS = 30
 FIRST_UID, UIDS = 61000, 2000
 
 
-def default_jobs() -> int:
-    """Submissions graded, or files diagnosed, at once unless told: one more than the CPUs.  Each
-    submission's thread waits on its kernel's replies and on its score job, so with one per CPU
-    part of the CPU stayed idle (benchmarks/grade_throughput.py shows it)."""
-    return (os.cpu_count() or 1) + 1
+#: Submissions graded, or files diagnosed, at once unless told: ``--jobs`` of ``python -m
+#: autograder grade`` and ``diagnose``, ``Grader(jobs=)``, ``diagnose_files(jobs=)`` and the
+#: benchmarks (0 means this default too).  One more than the CPUs: each submission's thread waits
+#: on its kernel's replies and on its score job, so with one per CPU part of the CPU stayed idle
+#: (benchmarks/grade_throughput.py shows it).  The only place this default is stated.
+DEFAULT_JOBS = (os.cpu_count() or 1) + 1
+#: ``DEFAULT_JOBS`` in words, for the help of every ``--jobs`` option.
+DEFAULT_JOBS_RULE = "one more than the CPUs"
 
 
 def _trait(kind, name: str, unit: str):

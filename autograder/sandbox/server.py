@@ -211,7 +211,9 @@ def main(argv: list[str] | None = None) -> None:
         why = _probe(profile, options["--scratch"])
         if why:
             raise RuntimeError(f"jobs cannot be isolated on this machine: {why}")
-        gc.disable()  # the profile's preload allocates much: a full collection of it all takes a quarter second
+        # The profile's preload allocates much: collections while it runs would walk it all, again
+        # and again, for nothing (it is all kept).
+        gc.disable()
         profile.preload(json.loads(options.get("--options", "{}")))
         # Every object made so far is left out of every later collection, here and in each job: a
         # full one would walk all of them, and in a forked job it would write to every one's

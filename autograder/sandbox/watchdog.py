@@ -7,9 +7,9 @@ so every ``WATCH_SECONDS`` the watchdog sums each job's resident memory and, eve
 ``DISK_SECONDS``, measures its folder, and kills a job over its limit with the reason.
 
 Resident sizes are cheap to read but count the pages a forked child shares with its parent once
-per process (a hundred sleeping forks of a kernel look like 25 GB); a job over its limit by that
-measure is measured again by proportional size (PSS), which divides each shared page among its
-sharers, at most every ``PSS_SECONDS``, and stopped only if that is over too.
+per process (a hundred sleeping forks of a kernel look like a hundred kernels); a job over its
+limit by that measure is measured again by proportional size (PSS), which divides each shared page
+among its sharers, at most every ``PSS_SECONDS``, and stopped only if that is over too.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def run(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
-# A fresh Python imports torch before it runs anything (5-6 s on a slow machine, more on a busy
+# A fresh Python imports torch before it runs anything (seconds on a slow machine, more on a busy
 # one): the checks below get time for that, so that they test what a function does, not how fast
 # an interpreter starts.
 STARTUP = 120

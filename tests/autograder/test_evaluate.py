@@ -4,7 +4,7 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.exercises import evaluate as exercise
-from autograder.exercises._inference import build_batches, build_loss, build_model
+from autograder.exercises._lesson4 import build_batches, build_loss, build_model
 from autograder.judge import evaluate as judge
 from tests.judging import observations_of
 

@@ -4,7 +4,7 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.exercises import head_forward as exercise
-from autograder.exercises._inference import build_batches
+from autograder.exercises._lesson4 import build_batches
 from autograder.judge import head_forward as judge
 
 

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from autograder import exercises
-from autograder.exercises import _inference, _lesson1, head_forward, input_gradient
+from autograder.exercises import _lesson1, _lesson4, head_forward, input_gradient
 from autograder.exercises._lesson3 import scenarios as lesson3
 
 # Every builder that seeds the global generator, with the scenarios it is given while judging.
@@ -21,7 +21,7 @@ BUILDERS = [
     (_lesson1.build_model, exercises.get("freeze_all_but").suite("all", 0)),
     (lesson3.build_model, exercises.get("train_step").suite("all", 0)),
     (lesson3.build_model, exercises.get("train_accumulated").suite("all", 1)),
-    (_inference.build_model, exercises.get("predict").suite("all", 0)),
+    (_lesson4.build_model, exercises.get("predict").suite("all", 0)),
     (head_forward.build_pair, exercises.get("head_forward").suite("all", 0)),
 ]
 THREADS, ROUNDS = 6, 15

@@ -1,4 +1,7 @@
-"""The sandbox of the diagnose CLI: limits, no network, nothing writable outside scratch."""
+"""The sandbox every student job runs in, the same for ``diagnose`` and for grading, tried here through
+``python -m autograder diagnose``: time, memory and process limits, no network, nothing written or
+deleted outside the job's own folder, no privileges (as root and as an ordinary user), one clear
+refusal without bubblewrap, and torch kept as installed (the tamper watch and the code lock)."""
 
 import json
 import os

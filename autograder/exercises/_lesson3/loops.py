@@ -12,7 +12,7 @@ import numbers
 import torch
 
 from .. import type_name
-from .recorder import Recorder, snapshot
+from .recorder import TrainingRecorder, snapshot
 from .scenarios import Scenario, build
 
 
@@ -33,7 +33,7 @@ def record(fn, scenario: Scenario, calls: list[tuple]) -> dict:
     An exception from the student's function ends the run; it is handed back as ``exception``
     beside the record so far, so that the judge can say what led to it (a swapped loss call)."""
     setup = build(scenario)
-    recorder = Recorder(setup.model, setup.optimizer, setup.batches, setup.loss_fn)
+    recorder = TrainingRecorder(setup.model, setup.optimizer, setup.batches, setup.loss_fn)
     out = {"initial": snapshot(recorder.params), "calls": [], "hooks_intact": True}
     try:
         for index, args in enumerate(calls(setup)):

@@ -42,7 +42,10 @@ def _identity(grad: torch.Tensor | None) -> tuple[int, int] | None:
 watch_scalers()  # before any snapshot of torch is taken: the wrappers are the grader's, not the student's
 
 
-class Recorder:
+class TrainingRecorder:
+    """Hooks on one run's model and optimizer that write down what the training code really did:
+    the gradient each ``step()`` read, what ``backward()`` left, every forward and loss call."""
+
     def __init__(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, batches, loss_fn=None) -> None:
         self.params = list(model.parameters())
         self.batches = batches

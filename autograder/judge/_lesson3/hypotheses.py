@@ -36,7 +36,7 @@ RTOL_AUTOCAST = 2e-2
 
 
 @dataclass
-class Run:
+class JudgedRun:
     """One scenario's record, with the judge's own reference gradients."""
 
     scenario: Scenario
@@ -98,7 +98,7 @@ def _autocast(dtype: str | None):
     return torch.autocast("cpu", dtype=getattr(torch, dtype))
 
 
-def expected(run: Run, hypothesis: str, s: int, p: int, key: str = "grads") -> torch.Tensor | None:
+def expected(run: JudgedRun, hypothesis: str, s: int, p: int, key: str = "grads") -> torch.Tensor | None:
     """The gradient of parameter p that step s sees (``key`` "grads") or that backward() left
     before it (``key`` "backward_grads") if the student's code behaves as ``hypothesis`` says
     (None when the hypothesis does not apply to this run)."""
@@ -153,7 +153,7 @@ def close(actual: torch.Tensor | None, target: torch.Tensor, rtol: float = RTOL)
     return float((actual - target).norm()) <= rtol * scale + ATOL
 
 
-def follows(run: Run, p: int, key: str = "grads") -> set[str]:
+def follows(run: JudgedRun, p: int, key: str = "grads") -> set[str]:
     """The hypotheses that parameter p follows at every step of the run.  ``key`` is "grads"
     (what step() saw) or "backward_grads" (what backward() left, before any clipping)."""
     found = set()
@@ -173,7 +173,7 @@ def follows(run: Run, p: int, key: str = "grads") -> set[str]:
     return found
 
 
-def explain(runs: list[Run], key: str = "grads") -> str:
+def explain(runs: list[JudgedRun], key: str = "grads") -> str:
     """One code for all runs together: the hypothesis that every parameter of every run follows,
     ``clears_some_params`` when some parameters are cleared and others are not, else
     ``wrong_gradient``."""
@@ -189,7 +189,7 @@ def explain(runs: list[Run], key: str = "grads") -> str:
     return "wrong_gradient"
 
 
-def showing(runs: list[Run], key: str = "grads") -> Run:
+def showing(runs: list[JudgedRun], key: str = "grads") -> JudgedRun:
     """The first run whose gradients are not all right: the scenario a message names (a mistake
     such as clearing after step() shows only in some of them)."""
     for run in runs:
@@ -201,7 +201,7 @@ def showing(runs: list[Run], key: str = "grads") -> Run:
 # ---- what happened to the gradient between backward() and step() ----------------------------
 
 
-def _pairs(runs: list[Run]):
+def _pairs(runs: list[JudgedRun]):
     """(gradient backward left, gradient step saw) for every parameter of every step."""
     for run in runs:
         for step in run.steps:
@@ -214,7 +214,7 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and float((a - b).norm()) <= 1e-9 * max(1.0, float(a.norm()))
 
 
-def rewritten(runs: list[Run]) -> bool:
+def rewritten(runs: list[JudgedRun]) -> bool:
     """Did anything write into a gradient after backward() and before step()?"""
     flags = any(any(step.get("rewritten", ())) for run in runs for step in run.steps)
     return flags or any(not _same(before, seen) for before, seen in _pairs(runs))
@@ -231,7 +231,7 @@ def _scale(before: torch.Tensor, seen: torch.Tensor) -> float | None:
     return c
 
 
-def _norm_clipped(runs: list[Run]) -> bool:
+def _norm_clipped(runs: list[JudgedRun]) -> bool:
     """Each step's gradients scaled by one factor c <= 1, and every scaled-down step ends at the
     same total norm (the max_norm of clip_grad_norm_), over all parameters or parameter by parameter."""
     for per_parameter in (False, True):
@@ -258,7 +258,7 @@ def _norm_clipped(runs: list[Run]) -> bool:
     return False
 
 
-def _value_clipped(runs: list[Run]) -> bool:
+def _value_clipped(runs: list[JudgedRun]) -> bool:
     """Every gradient clamped to [-v, v] for one v (clip_grad_value_, or clamp_ by hand)."""
     pairs = list(_pairs(runs))
     if not pairs:
@@ -267,7 +267,7 @@ def _value_clipped(runs: list[Run]) -> bool:
     return all(_same(before.clamp(-v, v), seen) for before, seen in pairs)
 
 
-def _rescaled(runs: list[Run]) -> float | None:
+def _rescaled(runs: list[JudgedRun]) -> float | None:
     """The factor c when every gradient step() saw is c times what backward left, one c for all."""
     factors = [_scale(before, seen) for before, seen in _pairs(runs) if float(before.norm()) > 0]
     if not factors or any(c is None for c in factors):
@@ -276,7 +276,7 @@ def _rescaled(runs: list[Run]) -> float | None:
     return c if all(abs(f - c) <= 1e-6 * c for f in factors) else None
 
 
-def modification(runs: list[Run]) -> str:
+def modification(runs: list[JudgedRun]) -> str:
     """What student code did to the gradients between backward() and step(): "unchanged" (written
     in place with the same values: a clip that did not fire), "clipped" (by norm or by value),
     "rescaled" (one factor for all), or "changed" (anything else)."""

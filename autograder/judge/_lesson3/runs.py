@@ -18,7 +18,7 @@ import torch
 from ...exercises._lesson3.scenarios import Scenario, build
 from ...verdict import Verdict
 from .effects import effects_problem
-from .hypotheses import RTOL, RTOL_AUTOCAST, Run, explain, modification, reference_gradients, rewritten, showing
+from .hypotheses import RTOL, RTOL_AUTOCAST, JudgedRun, explain, modification, reference_gradients, rewritten, showing
 
 
 def runs(scenarios: list[Scenario]) -> str:
@@ -126,7 +126,7 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
         grads, losses = reference_gradients(scenario, _params_at_forward(scenario, obs, steps), amp)
         setup = build(scenario)  # the judge's own copy: the stale gradients and the batch sizes
         sizes = [len(x) for x, _ in setup.batches]
-        runs.append(Run(scenario, steps, grads, losses, setup.stale, sizes, RTOL_AUTOCAST if any(amp) else RTOL))
+        runs.append(JudgedRun(scenario, steps, grads, losses, setup.stale, sizes, RTOL_AUTOCAST if any(amp) else RTOL))
     if all(steps == 0 for _, steps, _ in counts):
         code = "no_backward" if all(acc == 0 for _, _, acc in counts) else "no_step"
         return Verdict(exercise, code, messages[code](counts[0][0]))
@@ -180,7 +180,7 @@ CHANGES = {
 }
 
 
-def _diagnosis(runs: list[Run]) -> tuple[str, list[str]]:
+def _diagnosis(runs: list[JudgedRun]) -> tuple[str, list[str]]:
     """The code, and the messages to show (their keys, the main one first).
 
     The gradients step() saw are judged first.  If the code changed them after backward()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from ...exercises._lesson3.scenarios import Scenario, build_model
-from ..validate import Flag, Items, ListOf, Number, OneOf, Optional, Record, Tensor, Text
+from ..validate import Fields, Flag, Items, ListOf, Number, OneOf, Optional, Tensor, Text
 
 MAX_STEPS = 2000  # far more than any loop over a scenario's few batches takes, however wrong
 MAX_CALLS = 64
@@ -21,21 +21,21 @@ def _shapes(scenario: Scenario) -> tuple:
 def returned():
     return OneOf(
         (
-            Record({"number": Number(finite=False)}),
-            Record({"numbers": ListOf(Number(finite=False), max_length=1000)}),
-            Record({"type": Text(200)}),
+            Fields({"number": Number(finite=False)}),
+            Fields({"numbers": ListOf(Number(finite=False), max_length=1000)}),
+            Fields({"type": Text(200)}),
         )
     )
 
 
 @functools.lru_cache(maxsize=256)
-def run_schema(scenario: Scenario) -> Record:
+def run_schema(scenario: Scenario) -> Fields:
     shapes = _shapes(scenario)
     params = Items(tuple(Tensor(shape=s) for s in shapes))
     grads = Items(tuple(Optional(Tensor(shape=s)) for s in shapes))
     state = Items(
         tuple(
-            Record(
+            Fields(
                 {
                     "momentum_buffer": Tensor(shape=s),
                     "exp_avg": Tensor(shape=s),
@@ -49,15 +49,15 @@ def run_schema(scenario: Scenario) -> Record:
         )
     )
     integer = Number(integer=True)
-    return Record(
+    return Fields(
         {
             "initial": params,
             "calls": ListOf(
-                Record({"params": params, "after": params, "returned": returned(), "accumulations": integer}),
+                Fields({"params": params, "after": params, "returned": returned(), "accumulations": integer}),
                 max_length=MAX_CALLS,
             ),
             "steps": ListOf(
-                Record(
+                Fields(
                     {
                         "call": integer,
                         "params": params,
@@ -71,11 +71,11 @@ def run_schema(scenario: Scenario) -> Record:
                 max_length=MAX_STEPS,
             ),
             "forwards": ListOf(
-                Record({"call": integer, "batch": integer, "params": params, "autocast": Optional(Text(20))}),
+                Fields({"call": integer, "batch": integer, "params": params, "autocast": Optional(Text(20))}),
                 max_length=MAX_STEPS,
             ),
             "loss_calls": ListOf(
-                Record({"call": integer, "swapped": Flag(), "autocast": Optional(Text(20))}), max_length=MAX_STEPS
+                Fields({"call": integer, "swapped": Flag(), "autocast": Optional(Text(20))}), max_length=MAX_STEPS
             ),
             "loss_scales": ListOf(Number(), max_length=MAX_STEPS),
             "accumulations": integer,

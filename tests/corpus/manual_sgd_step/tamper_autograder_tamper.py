@@ -1,5 +1,5 @@
 # expect: passed=false code=tampered
-# why: Imports the grader's autograder.tamper module and replaces its functions, then updates correctly.
+# why: Imports the grader's autograder.tamper package and replaces the functions of each of its modules, then updates correctly.
 import types
 
 import torch
@@ -7,9 +7,11 @@ import torch
 
 def _silence_checker():
     import autograder.tamper as checker
-    for name, obj in list(vars(checker).items()):
-        if isinstance(obj, types.FunctionType):
-            setattr(checker, name, lambda *args, **kwargs: None)
+    modules = [checker, *(m for m in vars(checker).values() if isinstance(m, types.ModuleType))]
+    for module in modules:
+        for name, obj in list(vars(module).items()):
+            if isinstance(obj, types.FunctionType):
+                setattr(module, name, lambda *args, **kwargs: None)
 
 
 def manual_sgd_step(params, lr):

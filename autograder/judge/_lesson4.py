@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises._inference import MAX_CALLS, InferenceScenario, build_model
-from .validate import Flag, ListOf, Record, Tensor, Text
+from ..exercises._lesson4 import MAX_CALLS, InferenceScenario, build_model
+from .validate import Fields, Flag, ListOf, Tensor, Text
 
 
 def close(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -23,9 +23,9 @@ def reference_outputs(scenario: InferenceScenario, xs: list[torch.Tensor]) -> li
         return [model.net(x) for x in xs]
 
 
-CALLS = ListOf(Record({"grad": Flag(), "inference": Flag(), "any_training": Flag()}), max_length=MAX_CALLS)
-TENSOR_OUT = Record(
+CALLS = ListOf(Fields({"grad": Flag(), "inference": Flag(), "any_training": Flag()}), max_length=MAX_CALLS)
+TENSOR_OUT = Fields(
     {"type": Text(100), "values": Tensor(dtypes=None, finite=False), "requires_grad": Flag(), "has_grad_fn": Flag(),
      "is_inference": Flag()}
 )  # fmt: skip
-OTHER_OUT = Record({"type": Text(100)})
+OTHER_OUT = Fields({"type": Text(100)})

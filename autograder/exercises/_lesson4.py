@@ -4,7 +4,7 @@ turn returned values into plain data for the record.
 
 The scenarios are frozen descriptions; ``build_*`` turns one into real PyTorch objects, from the
 scenario's seed alone, so that the judge can rebuild the very same model in its own process
-(``autograder.judge._inference`` holds the references it computes there).
+(``autograder.judge._lesson4`` holds the references it computes there).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class InferenceScenario:
 MAX_CALLS = 100  # forward calls written down per model; more are counted, not recorded
 
 
-class Probe(nn.Module):
+class InstrumentedModel(nn.Module):
     """A model that writes down, at every forward call, whether autograd was recording, whether
     inference mode was on and which of its modules were in training mode."""
 
@@ -75,7 +75,7 @@ def _net(kind: str) -> nn.Module:
     raise ValueError(f"unknown kind {kind!r}; choose from {KINDS}")
 
 
-def build_model(scenario: InferenceScenario) -> Probe:
+def build_model(scenario: InferenceScenario) -> InstrumentedModel:
     """A fresh instrumented model with non-trivial BatchNorm statistics, in the scenario's start mode."""
     gen = torch.Generator().manual_seed(scenario.seed)
     with seeded(scenario.seed):
@@ -85,7 +85,7 @@ def build_model(scenario: InferenceScenario) -> Probe:
             if isinstance(module, nn.BatchNorm1d):
                 module.running_mean.copy_(torch.randn(module.num_features, generator=gen))
                 module.running_var.copy_(0.5 + torch.rand(module.num_features, generator=gen))
-    model = Probe(net, IN_FEATURES[scenario.kind])
+    model = InstrumentedModel(net, IN_FEATURES[scenario.kind])
     model.train(scenario.start == "train")
     return model
 

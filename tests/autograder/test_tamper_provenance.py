@@ -1,0 +1,22 @@
+"""Provenance (autograder.tamper.provenance): every watched object defined by installed code, with
+no earlier snapshot to compare with."""
+
+import torch
+
+from autograder.tamper.provenance import provenance_problems
+
+
+def test_a_fresh_process_has_no_provenance_problems():
+    assert provenance_problems() == []
+
+
+def test_a_replaced_optimizer_method_was_not_defined_by_installed_code(monkeypatch):
+    monkeypatch.setattr(torch.optim.Optimizer, "zero_grad", lambda self, set_to_none=True: None)
+    assert "torch.optim.Optimizer.zero_grad" in provenance_problems()
+
+
+def test_a_replaced_grader_function_was_not_defined_by_installed_code(monkeypatch):
+    import autograder.exercises._lesson3.recorder
+
+    monkeypatch.setattr(autograder.exercises._lesson3.recorder, "grads", lambda params: [])
+    assert "autograder.exercises._lesson3.recorder.grads" in provenance_problems()
