@@ -5,6 +5,7 @@
                              student notebooks into my-work/ (never overwriting your copies) and
                              open JupyterLab on lesson 1
     python3 course.py test   set up .venv if needed, then run the whole test suite
+                             (--fast: the unit tests only, tests/unit/)
     python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml,
                              a lesson or autograder/codes.py: rewrite every lesson's badges and Colab
                              install cell, regenerate the student notebooks with nbgrader, the README's
@@ -155,15 +156,21 @@ def root_flags() -> list[str]:
 
 
 TEST_PROCESSES = ["-n", "2", "--dist", "loadfile"]  # a file's tests share their fixtures, in one process
+FAST_TIER = "tests/unit"  # tests of one module each: no notebooks run end to end, no browser, no hub
+SLOWEST = "--durations=15"  # the run ends with where the time went
 
 
 def test(extra: list[str]) -> int:
     """The whole suite, in two processes (pytest-xdist), each test file whole in one of them; options
-    after `test` go to pytest (`-n 0` runs everything in one process)."""
+    after `test` go to pytest (`-n 0` runs everything in one process).  ``--fast``: tests/unit only."""
     setup()
+    fast = "--fast" in extra
+    extra = [a for a in extra if a != "--fast"]
     chosen = any(a.startswith(("-n", "--numprocesses", "--dist")) for a in extra)
     parallel = [] if chosen else TEST_PROCESSES
-    return subprocess.call([os.path.join(BIN, "python"), "-m", "pytest", *parallel, *extra], cwd=ROOT)
+    paths = [FAST_TIER] if fast else []
+    command = [os.path.join(BIN, "python"), "-m", "pytest", *parallel, SLOWEST, *extra, *paths]
+    return subprocess.call(command, cwd=ROOT)
 
 
 # ---- one source of truth for where the course lives: badges and the Colab install cell ----

@@ -50,7 +50,7 @@ def timed(command: list[str], cwd: str) -> tuple[float, float]:
 def student_files(work: str, n: int) -> list[str]:
     mistakes = sorted(
         p
-        for p in glob.glob(os.path.join(ROOT, "tests", "corpus", "train_step", "*.py"))
+        for p in glob.glob(os.path.join(ROOT, "tests", "fixtures", "corpus", "train_step", "*.py"))
         if not os.path.basename(p).startswith(("hang_", "error_"))
     )
     sources = [CORRECT_TRAIN_STEP] + [open(p, encoding="utf-8").read() for p in mistakes]

@@ -1,7 +1,7 @@
 """The experiments behind lesson 3's figures, so that the lesson shows each result in one line.
 
 Each experiment comes in layers, as in the explorers: plain functions that run real PyTorch code and
-return numbers or tensors (tested headless in ``tests/gradlessons/test_lesson3.py``, which checks the
+return numbers or tensors (tested headless in ``tests/unit/gradlessons/test_lesson3.py``, which checks the
 numbers the lesson states), ``..._figure`` functions that draw those numbers into a pyplot-free
 matplotlib ``Figure``, and ``plot_...`` functions that show such a figure the way ``draw_graph`` does:
 as a plain PNG image (``IPython.display.Image``), which a cell displays by ending with it: a static

@@ -8,7 +8,7 @@ each piece of memory once. These numbers are exact and the same on every machine
 Time is not: a forward pass's wall time depends on the machine and on what else runs. So
 :func:`tracking_cost` takes the best of a few runs, and the lesson only states what holds everywhere
 (no memory kept under ``no_grad()``; a smaller, varying time gain), never a fixed number of
-milliseconds. The tests in ``tests/gradlessons/test_lesson4.py`` check the memory exactly and the
+milliseconds. The tests in ``tests/unit/gradlessons/test_lesson4.py`` check the memory exactly and the
 times only loosely.
 
 As in :mod:`gradlessons.lesson3`: plain functions return numbers, ``..._figure`` draws them into a

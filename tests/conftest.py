@@ -18,6 +18,27 @@ ASSIGNMENTS = tuple(
 # PATH even when the suite is started as `.venv/bin/python -m pytest` without activating .venv.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
+# Tests that must not run beside each other, whatever file they are in: the hub tests make the same
+# local accounts afresh (killing whatever those accounts run) and start hubs as them.
+ONE_WORKER = ("tests/hub/",)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """With ``--dist loadfile`` (course.py test): each test file whole in one worker, as xdist does,
+    and every file under a ``ONE_WORKER`` folder in the same worker, one after another."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneWorkerForSharedAccounts(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            for folder in ONE_WORKER:
+                if nodeid.startswith(folder):
+                    return folder
+            return super()._split_scope(nodeid)
+
+    return OneWorkerForSharedAccounts(config, log)
+
 
 @pytest.fixture(scope="session")
 def root() -> str:

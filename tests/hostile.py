@@ -1,5 +1,5 @@
 """Attacks on the trust boundary, written by someone who has read the grader's source: shared by the
-diagnose tests (tests/test_trust_boundary.py) and the grading paths' table (tests/adversarial.py).
+diagnose tests (tests/e2e/test_trust_boundary.py) and the grading paths' table (tests/adversarial.py).
 
 Each is Python source to put in a student's file or answer cell.  Those that forge records read
 their own job's plan (descriptor 0), build records with the job's own code and write them on the

@@ -1,8 +1,8 @@
-"""Labelled student-style files, shared by the corpus written here (tests/corpus/) and the corpus of
-real-world code (tests/realworld/): reading their headers, judging them through the real CLI, and
+"""Labelled student-style files, shared by the corpus written here (tests/fixtures/corpus/) and the corpus of
+real-world code (tests/fixtures/realworld/): reading their headers, judging them through the real CLI, and
 the real-world README's table, which is made from the headers.
 
-    python -m tests.labelled          rewrite the table in tests/realworld/README.md from the headers
+    python -m tests.labelled          rewrite the table in tests/fixtures/realworld/README.md from the headers
 
 Each file starts with ``# expect: passed=<true|false> code=<code>``; real-world files add
 ``# source:``, ``# adapted:`` and ``# why:`` lines.
@@ -17,8 +17,8 @@ import subprocess
 import sys
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
-CORPUS = os.path.join(TESTS, "corpus")
-REALWORLD = os.path.join(TESTS, "realworld")
+CORPUS = os.path.join(TESTS, "fixtures", "corpus")
+REALWORLD = os.path.join(TESTS, "fixtures", "realworld")
 LABEL = re.compile(r"^# expect: passed=(true|false) code=(\w+)$")
 FIELD = re.compile(r"^# (source|adapted|why): (.*)$")
 # Words of the grader's own that a student's message must not show (a tampered verdict names what was
@@ -82,7 +82,7 @@ def _cell(text: str) -> str:
 
 def realworld_table() -> str:
     """The README's table: every real-world file with its source, what was adapted, and its label,
-    which is also the grader's verdict (tests/autograder/test_realworld.py checks that)."""
+    which is also the grader's verdict (tests/unit/autograder/test_realworld.py checks that)."""
     rows = [
         "| file | source | adapted | label = verdict |",
         "| --- | --- | --- | --- |",

@@ -3,7 +3,7 @@ a wrong quick-check answer and a wrong exercise, each failing its test cell with
 once and no traceback of the grader, then the right ones passing.
 
 "The cell still counts as failed" is read from the saved notebook: an error output is what nbgrader's
-autograde scores 0 (``tests/test_nbgrader_roundtrip.py`` checks that scoring itself)."""
+autograde scores 0 (``tests/e2e/test_nbgrader_roundtrip.py`` checks that scoring itself)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,115 @@
+"""A notebook that Colab saved grades to the same score as the same answers saved by JupyterLab.
+
+Colab rewrites a notebook when it saves it (tests/e2e/colab/saved.py lists what changes): nbformat
+4.0 without cell ids, its own metadata, stored outputs and widget state; and students' cells can
+lose nbgrader's metadata on the way.  Every lesson is graded with `python -m autograder grade`.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from nbgrader.api import Gradebook
+
+from tests.conftest import ASSIGNMENTS, requires_bwrap
+from tests.course_copy import (
+    CLEARS_AFTER_STEP,
+    NEVER_CLEARS,
+    answered,
+    make_course,
+    nbgrader,
+    points,
+    read,
+    solutions,
+    write,
+)
+from tests.e2e.colab.saved import colab_saved
+
+pytestmark = [pytest.mark.slow, requires_bwrap]
+LESSON3 = "lesson3_zeroing_grad"
+SCRATCH = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": "print('trying')"}
+
+
+def submissions(source: dict, release: dict, assignment: str) -> dict[str, dict]:
+    """Student -> notebook; students with the same prefix handed in the same answers."""
+    good = answered(release, solutions(source))
+    messy = colab_saved(good, strip="answers", seed=3, github_link=True, name=f"Copy of {assignment}.ipynb")
+    messy["cells"].insert(5, dict(SCRATCH, metadata={"id": "scratchCell01"}))  # a cell the student added
+    found = {
+        "good_jupyterlab": good,
+        "good_colab": colab_saved(good, seed=1),
+        "good_colab_lost_every_metadata": colab_saved(good, strip="all", seed=2),
+        "good_colab_lost_answer_metadata_and_more": messy,
+        "blank_jupyterlab": release,
+        "blank_colab_lost_every_metadata": colab_saved(release, strip="all", seed=4),
+    }
+    if assignment == LESSON3:
+        wrong = answered(release, {**solutions(source), "train_step": CLEARS_AFTER_STEP, "quiz_q1": 'q1 = "zzz"'})
+        worse = answered(release, {"train_step": NEVER_CLEARS})
+        found.update(
+            wrong_jupyterlab=wrong,
+            wrong_colab_lost_every_metadata=colab_saved(wrong, strip="all", seed=5),
+            worse_jupyterlab=worse,
+            worse_colab_lost_answer_metadata=colab_saved(worse, strip="answers", seed=6),
+        )
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = make_course(str(tmp_path_factory.mktemp("colab-class")))
+    handed_in = {}
+    for assignment in ASSIGNMENTS:
+        nbgrader(course, "generate_assignment", assignment)
+        source = read(os.path.join(course, "notebooks", assignment, f"{assignment}.ipynb"))
+        release = read(os.path.join(course, "release", assignment, f"{assignment}.ipynb"))
+        handed_in[assignment] = submissions(source, release, assignment)
+        for student, nb in handed_in[assignment].items():
+            write(os.path.join(course, "submitted", student, assignment, f"{assignment}.ipynb"), nb)
+        done = subprocess.run([sys.executable, "-m", "autograder", "grade", assignment, "--jobs", "2"], cwd=course,
+                              capture_output=True, text=True, timeout=1800)  # fmt: skip
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return course, handed_in
+
+
+def scores(course: str, assignment: str, student: str) -> dict[str, float]:
+    with Gradebook(f"sqlite:///{os.path.join(course, 'gradebook.db')}") as gb:
+        notebook = gb.find_submission_notebook(assignment, assignment, student)
+        return {grade.name: grade.score for grade in notebook.grades}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_colab_saved_submission_gets_the_score_of_the_same_answers_from_jupyterlab(graded, assignment):
+    course, handed_in = graded
+    for student in handed_in[assignment]:
+        family = student.split("_")[0]
+        assert scores(course, assignment, student) == scores(course, assignment, f"{family}_jupyterlab"), student
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_scores_are_the_real_ones_full_marks_and_none(graded, assignment):
+    course, _ = graded
+    full = points(read(os.path.join(course, "notebooks", assignment, f"{assignment}.ipynb")))
+    assert scores(course, assignment, "good_colab_lost_every_metadata") == full
+    assert scores(course, assignment, "blank_colab_lost_every_metadata") == {g: 0.0 for g in full}
+
+
+def test_lesson3_mistakes_cost_the_same_points_from_colab(graded):
+    course, _ = graded
+    full = points(read(os.path.join(course, "notebooks", LESSON3, f"{LESSON3}.ipynb")))
+    wrong = scores(course, LESSON3, "wrong_colab_lost_every_metadata")
+    assert wrong == {**full, "test_train_step_dirty_start": 0.0}  # the wrong quiz answer is formative
+    worse = scores(course, LESSON3, "worse_colab_lost_answer_metadata")
+    assert worse["test_train_step"] == 0.0 and sum(worse.values()) == 0.0
+
+
+def test_the_graded_notebook_says_what_was_restored(graded):
+    course, _ = graded
+    path = os.path.join(course, "autograded", "good_colab_lost_answer_metadata_and_more", LESSON3, f"{LESSON3}.ipynb")
+    nb = read(path)
+    notes = nb["metadata"]["autograder"]["notes"]
+    assert any("train_step' had lost its grading metadata; it was restored" in note for note in notes), notes
+    sources = ["".join(c["source"]) for c in nb["cells"]]
+    assert "print('trying')" in sources  # the student's own cell is kept
+    assert any("colab.research.google.com/github/someone/course" in s for s in sources)  # Colab's link cell too

@@ -1,0 +1,62 @@
+"""Every labelled student-style file in tests/fixtures/corpus/<exercise>/ gets the verdict its first
+line promises, through the real CLI (`python -m autograder diagnose`), run from another folder."""
+
+import os
+
+import pytest
+
+from tests.labelled import CORPUS, diagnose, internals, labelled_files
+
+HANG_TIMEOUT = 6  # seconds: a hang variant only has to be cut off
+FILES = labelled_files(CORPUS)
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory):
+    """Verdicts per exercise, computed on first use: `pytest -k <exercise>` judges only that one."""
+    cache = {}
+
+    def of(exercise):
+        if exercise not in cache:
+            hangs = [p for e, p, _, code in FILES if e == exercise and code == "timeout"]
+            others = [p for e, p, _, code in FILES if e == exercise and code != "timeout"]
+            tmp = tmp_path_factory.mktemp(exercise)
+            cache[exercise] = {}
+            if hangs:
+                cache[exercise].update(diagnose(exercise, hangs, HANG_TIMEOUT, tmp))
+            cache[exercise].update(diagnose(exercise, others, 60, tmp))
+        return cache[exercise]
+
+    return of
+
+
+def test_the_corpus_is_large_and_covers_every_lesson3_code():
+    assert len(FILES) >= 40
+    codes = {code for e, _, _, code in FILES if e in ("train_step", "train_accumulated", "manual_sgd_step")}
+    must = {
+        "ok", "clears_after_step", "never_clears", "clears_once", "clears_after_backward",
+        "clears_every_micro_batch", "clears_some_params", "loss_not_scaled", "steps_every_micro_batch",
+        "no_backward", "no_step", "no_clear", "update_tracked", "wrong_update", "wrong_gradient",
+        "error", "timeout", "tampered", "clips_gradients", "none_grad_crash", "swapped_loss_args",
+        "weighted_by_examples",
+    }  # fmt: skip
+    assert must <= codes, f"codes without a variant: {sorted(must - codes)}"
+
+
+@pytest.mark.parametrize("exercise", sorted({f[0] for f in FILES}))
+def test_every_exercise_has_at_least_15_variants_with_correct_and_wrong_ones(exercise):
+    labels = [(passed, code) for e, _, passed, code in FILES if e == exercise]
+    assert len(labels) >= 15
+    assert any(passed for passed, _ in labels) and any(code == "error" for _, code in labels)
+    assert all(passed == (code == "ok") for passed, code in labels)
+
+
+@pytest.mark.parametrize(
+    "exercise, path, passed, code", FILES, ids=[f"{e}/{os.path.basename(p)[:-3]}" for e, p, _, _ in FILES]
+)
+def test_each_variant_gets_its_labelled_verdict(verdicts, exercise, path, passed, code):
+    row = verdicts(exercise)[path]
+    assert (row["code"], row["passed"]) == (code, passed), row["message"]
+    assert row["exercise"] == exercise
+    assert row["message"].strip()
+    assert internals(row) == [], f"the message shows the grader's internals: {row['message']}"

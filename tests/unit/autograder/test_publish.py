@@ -1,0 +1,246 @@
+"""publish: the class's scores reach the LMS's gradebook over LTI AGS, once each.
+
+The LMS is played by a real HTTP server on localhost (tests/unit/autograder/lti_platform.py): it checks
+the tool's signed client assertion against the key set the tool gives to register, the bearer
+tokens, the media types and every score's fields, and records what it accepted."""
+
+import json
+import os
+import shutil
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from autograder.cli import main
+from autograder.grading.publish import jwks, load_settings, published_path
+from tests.unit.autograder.gradebook_class import LESSON, make_class, set_late_penalty, set_score
+from tests.unit.autograder.lti_platform import CLIENT_ID, SCORE, Platform
+
+LMS_USERS = {"ada": "lms-ada", "bob": "lms-bob", "cy": "lms-cy"}
+
+
+@pytest.fixture(scope="module")
+def tool_key() -> str:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()  # fmt: skip
+
+
+def write_settings(course: str, platform: Platform, key: str, lineitem: str | None = None, users: dict | None = None):
+    with open(os.path.join(course, "lti_private_key.pem"), "w") as f:
+        f.write(key)
+    users = LMS_USERS if users is None else users
+    lines = [
+        'issuer = "https://lms.example.edu"',
+        f'client_id = "{CLIENT_ID}"',
+        'deployment_id = "7:deployment"',
+        f'auth_token_url = "{platform.token_url}"',
+        f'key_set_url = "{platform.url}/api/lti/security/jwks"',
+        'private_key_file = "lti_private_key.pem"',
+        f'lineitems = "{platform.lineitems_url}"',
+    ]
+    if lineitem:
+        lines += [f"[assignments.{LESSON}]", f'lineitem = "{lineitem}"']
+    lines += ["[users]", *(f'{k} = "{v}"' for k, v in users.items())]
+    with open(os.path.join(course, "lti.toml"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory) -> str:
+    """ada 7, bob 10, cy 4, dee no submission, out of 10 (made once: nbgrader takes seconds to make a gradebook)."""
+    return make_class(str(tmp_path_factory.mktemp("class") / "course"), {"ada": 7, "bob": 10, "cy": 4, "dee": None})
+
+
+@pytest.fixture
+def course(graded_class, tmp_path, monkeypatch) -> str:
+    """A copy of the graded class of its own, with the course's nbgrader_config.py and a SQLite gradebook."""
+    monkeypatch.delenv("AUTOGRADER_DB_URL", raising=False)
+    return shutil.copytree(graded_class, str(tmp_path / "course"))
+
+
+@pytest.fixture
+def lms(course, tool_key):
+    """The graded class, its settings, and the LMS, whose course has the assignment's column and
+    knows the tool's public key set."""
+    with Platform({"keys": []}, set(LMS_USERS.values())) as platform:
+        column = platform.add_lineitem(LESSON, "Lesson 3", 10)
+        write_settings(course, platform, tool_key, lineitem=column)
+        platform.tool_jwks = jwks(load_settings(os.path.join(course, "lti.toml")))  # registering the tool
+        yield course, platform, column
+
+
+def publish(course: str, capsys, *args: str) -> tuple[int, str]:
+    code = main(["publish", LESSON, "--course", course, *args])
+    return code, capsys.readouterr().out
+
+
+def test_the_first_publish_posts_every_graded_student_and_names_the_one_the_lms_refused(lms, capsys):
+    course, platform, column = lms
+    platform.refuse.add("lms-cy")
+    code, out = publish(course, capsys)
+    assert code == 1
+    assert platform.posted() == {"lms-ada": 7.0, "lms-bob": 10.0}
+    assert "posted               ada 7/10  as LMS user lms-ada" in out
+    assert "posted               bob 10/10" in out
+    assert "failed               cy 4/10  HTTP 400 from " + column + "/scores" in out
+    assert "User not found in course" in out
+    assert "no submission        dee" in out
+    assert out.strip().splitlines()[-1] == f"{LESSON} to {column}: 1 failed, 2 posted, 1 no submission"
+
+
+def test_every_score_is_an_ags_score_for_the_assignments_line_item(lms, capsys):
+    course, platform, column = lms
+    publish(course, capsys)
+    for score in platform.scores:
+        assert score["lineitem"] == column
+        assert score["scoreMaximum"] == 10.0
+        assert score["activityProgress"] == "Completed" and score["gradingProgress"] == "FullyGraded"
+        assert score["timestamp"].endswith("+00:00") and "." in score["timestamp"]  # sub-second, with its zone
+    assert platform.requests.count("POST /login/oauth2/token") == 1  # one token for the whole class
+    (claims,) = platform.assertions
+    assert claims["iss"] == claims["sub"] == CLIENT_ID and claims["aud"] == platform.token_url
+    assert list(platform.tokens.values()) == [{SCORE}]  # a known line item needs the score scope only
+
+
+def test_a_rerun_posts_only_what_failed_before(lms, capsys):
+    course, platform, _ = lms
+    platform.refuse.add("lms-cy")
+    publish(course, capsys)
+    platform.refuse.clear()
+    platform.scores.clear()
+    code, out = publish(course, capsys)
+    assert code == 0
+    assert platform.posted() == {"lms-cy": 4.0}
+    assert "unchanged            ada 7/10" in out and "unchanged            bob 10/10" in out
+
+
+def test_a_changed_score_is_posted_again_and_only_it(lms, capsys):
+    course, platform, _ = lms
+    publish(course, capsys)
+    platform.scores.clear()
+    set_score(course, "ada", 9)
+    code, out = publish(course, capsys)
+    assert code == 0
+    assert platform.posted() == {"lms-ada": 9.0}
+    assert "posted               ada 9/10" in out
+
+
+def test_an_unchanged_class_posts_nothing_and_does_not_contact_the_lms(lms, capsys):
+    course, platform, _ = lms
+    publish(course, capsys)
+    before = len(platform.requests)
+    code, out = publish(course, capsys)
+    assert code == 0
+    assert len(platform.requests) == before
+    assert out.strip().splitlines()[-1].endswith(": 3 unchanged, 1 no submission")
+
+
+def test_the_posted_score_is_nbgrader_exports_total_after_the_late_penalty(lms, capsys):
+    course, platform, _ = lms
+    set_late_penalty(course, "ada", 2)
+    publish(course, capsys)
+    assert platform.posted()["lms-ada"] == 5.0
+
+
+def test_missing_as_zero_posts_zero_for_a_student_with_no_submission(lms, capsys):
+    course, platform, _ = lms
+    write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read(),
+                   lineitem=platform.lineitems[0]["id"], users={**LMS_USERS, "dee": "lms-dee"})  # fmt: skip
+    platform.users.add("lms-dee")
+    publish(course, capsys, "--missing-as-zero")
+    assert platform.posted()["lms-dee"] == 0.0
+
+
+def test_a_student_without_an_lms_user_id_is_a_failure_that_says_where_to_add_it(lms, tmp_path, capsys):
+    course, platform, column = lms
+    write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read(), lineitem=column,
+                   users={"ada": "lms-ada", "bob": "lms-bob"})  # fmt: skip
+    code, out = publish(course, capsys)
+    assert code == 1
+    assert "failed               cy 4/10  no LMS user id: add it to [users] in" in out
+    (tmp_path / "users.csv").write_text("student_id,lms_user_id\ncy,lms-cy\n")
+    code, out = publish(course, capsys, "--users", str(tmp_path / "users.csv"))
+    assert code == 0 and platform.posted()["lms-cy"] == 4.0
+
+
+def test_publishing_one_student_posts_that_one_and_names_an_unknown_one(lms, capsys):
+    course, platform, _ = lms
+    code, out = publish(course, capsys, "--student", "bob", "--student", "zed")
+    assert code == 1
+    assert platform.posted() == {"lms-bob": 10.0}
+    assert "failed               zed  not a student of the gradebook" in out
+
+
+def test_the_ledger_remembers_each_post_in_the_course_folder(lms, capsys):
+    course, platform, column = lms
+    platform.refuse.add("lms-cy")
+    publish(course, capsys)
+    path = published_path(course, LESSON)
+    assert path == os.path.join(course, ".autograder", "published", f"{LESSON}.json")
+    with open(path) as f:
+        ledger = json.load(f)
+    assert ledger["ada"]["status"] == "posted" and ledger["ada"]["score_given"] == 7.0
+    assert ledger["ada"]["lineitem"] == column and ledger["ada"]["user_id"] == "lms-ada"
+    assert ledger["cy"]["status"] == "failed" and "HTTP 400" in ledger["cy"]["error"]
+    assert "dee" not in ledger
+    assert [n for n in os.listdir(os.path.dirname(path)) if n.endswith(".tmp")] == []  # replaced atomically
+
+
+def test_with_only_the_courses_line_items_url_the_column_is_found_by_resource_id(lms, capsys):
+    course, platform, _ = lms
+    write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read())
+    code, _ = publish(course, capsys)
+    assert code == 0
+    assert {s["lineitem"] for s in platform.scores} == {platform.lineitems[0]["id"]}
+    assert platform.created == []
+
+
+def test_a_column_the_lms_does_not_have_yet_is_created_with_the_assignments_maximum(course, tool_key, capsys):
+    with Platform({"keys": []}, {"lms-ada"}) as platform:
+        write_settings(course, platform, tool_key, users={"ada": "lms-ada"})
+        platform.tool_jwks = jwks(load_settings(os.path.join(course, "lti.toml")))
+        code, _ = publish(course, capsys, "--student", "ada")
+        assert code == 0
+        assert platform.created == [{"scoreMaximum": 10.0, "label": LESSON, "resourceId": LESSON}]
+        assert platform.scores[0]["lineitem"] == platform.lineitems[0]["id"]
+        assert platform.scores[0]["userId"] == "lms-ada"
+
+
+def test_a_tool_whose_key_the_lms_does_not_know_gets_no_token_and_posts_nothing(lms, capsys):
+    course, platform, _ = lms
+    other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = other.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption()).decode()  # fmt: skip
+    write_settings(course, platform, pem, lineitem=platform.lineitems[0]["id"])
+    code = main(["publish", LESSON, "--course", course])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "the LMS gave no access token: HTTP 401" in captured.err and "invalid_client" in captured.err
+    assert platform.scores == [] and not os.path.exists(published_path(course, LESSON))
+
+
+def test_a_dry_run_says_what_it_would_post_and_contacts_nobody(lms, capsys):
+    course, platform, _ = lms
+    code, out = publish(course, capsys, "--dry-run")
+    assert code == 0 and platform.requests == []
+    assert "would post           ada 7/10  as LMS user lms-ada" in out
+
+
+def test_the_printed_key_set_is_the_tools_public_key(lms, capsys):
+    course, platform, _ = lms
+    assert main(["publish", "--jwks", "--course", course]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == platform.tool_jwks
+    assert set(printed["keys"][0]) >= {"kty", "n", "e", "kid", "alg", "use"} and "d" not in printed["keys"][0]
+
+
+def test_settings_that_lack_the_registration_are_refused_with_what_is_missing(course, capsys):
+    with open(os.path.join(course, "lti.toml"), "w") as f:
+        f.write('issuer = "https://lms.example.edu"\n')
+    assert main(["publish", LESSON, "--course", course]) == 2
+    assert "missing client_id, deployment_id, auth_token_url, key_set_url, private_key_file" in capsys.readouterr().err
+    os.unlink(os.path.join(course, "lti.toml"))
+    assert main(["publish", LESSON, "--course", course]) == 2
+    assert "no LTI settings at" in capsys.readouterr().err

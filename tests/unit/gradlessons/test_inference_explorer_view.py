@@ -1,0 +1,176 @@
+"""Tests of the lesson 4 explorer view, driven without a browser."""
+
+import base64
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import pytest
+
+from gradlessons.inference_explorer import InferenceExplorer, InferenceExplorerState
+from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
+
+
+@pytest.fixture
+def explorer():
+    return InferenceExplorer(InferenceExplorerState(in_features=16, hidden=32, repeats=1))
+
+
+def images(output: widgets.Output) -> list[bytes]:
+    return [
+        base64.b64decode(item["data"]["image/png"])
+        for item in output.outputs
+        if item.get("output_type") == "display_data" and "image/png" in item["data"]
+    ]
+
+
+def test_the_controls_are_core_widgets(explorer):
+    for box in (explorer.no_grad, explorer.inference_mode, explorer.eval_mode):
+        assert isinstance(box, widgets.Checkbox) and box.value is False
+    assert isinstance(explorer.batch_size, widgets.IntSlider)
+    assert isinstance(explorer.run_button, widgets.Button)
+    assert isinstance(explorer.reset_button, widgets.Button)
+    assert explorer.plot_output in explorer.widget.children
+
+
+def test_a_new_explorer_shows_one_empty_figure_and_invites_a_run(explorer):
+    (png,) = images(explorer.plot_output)
+    assert png.startswith(PNG_SIGNATURE)
+    assert "No run yet" in text_of(explorer.status.value)
+
+
+def test_a_tracked_run_shows_a_grad_fn_and_saved_memory(explorer, capsys):
+    before = images(explorer.plot_output)[0]
+    explorer.run_button.click()
+    status = text_of(explorer.status.value)
+    assert "output.requires_grad = True" in status
+    assert "output.grad_fn = AddmmBackward0" in status
+    assert "dropout active" in status
+    assert "1. batch  256" in text_of(explorer.log.value)
+    (after,) = images(explorer.plot_output)
+    assert after != before
+    assert capsys.readouterr() == ("", "")
+
+
+def test_each_checkbox_changes_the_next_run(explorer):
+    explorer.no_grad.value = True
+    explorer.run_button.click()
+    assert "output.grad_fn = None" in text_of(explorer.status.value)
+    assert "saved for backward: 0.00 MB" in text_of(explorer.status.value)
+    explorer.no_grad.value = False
+    explorer.inference_mode.value = True
+    explorer.run_button.click()
+    assert "torch.inference_mode()" in text_of(explorer.status.value)
+    assert "output.requires_grad = False" in text_of(explorer.status.value)
+    explorer.inference_mode.value = False
+    explorer.eval_mode.value = True
+    explorer.run_button.click()
+    status = text_of(explorer.status.value)
+    assert "model.eval()" in status and "output.requires_grad = True" in status
+    assert "dropout off" in status
+
+
+def test_the_slider_sets_the_batch_size_of_the_next_run(explorer):
+    explorer.batch_size.value = 64
+    explorer.run_button.click()
+    explorer.batch_size.value = 512
+    explorer.run_button.click()
+    assert [r.batch_size for r in explorer.state.history] == [64, 512]
+    assert explorer.state.history[1].saved_bytes > 6 * explorer.state.history[0].saved_bytes
+    assert "batch 512" in text_of(explorer.status.value)
+
+
+def test_every_run_replaces_the_figure(explorer):
+    seen = [images(explorer.plot_output)[0]]
+    for _ in range(3):
+        explorer.run_button.click()
+        (png,) = images(explorer.plot_output)
+        assert png not in seen
+        seen.append(png)
+
+
+def test_reset_clears_runs_and_switches(explorer):
+    explorer.no_grad.value = True
+    explorer.eval_mode.value = True
+    explorer.batch_size.value = 1024
+    explorer.run_button.click()
+    explorer.reset_button.click()
+    assert explorer.state.history == ()
+    assert (explorer.no_grad.value, explorer.eval_mode.value, explorer.batch_size.value) == (False, False, 256)
+    assert (explorer.state.no_grad, explorer.state.eval_mode) == (False, False)
+    assert "No run yet" in text_of(explorer.status.value)
+
+
+def test_many_runs_still_plot_and_leave_no_pyplot_figure(explorer):
+    open_before = set(plt.get_fignums())
+    for _ in range(15):
+        explorer.run_button.click()
+    assert images(explorer.plot_output)[0].startswith(PNG_SIGNATURE)
+    assert set(plt.get_fignums()) == open_before
+
+
+def test_displaying_the_explorer_displays_its_widget(explorer, monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
+    explorer._ipython_display_()
+    assert shown == [explorer.widget]
+
+
+def test_the_guide_shows_step_one_and_its_buttons(explorer):
+    text = text_of(explorer.guide.value)
+    assert text.startswith("Guide · Step 1 of 5: Leave every switch off")
+    assert "<b>run forward pass</b>" in explorer.guide.value
+    assert isinstance(explorer.guide_buttons["skip"], widgets.Button) and not explorer.guide_buttons["skip"].disabled
+    assert isinstance(explorer.guide_buttons["restart"], widgets.Button)
+    assert explorer.guide_controls.box in explorer.widget.children
+
+
+def test_following_the_guide_with_the_controls_shows_each_steps_message(explorer):
+    explorer.run_button.click()
+    text = text_of(explorer.guide.value)
+    assert "✓ Step 1 done. output.grad_fn = AddmmBackward0: PyTorch recorded a graph" in text
+    assert "Guide · Step 2 of 5: Tick with torch.no_grad()" in text
+    assert "<code>with torch.no_grad()</code>" in explorer.guide.value
+
+    explorer.no_grad.value = True
+    explorer.run_button.click()
+    assert "Step 2 done. output.grad_fn = None and 0.00 MB saved" in text_of(explorer.guide.value)
+
+    explorer.no_grad.value = False
+    explorer.batch_size.value = 1024
+    explorer.run_button.click()
+    assert "Step 3 done. Batch 1024:" in text_of(explorer.guide.value)
+
+    explorer.eval_mode.value = True
+    explorer.run_button.click()
+    assert "eval() did not stop the graph" in text_of(explorer.guide.value)
+
+    explorer.no_grad.value = True
+    explorer.run_button.click()
+    text = text_of(explorer.guide.value)
+    assert "Step 5 done." in text and "model.eval() with torch.no_grad() is the recipe for inference" in text
+    assert "Guide · Finished: You have seen the whole lesson in action." in text
+    assert explorer.guide_buttons["skip"].disabled
+
+
+def test_skip_and_restart_guide_buttons(explorer):
+    explorer.guide_buttons["skip"].click()
+    text = text_of(explorer.guide.value)
+    assert "Step 1 skipped." in text and "Step 2 of 5" in text
+    assert explorer.state.history == ()  # skipping runs nothing
+    explorer.guide_buttons["restart"].click()
+    assert text_of(explorer.guide.value).startswith("Guide · Step 1 of 5")
+
+
+def test_reset_keeps_the_guides_place(explorer):
+    explorer.run_button.click()
+    explorer.reset_button.click()
+    assert "Step 2 of 5" in text_of(explorer.guide.value)
+
+
+def test_guide_text_is_escaped_except_code_and_bold():
+    from gradlessons.guide import Guide, GuideStep
+    from gradlessons.guide_view import guide_html
+
+    value = guide_html(Guide([GuideStep("Run `a<b` **now** & <script>", lambda: False, "")]))
+    assert "<code>a&lt;b</code>" in value and "<b>now</b>" in value
+    assert "&amp; &lt;script&gt;" in value and "<script>" not in value

@@ -1,0 +1,135 @@
+"""Tests of the tangent explorer's ipywidgets view, driven without a browser."""
+
+import base64
+
+import ipywidgets as widgets
+import pytest
+
+from gradlessons.tangent_explorer import FUNCTIONS, TangentExplorer
+from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
+
+
+@pytest.fixture
+def explorer():
+    return TangentExplorer()
+
+
+def image(explorer) -> bytes:
+    (item,) = explorer.plot_output.outputs
+    png = base64.b64decode(item["data"]["image/png"])
+    assert png.startswith(PNG_SIGNATURE)
+    return png
+
+
+def test_the_controls_are_a_dropdown_a_slider_and_two_buttons(explorer):
+    assert isinstance(explorer.function_menu, widgets.Dropdown)
+    assert [value for _, value in explorer.function_menu.options] == list(FUNCTIONS)
+    assert isinstance(explorer.x_slider, widgets.FloatSlider)
+    assert explorer.again_button.description == "backward() again without clearing"
+    assert explorer.reset_button.description == "reset"
+    assert isinstance(explorer.widget, widgets.VBox)
+
+
+def test_a_new_explorer_shows_the_slope_of_x_squared_at_one(explorer):
+    status = text_of(explorer.status.value)
+    assert "slope from backward(): 2.0" in status
+    assert "finite difference: 2.0000" in status
+    assert "backward() calls: 1" in status
+    image(explorer)
+
+
+def test_choosing_a_function_redraws_with_its_slope(explorer):
+    before = image(explorer)
+    explorer.function_menu.value = "cubic"
+    assert "slope from backward(): 1.0" in text_of(explorer.status.value)  # 3·1² − 2
+    assert image(explorer) != before
+
+
+def test_moving_the_slider_recomputes_the_slope(explorer):
+    before = image(explorer)
+    explorer.x_slider.value = -1.5
+    status = text_of(explorer.status.value)
+    assert "slope from backward(): -3.0" in status
+    assert "finite difference: -3.0000" in status
+    assert image(explorer) != before
+
+
+def test_backward_again_doubles_then_triples_what_grad_holds(explorer, capsys):
+    before = image(explorer)
+    explorer.again_button.click()
+    status = text_of(explorer.status.value)
+    assert "t.grad now: 4.0" in status and "backward() calls: 2" in status
+    assert "2 × the slope" in status
+    after_two = image(explorer)
+    assert after_two != before
+    explorer.again_button.click()
+    assert "t.grad now: 6.0" in text_of(explorer.status.value)
+    assert image(explorer) != after_two
+    assert capsys.readouterr() == ("", "")
+
+
+def test_reset_puts_the_controls_and_the_slope_back(explorer):
+    explorer.function_menu.value = "sin"
+    explorer.x_slider.value = 0.0
+    explorer.again_button.click()
+    explorer.reset_button.click()
+    assert explorer.function_menu.value == "square"
+    assert explorer.x_slider.value == 1.0
+    status = text_of(explorer.status.value)
+    assert "t.grad now: 2.0" in status and "backward() calls: 1" in status
+    assert explorer.state.backward_calls == 1
+
+
+def guide_text(explorer) -> str:
+    return text_of(explorer.guide.value)
+
+
+def test_the_guide_sits_at_the_top_and_starts_at_step_one(explorer):
+    assert isinstance(explorer.guide, widgets.HTML)
+    children = explorer.widget.children
+    assert children.index(explorer.guide_controls.box) < children.index(explorer.status)
+    assert guide_text(explorer).startswith("Guide · Step 1 of 4: With f(x) = x², move the x slider")
+    assert explorer.guide_buttons["skip"].description == "skip step"
+    assert explorer.guide_buttons["restart"].description == "restart guide"
+
+
+def test_following_the_guide_with_the_controls_shows_each_message_then_the_next_step(explorer, capsys):
+    explorer.x_slider.value = 0.0
+    text = guide_text(explorer)
+    assert "✓ Step 1 done. At x = 0, backward() gives slope 0.0" in text
+    assert "Step 2 of 4: Choose x³ − 2x" in text
+    explorer.function_menu.value = "cubic"
+    explorer.x_slider.value = -0.8
+    assert "Step 2 done. At x = -0.80, backward() gives slope -0.08" in guide_text(explorer)
+    explorer.function_menu.value = "relu_ish"
+    explorer.x_slider.value = 0.5
+    assert "Step 3 of 4" in guide_text(explorer)
+    explorer.x_slider.value = 0.0
+    assert "averages the two sides: 0.7000" in guide_text(explorer)
+    for _ in range(3):
+        explorer.again_button.click()
+    text = guide_text(explorer)
+    assert "Step 4 done. t.grad now holds 0.8 = 4 × the slope 0.2" in text
+    assert "Guide · Finished:" in text
+    assert explorer.guide_buttons["skip"].disabled
+    assert capsys.readouterr() == ("", "")
+
+
+def test_skip_step_and_restart_guide(explorer):
+    explorer.guide_buttons["skip"].click()
+    assert guide_text(explorer).startswith("Step 1 skipped.Guide · Step 2 of 4")
+    for _ in range(3):
+        explorer.guide_buttons["skip"].click()
+    assert "Guide · Finished:" in guide_text(explorer)
+    assert explorer.guide_buttons["skip"].disabled
+    explorer.function_menu.value = "sin"
+    explorer.x_slider.value = 0.0
+    explorer.again_button.click()
+    assert "t.grad now: 2.0" in text_of(explorer.status.value)  # the free controls still work
+    before = image(explorer)
+    explorer.guide_buttons["restart"].click()
+    assert guide_text(explorer).startswith("Guide · Step 1 of 4")
+    assert not explorer.guide_buttons["skip"].disabled
+    assert (explorer.function_menu.value, explorer.x_slider.value) == ("square", 1.0)
+    assert "backward() calls: 1" in text_of(explorer.status.value)
+    assert image(explorer) != before
