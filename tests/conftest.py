@@ -23,6 +23,7 @@ os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.g
 ONE_WORKER = ("tests/hub/",)
 
 
+@pytest.hookimpl(optionalhook=True)  # a plain pytest (the Colab tests' own venv) has no xdist
 def pytest_xdist_make_scheduler(config, log):
     """With ``--dist loadfile`` (course.py test): each test file whole in one worker, as xdist does,
     and every file under a ``ONE_WORKER`` folder in the same worker, one after another."""

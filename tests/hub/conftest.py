@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -57,9 +58,15 @@ def proxy_command() -> str:
 
 def make_account(name: str, password: str) -> None:
     """A fresh local account with a fresh home (an earlier run's files would change the story)."""
-    if run("id", name, check=False).returncode == 0:
+    for _ in range(20):  # a killed process takes a moment to go, and userdel refuses an account in use
+        if run("id", name, check=False).returncode != 0:
+            break
         run("pkill", "-KILL", "-u", name, check=False)
         run("userdel", "--remove", name, check=False)
+        time.sleep(0.25)
+    else:
+        still = run("ps", "-u", name, "-o", "pid,ppid,args", check=False).stdout
+        raise AssertionError(f"the account {name} stays in use (a leftover hub restarting its services?):\n{still}")
     run("useradd", "--create-home", "--shell", "/bin/bash", name)
     subprocess.run(["chpasswd"], input=f"{name}:{password}", text=True, check=True)
 

@@ -184,11 +184,14 @@ def test_a_small_record_cannot_make_the_reader_walk_a_shared_structure_again_and
 
 def test_reading_time_grows_with_the_size_of_the_record_not_faster():
     def timed(n: int) -> float:
+        """The best of five readings: a busy machine only ever adds time, so the least is the reading's own."""
         data = encode({"items": [{"k": [1.5, "x", None, True]} for _ in range(n)]})
-        began = time.perf_counter()
-        for _ in range(3):
+        best = float("inf")
+        for _ in range(5):
+            began = time.perf_counter()
             decode(data)
-        return time.perf_counter() - began
+            best = min(best, time.perf_counter() - began)
+        return best
 
     small, large = timed(2_000), timed(20_000)
     assert large < 30 * small  # ten times the size: about ten times the time (linear), with room for noise
