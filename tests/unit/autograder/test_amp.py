@@ -122,7 +122,7 @@ CASES = [("train_step", code, lines) for code, lines in TRAIN_STEP.items()] + [
 
 
 @pytest.mark.parametrize("exercise, code, lines", CASES, ids=[f"{e}-{c}" for e, c, _ in CASES])
-def test_the_mixed_precision_twin_of_a_loop_gets_the_code_of_its_float32_twin(exercise, code, lines):
+def test_same_code_as_float32_twin(exercise, code, lines):
     for seed in range(4):
         # Each scenario loads the loop afresh, as a job loads a student's file: its scaler and its state too.
         float32 = verdict_of(exercise, seed=seed, load=lambda: loop(exercise, lines, FLOAT32))
@@ -132,12 +132,12 @@ def test_the_mixed_precision_twin_of_a_loop_gets_the_code_of_its_float32_twin(ex
         assert "rescaling" not in amp.message  # the scaler's own unscale is no mistake of the student's
 
 
-def test_a_gradscaler_loop_without_autocast_passes_too():
+def test_scaler_only_loop_passes():
     words = {**AMP, "FORWARD": FLOAT32["FORWARD"]}
     assert verdict_of("train_step", loop("train_step", TRAIN_STEP["ok"], words)).code == "ok"
 
 
-def test_the_scaler_watch_leaves_a_gradscaler_working_as_torch_made_it():
+def test_watch_leaves_scaler_working():
     from autograder.exercises._lesson3 import recorder  # noqa: F401  (installs the watch)
 
     scaler = torch.amp.GradScaler("cpu")

@@ -52,18 +52,18 @@ def _spoiled_parses(mode):
     return int(done.stdout)
 
 
-def test_guarded_parses_never_fail_in_a_storm_of_finalizers_and_threads():
+def test_guarded_parses_survive_storm():
     assert _spoiled_parses("guarded") == 0
 
 
-def test_the_storm_spoils_unguarded_parses_on_this_python():
+def test_storm_spoils_plain_parses():
     spoiled = _spoiled_parses("plain")
     if spoiled == 0:
         pytest.skip(f"Python {sys.version.split()[0]} keeps the AST depth per call: nothing to guard against")
     assert spoiled > 0
 
 
-def test_the_guard_gives_the_same_tree_and_the_same_syntax_errors():
+def test_same_tree_and_syntax_errors():
     import ast
 
     import autograder.grading.ast_guard as guard
@@ -74,7 +74,7 @@ def test_the_guard_gives_the_same_tree_and_the_same_syntax_errors():
         ast.parse("def (")
 
 
-def test_other_system_errors_are_not_retried(monkeypatch):
+def test_other_errors_not_retried(monkeypatch):
     import autograder.grading.ast_guard as guard
 
     calls = []
@@ -89,7 +89,7 @@ def test_other_system_errors_are_not_retried(monkeypatch):
     assert len(calls) == 1
 
 
-def test_a_spoiled_parse_is_parsed_again(monkeypatch):
+def test_spoiled_parse_is_retried(monkeypatch):
     import ast
 
     import autograder.grading.ast_guard as guard

@@ -24,7 +24,7 @@ def _wrong_and_right(assignment: str = "lesson1_requires_grad", question: str = 
     return wrong, right, item
 
 
-def test_a_wrong_quiz_answer_prints_its_hint_once_and_shows_one_plain_line(capsys):
+def test_quiz_hint_once_one_line(capsys):
     wrong, right, item = _wrong_and_right()
     with pytest.raises(NotYet) as caught:
         check_quiz("lesson1_requires_grad", "q1", wrong)
@@ -37,7 +37,7 @@ def test_a_wrong_quiz_answer_prints_its_hint_once_and_shows_one_plain_line(capsy
     assert capsys.readouterr().out.startswith("✅ q1")
 
 
-def test_in_a_real_kernel_the_failed_check_is_an_error_output_of_one_plain_line():
+def test_kernel_error_is_one_line():
     """ipykernel (JupyterLab; Colab's kernel is IPython too) sends what ``_render_traceback_``
     returns as the traceback; nbgrader sees an error output and scores the cell 0."""
     from nbclient import NotebookClient
@@ -72,7 +72,8 @@ def _scored(verdicts):
     return cell
 
 
-def test_the_grader_shows_each_distinct_verdict_once_the_fix_first_and_no_exception_name():
+def test_grader_shows_verdicts_once():
+    """Each distinct verdict once, the fix first, and no exception name."""
     wrong = Verdict("train_step", "never_clears", "Gradients pile up: call optimizer.zero_grad().")
     right = Verdict("train_step", "ok", "Correct.")
     cell = _scored([right, wrong, wrong])
@@ -85,7 +86,7 @@ def test_the_grader_shows_each_distinct_verdict_once_the_fix_first_and_no_except
     assert len(cell.metadata["autograder"]["checks"]) == 3  # every check is still recorded
 
 
-def test_a_pass_from_a_clean_start_points_to_the_dirty_start_cell_below():
+def test_fresh_pass_points_to_dirty():
     from autograder.judge import train_accumulated, train_step
 
     fresh = [SimpleNamespace(start="fresh", accum_steps=2)] * 2
@@ -96,7 +97,7 @@ def test_a_pass_from_a_clean_start_points_to_the_dirty_start_cell_below():
         assert "next cell" not in judge.MESSAGES["ok"](both)
 
 
-def test_train_step_messages_speak_of_a_function_not_a_loop():
+def test_says_function_not_loop():
     from autograder.judge import train_step
 
     sc = SimpleNamespace(name="a scenario", start="fresh")

@@ -51,7 +51,7 @@ def run(script: str) -> subprocess.CompletedProcess:
 STARTUP = 120
 
 
-def test_a_correct_function_passes_through_a_spawned_child():
+def test_correct_function_passes():
     done = run(f"""
         check_train_step(train_step, timeout={STARTUP})
         check_train_step(train_step, start="dirty", seed=12, timeout={STARTUP})
@@ -60,7 +60,7 @@ def test_a_correct_function_passes_through_a_spawned_child():
     assert done.stdout.count("✅ train_step") == 2
 
 
-def test_a_mistake_is_named_as_with_fork():
+def test_mistake_named_as_with_fork():
     done = run(f"""
         try:
             check_train_step(never_clears, timeout={STARTUP})
@@ -70,7 +70,7 @@ def test_a_mistake_is_named_as_with_fork():
     assert "❌ train_step [never_clears]" in done.stdout, done.stderr
 
 
-def test_a_hang_times_out_and_a_crash_is_an_error_and_the_kernel_carries_on():
+def test_survives_hang_and_crash():
     done = run(f"""
         # The crash gets time for Python's start, so that it is told from a hang by what it does.
         for name, fn, seconds in (("manual_sgd_step", hangs, 5), ("graph_ops", dies, {STARTUP})):

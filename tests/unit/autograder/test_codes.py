@@ -34,25 +34,25 @@ def _headings_by_exercise() -> dict[str, set[str]]:
 HEADINGS = _headings_by_exercise()
 
 
-def test_every_exercise_has_its_meanings_and_a_default_section():
+def test_every_exercise_has_default():
     assert set(codes.MEANINGS) == set(EXERCISES) == set(HEADINGS)
     for exercise in EXERCISES:
         assert codes.REVISIT[exercise].get(""), exercise
 
 
 @pytest.mark.parametrize("exercise", sorted(EXERCISES))
-def test_every_section_named_is_a_heading_of_the_exercises_lesson(exercise):
+def test_sections_are_headings(exercise):
     for code, heading in codes.REVISIT[exercise].items():
         assert heading in HEADINGS[exercise], f"{exercise} {code or '(default)'}: no section {heading!r}"
         assert code == "" or code in codes.MEANINGS[exercise] or code in codes.SHARED, code
 
 
-def test_every_code_the_labelled_corpora_expect_has_a_meaning():
+def test_corpus_codes_have_meanings():
     for exercise, path, _, code in labelled_files(CORPUS) + labelled_files(REALWORLD):
         assert codes.meaning(exercise, code), f"{os.path.relpath(path, ROOT)}: {code} has no meaning"
 
 
-def test_a_code_without_its_own_section_sends_the_student_to_the_exercises_default():
+def test_no_section_means_default():
     assert codes.revisit("train_step", "never_clears") == "3. The bug: forgetting to clear"
     assert codes.revisit("train_step", "no_step") == codes.REVISIT["train_step"][""]
     assert codes.meaning("train_step", "unanswered") == codes.SHARED["unanswered"]

@@ -30,7 +30,7 @@ def verdicts(tmp_path_factory):
     return of
 
 
-def test_the_corpus_is_large_and_covers_every_lesson3_code():
+def test_covers_every_lesson3_code():
     assert len(FILES) >= 40
     codes = {code for e, _, _, code in FILES if e in ("train_step", "train_accumulated", "manual_sgd_step")}
     must = {
@@ -44,7 +44,7 @@ def test_the_corpus_is_large_and_covers_every_lesson3_code():
 
 
 @pytest.mark.parametrize("exercise", sorted({f[0] for f in FILES}))
-def test_every_exercise_has_at_least_15_variants_with_correct_and_wrong_ones(exercise):
+def test_15_variants_per_exercise(exercise):
     labels = [(passed, code) for e, _, passed, code in FILES if e == exercise]
     assert len(labels) >= 15
     assert any(passed for passed, _ in labels) and any(code == "error" for _, code in labels)
@@ -54,7 +54,7 @@ def test_every_exercise_has_at_least_15_variants_with_correct_and_wrong_ones(exe
 @pytest.mark.parametrize(
     "exercise, path, passed, code", FILES, ids=[f"{e}/{os.path.basename(p)[:-3]}" for e, p, _, _ in FILES]
 )
-def test_each_variant_gets_its_labelled_verdict(verdicts, exercise, path, passed, code):
+def test_variants_get_their_label(verdicts, exercise, path, passed, code):
     row = verdicts(exercise)[path]
     assert (row["code"], row["passed"]) == (code, passed), row["message"]
     assert row["exercise"] == exercise

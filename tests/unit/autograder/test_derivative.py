@@ -35,17 +35,17 @@ def central_difference(f, x, h=1e-4):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 11, 12])
-def test_the_judges_reference_is_the_true_derivative(seed):
+def test_reference_is_true_derivative(seed):
     for point in ex.suite("all", seed):
         assert judge.reference(point) == pytest.approx(ANALYTIC[point.function](point.x), rel=1e-9)
 
 
-def test_every_scalar_function_has_an_analytic_check():
+def test_analytic_checks_complete():
     assert set(ANALYTIC) == set(SCALAR_FUNCTIONS)
 
 
 @pytest.mark.parametrize("seed", [0, 11])
-def test_the_kink_points_make_a_single_finite_difference_wrong(seed):
+def test_kinks_break_difference(seed):
     kinks = [p for p in ex.suite("all", seed) if p.function in ("abs_kink", "relu_mix")]
     assert len(kinks) == 2
     for point in kinks:
@@ -57,7 +57,7 @@ def test_hidden_seeds_use_other_points():
     assert ex.suite("all", 0) != ex.suite("all", 11)
 
 
-def test_a_record_survives_the_weights_only_round_trip():
+def test_record_survives_round_trip():
     (again,) = observations_of("derivative", correct, ex.suite()[:1])
     assert again["calls"][0]["requires_grad"] is True
     assert judge.judge(ex.suite()[:1], [again]).code == "ok"
@@ -76,12 +76,12 @@ def forward_difference(f, x):
 @pytest.mark.parametrize(
     "fn, code", [(correct, "ok"), (returns_tensor, "wrong_type"), (forward_difference, "finite_difference")]
 )
-def test_the_forked_notebook_path_names_the_mistake(fn, code):
+def test_forked_path_names_mistake(fn, code):
     verdict, _ = diagnose_function("derivative", fn)
     assert verdict.code == code, verdict.message
 
 
-def test_a_float_return_that_is_off_is_wrong_value_with_both_numbers():
+def test_off_float_is_wrong_value():
     obs = observations_of("derivative", lambda f, x: correct(f, x) + 0.5, ex.suite()[:1])
     verdict = judge.judge(ex.suite()[:1], obs)
     assert verdict.code == "wrong_value" and "but the derivative is" in verdict.message

@@ -32,25 +32,25 @@ def never_clears(model, optimizer, loss_fn, x, y):
     return loss.item()
 
 
-def test_a_correct_train_step_passes_both_starts():
+def test_correct_passes_both_starts():
     for start in ("fresh", "dirty"):
         verdict, _ = diagnose_function("train_step", correct, start=start)
         assert verdict.code == "ok", verdict.message
 
 
-def test_clearing_after_step_passes_a_fresh_start_and_fails_a_dirty_one():
+def test_late_clear_fails_dirty():
     assert diagnose_function("train_step", clears_at_the_end, start="fresh")[0].code == "ok"
     verdict, _ = diagnose_function("train_step", clears_at_the_end, start="dirty")
     assert verdict.code == "clears_after_step"
 
 
-def test_hidden_seeds_use_other_models_and_still_find_the_mistake():
+def test_hidden_seeds_find_mistake():
     for seed in (11, 12, 13):
         assert diagnose_function("train_step", never_clears, seed=seed)[0].code == "never_clears"
         assert diagnose_function("train_step", correct, seed=seed)[0].code == "ok"
 
 
-def test_what_the_student_prints_comes_back_and_does_not_cost_points():
+def test_prints_come_back_free():
     def chatty(model, optimizer, loss_fn, x, y):
         print("loss is being computed")
         return correct(model, optimizer, loss_fn, x, y)
@@ -60,7 +60,7 @@ def test_what_the_student_prints_comes_back_and_does_not_cost_points():
     assert "loss is being computed" in printed
 
 
-def test_a_function_that_kills_its_process_is_an_error_and_the_kernel_survives():
+def test_exit_errors_kernel_survives():
     def exits(model, optimizer, loss_fn, x, y):
         os._exit(3)
 
@@ -70,7 +70,7 @@ def test_a_function_that_kills_its_process_is_an_error_and_the_kernel_survives()
     assert "Never call os._exit()" in verdict.message
 
 
-def test_a_hanging_function_times_out():
+def test_hanging_function_times_out():
     def hangs(model, optimizer, loss_fn, x, y):
         while True:
             pass
@@ -79,7 +79,7 @@ def test_a_hanging_function_times_out():
     assert verdict.code == "timeout"
 
 
-def test_changing_torch_inside_the_function_does_not_reach_the_judge():
+def test_torch_change_misses_judge():
     original = torch.optim.SGD.step
 
     def sneaky(model, optimizer, loss_fn, x, y):
@@ -91,7 +91,7 @@ def test_changing_torch_inside_the_function_does_not_reach_the_judge():
     assert torch.optim.SGD.step is original, "the change happened in the child only"
 
 
-def test_torch_changed_before_the_check_is_noticed_too(monkeypatch):
+def test_earlier_torch_change_noticed(monkeypatch):
     monkeypatch.setattr(torch.Tensor, "backward", lambda self, *a, **k: None)
     verdict, _ = diagnose_function("train_step", correct)
     assert verdict.code == "tampered"

@@ -9,7 +9,7 @@ from autograder.judge import evaluate as judge
 from tests.judging import observations_of
 
 
-def test_reference_losses_match_a_plain_eval_mode_loop():
+def test_reference_matches_eval_loop():
     scenario = exercise.suite(seed=2)[0]
     model, loss_fn = build_model(scenario), build_loss(scenario)
     model.eval()
@@ -20,7 +20,7 @@ def test_reference_losses_match_a_plain_eval_mode_loop():
     assert sizes == [len(x) for x, _ in build_batches(scenario)]
 
 
-def test_every_scenario_has_unequal_batches_so_the_hypotheses_differ():
+def test_batches_always_unequal():
     for seed in (0, 1, 2, 21):
         for scenario in exercise.suite(seed=seed):
             losses, sizes = judge.reference_losses(scenario)
@@ -31,7 +31,7 @@ def test_every_scenario_has_unequal_batches_so_the_hypotheses_differ():
             assert all(abs(mean - other) > 1e-3 for other in others)
 
 
-def test_a_numpy_style_float_subclass_is_accepted():
+def test_float_subclass_accepted():
     class MyFloat(float):
         pass
 
@@ -46,7 +46,7 @@ def test_a_numpy_style_float_subclass_is_accepted():
     assert diagnose_function("evaluate", correct, seed=21)[0].code == "ok"
 
 
-def test_a_zero_dimensional_tensor_is_returns_tensor():
+def test_0d_tensor_is_returns_tensor():
     def tensor_mean(model, loss_fn, batches):
         was = model.training
         model.eval()
@@ -58,7 +58,9 @@ def test_a_zero_dimensional_tensor_is_returns_tensor():
     assert diagnose_function("evaluate", tensor_mean)[0].code == "returns_tensor"
 
 
-def test_a_tensor_mean_of_items_is_told_to_convert_the_final_value_not_to_use_item_it_already_uses():
+def test_mean_of_items_told_to_convert():
+    """Told to convert the final value, not to use .item(), which it already uses."""
+
     def mean_of_items(model, loss_fn, batches):
         was = model.training
         model.eval()
@@ -74,7 +76,7 @@ def test_a_tensor_mean_of_items_is_told_to_convert_the_final_value_not_to_use_it
     assert "loss.item()" not in verdict.message and "final value" in verdict.message
 
 
-def test_several_mistakes_are_each_named_the_most_important_first():
+def test_mistakes_named_worst_first():
     def nanogpt_estimate_loss(model, loss_fn, batches):
         model.eval()
         losses = torch.zeros(len(batches))
@@ -89,7 +91,7 @@ def test_several_mistakes_are_each_named_the_most_important_first():
     assert "Also: your function returned a tensor" in verdict.message
 
 
-def test_a_swapped_loss_call_is_named_where_it_fails_and_harmless_where_the_loss_is_symmetric():
+def test_swap_named_if_asymmetric():
     def swapped(model, loss_fn, batches):
         was = model.training
         model.eval()

@@ -22,7 +22,7 @@ def detr_style_predict(model, x):
     return model(x)
 
 
-def test_predict_that_neither_restores_the_mode_nor_tracking_names_both_in_the_codes_order():
+def test_predict_both_in_code_order():
     verdict = verdict_of("predict", detr_style_predict)
     order = list(MEANINGS["predict"])
     assert order.index("mode_not_restored") < order.index("grad_left_off")
@@ -41,7 +41,7 @@ def weighted_evaluate(model, loss_fn, batches):
     return total / count
 
 
-def test_evaluate_that_neither_restores_the_mode_nor_averages_per_batch_names_both():
+def test_evaluate_mode_and_averaging():
     verdict = verdict_of("evaluate", weighted_evaluate)
     assert verdict.code == "mode_not_restored"
     assert "Also" in verdict.message
@@ -60,7 +60,7 @@ def accumulate_clearing_after_step_returning_scaled_losses(model, optimizer, los
     return losses
 
 
-def test_accumulation_that_clears_after_step_and_returns_scaled_losses_hears_of_both():
+def test_late_clear_and_scaled_losses():
     verdict = verdict_of("train_accumulated", accumulate_clearing_after_step_returning_scaled_losses)
     assert verdict.code == "clears_after_step"
     assert position(verdict.message, "only after step()") < position(verdict.message, "divided by accum_steps")
@@ -73,7 +73,7 @@ def rebinding_step_without_none_check(params, lr):
             p.grad = None
 
 
-def test_a_crash_on_a_none_gradient_does_not_hide_an_update_that_is_not_in_place():
+def test_wrong_update_beats_crash():
     verdict = verdict_of("manual_sgd_step", rebinding_step_without_none_check)
     order = list(MEANINGS["manual_sgd_step"])
     assert order.index("wrong_update") < order.index("none_grad_crash")
@@ -88,7 +88,7 @@ def skipping_none_but_rebinding(params, lr):
                 p = p - lr * p.grad
 
 
-def test_an_update_that_is_not_in_place_and_never_clears_names_both_mistakes():
+def test_wrong_update_and_no_clear():
     verdict = verdict_of("manual_sgd_step", skipping_none_but_rebinding)
     order = list(MEANINGS["manual_sgd_step"])
     assert verdict.code == min("no_clear", "wrong_update", key=order.index)
@@ -108,7 +108,7 @@ def halves_stale_gradients(model, optimizer, loss_fn, x, y):
     return loss.item()
 
 
-def test_a_wrong_gradient_is_reported_with_the_scenario_it_showed_in_not_the_first_one():
+def test_wrong_grad_shows_scenario():
     verdict = verdict_of("train_step", halves_stale_gradients)
     assert verdict.code == "wrong_gradient"
     assert "stale gradients already in .grad" in verdict.message
@@ -119,13 +119,13 @@ def func_grad_derivative(f, x):
     return float(torch.func.grad(f)(torch.tensor(float(x))))
 
 
-def test_a_derivative_by_torch_func_passes_with_a_message_that_names_no_backward_call():
+def test_func_grad_passes_no_backward():
     verdict = verdict_of("derivative", func_grad_derivative)
     assert verdict.passed, verdict.message
     assert "backward" not in verdict.message
 
 
-def test_a_crash_in_one_case_still_lets_the_other_cases_name_their_mistake():
+def test_crash_spares_other_cases():
     def crashes_from_eval_mode(model, x):
         if not model.training:
             raise RuntimeError("only written for training mode")
@@ -141,7 +141,7 @@ def test_a_crash_in_one_case_still_lets_the_other_cases_name_their_mistake():
     assert "Also, in another case" in verdict.message
 
 
-def test_a_crash_in_the_first_case_is_named_before_what_later_cases_show():
+def test_first_case_crash_named_first():
     def crashes_on_a_0d_tensor(f, x, eps=1e-4):
         if x.dim() == 0:
             raise ValueError("this function only handles tensors with at least one dimension")

@@ -127,16 +127,14 @@ def refusals(course: str) -> list[dict]:
     return found
 
 
-def test_a_students_own_submission_is_collected(accounts, course, exchange):
+def test_own_submission_collected(accounts, course, exchange):
     submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
     log = collect(course, exchange)
     assert collected(course, "autograder-ann") == "ann's answer"
     assert "Refused" not in log and refusals(course) == []
 
 
-def test_a_submission_made_in_another_students_name_is_refused_noted_and_left_in_the_exchange(
-    accounts, course, exchange
-):
+def test_forgery_refused_and_left(accounts, course, exchange):
     honest = submit(exchange, "autograder-bob", "autograder-bob", "bob's own answer")
     time.sleep(0.05)  # the forgery is the later one, which nbgrader's collect would take as bob's
     forged = submit(exchange, "autograder-ann", "autograder-bob", "ann's answer, in bob's name")
@@ -151,13 +149,13 @@ def test_a_submission_made_in_another_students_name_is_refused_noted_and_left_in
     assert stat.S_IMODE(mode.st_mode) == 0o600
 
 
-def test_a_submission_in_another_students_name_is_refused_even_when_it_is_the_only_one(accounts, course, exchange):
+def test_lone_forgery_refused(accounts, course, exchange):
     submit(exchange, "autograder-ann", "autograder-bob", "ann's answer, in bob's name")
     assert "Refused" in collect(course, exchange)
     assert not os.path.exists(os.path.join(course, "submitted", "autograder-bob"))
 
 
-def test_a_folder_owned_by_the_student_holding_a_notebook_owned_by_another_is_refused(accounts, course, exchange):
+def test_notebook_of_another_refused(accounts, course, exchange):
     folder = submit(exchange, "autograder-ann", "autograder-ann")
     give(os.path.join(folder, f"{LESSON}.ipynb"), "autograder-bob")  # e.g. a hard link to bob's file
     log = collect(course, exchange)
@@ -165,7 +163,7 @@ def test_a_folder_owned_by_the_student_holding_a_notebook_owned_by_another_is_re
     assert f"{LESSON}.ipynb belongs to autograder-bob, not autograder-ann" in log
 
 
-def test_a_file_inside_a_subfolder_owned_by_another_user_is_refused(accounts, course, exchange):
+def test_nested_foreign_file_refused(accounts, course, exchange):
     folder = submit(exchange, "autograder-ann", "autograder-ann")
     os.makedirs(os.path.join(folder, "data"))
     with open(os.path.join(folder, "data", "extra.csv"), "w") as f:
@@ -177,7 +175,7 @@ def test_a_file_inside_a_subfolder_owned_by_another_user_is_refused(accounts, co
     assert "data/extra.csv belongs to root" in log
 
 
-def test_a_link_to_another_students_files_is_refused_and_nothing_it_points_at_is_copied(accounts, course, exchange):
+def test_link_refused_nothing_copied(accounts, course, exchange):
     bobs = submit(exchange, "autograder-bob", "autograder-bob", "bob's secret answer")
     folder = submit(exchange, "autograder-ann", "autograder-ann")
     notebook = os.path.join(folder, f"{LESSON}.ipynb")
@@ -190,7 +188,7 @@ def test_a_link_to_another_students_files_is_refused_and_nothing_it_points_at_is
     assert collected(course, "autograder-bob") == "bob's secret answer"  # bob's own, under his name only
 
 
-def test_a_linked_folder_inside_a_submission_is_refused(accounts, course, exchange):
+def test_linked_folder_refused(accounts, course, exchange):
     folder = submit(exchange, "autograder-ann", "autograder-ann")
     os.symlink(os.path.join(course), os.path.join(folder, "course"))  # the grader could read it all
     os.lchown(os.path.join(folder, "course"), accounts["autograder-ann"], accounts["autograder-ann"])
@@ -198,7 +196,7 @@ def test_a_linked_folder_inside_a_submission_is_refused(accounts, course, exchan
     assert collected(course, "autograder-ann") is None
 
 
-def test_an_inbound_entry_that_is_itself_a_link_to_another_students_folder_is_refused(accounts, course, exchange):
+def test_linked_inbound_refused(accounts, course, exchange):
     bobs = submit(exchange, "autograder-bob", "autograder-bob", "bob's secret answer")
     name = f"autograder-ann+{LESSON}+{EARLY}+{secrets.token_urlsafe(9)}"
     link = os.path.join(exchange, COURSE, "inbound", name)
@@ -208,7 +206,7 @@ def test_an_inbound_entry_that_is_itself_a_link_to_another_students_folder_is_re
     assert collected(course, "autograder-ann") is None
 
 
-def test_a_fifo_in_a_submission_is_refused_without_stalling_collect(accounts, course, exchange):
+def test_fifo_refused_no_stall(accounts, course, exchange):
     folder = submit(exchange, "autograder-ann", "autograder-ann")
     os.mkfifo(os.path.join(folder, "pipe"))
     give(folder, "autograder-ann")
@@ -216,13 +214,13 @@ def test_a_fifo_in_a_submission_is_refused_without_stalling_collect(accounts, co
     assert collected(course, "autograder-ann") is None
 
 
-def test_a_student_id_without_an_account_is_refused(accounts, course, exchange):
+def test_id_without_account_refused(accounts, course, exchange):
     submit(exchange, "autograder-ann", "nobody-by-that-name")
     assert "there is no account named 'nobody-by-that-name'" in collect(course, exchange)
     assert not os.path.exists(os.path.join(course, "submitted", "nobody-by-that-name"))
 
 
-def test_a_folder_name_whose_time_does_not_parse_does_not_stop_collect(accounts, course, exchange):
+def test_unparsable_time_not_fatal(accounts, course, exchange):
     submit(exchange, "autograder-ann", "autograder-ann", "ann's answer", claimed="not-a-time")
     submit(exchange, "autograder-bob", "autograder-bob", "bob's answer")
     collect(course, exchange)
@@ -234,7 +232,7 @@ def server_time(course: str, student: str) -> datetime.datetime:
     return parse_utc(collected(course, student, "timestamp.txt"))
 
 
-def test_a_forged_early_timestamp_gives_way_to_the_servers_time(accounts, course, exchange):
+def test_server_time_beats_forgery(accounts, course, exchange):
     # the kernel stamps ctimes from a clock that may lag the one Python reads by a tick
     before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - datetime.timedelta(seconds=1)
     folder = submit(exchange, "autograder-ann", "autograder-ann", claimed=EARLY)
@@ -248,9 +246,7 @@ def test_a_forged_early_timestamp_gives_way_to_the_servers_time(accounts, course
     assert "claims to be from 2020-01-01T09:00:00" in log
 
 
-def test_a_folder_prepared_early_and_moved_into_the_exchange_later_has_the_time_of_the_move(
-    accounts, course, exchange, tmp_path
-):
+def test_moved_in_gets_move_time(accounts, course, exchange, tmp_path):
     prepared = submit(str(tmp_path / "elsewhere"), "autograder-ann", "autograder-ann", claimed=EARLY)
     ready = max(os.stat(path).st_ctime for path in walk(prepared))
     time.sleep(0.5)
@@ -260,7 +256,7 @@ def test_a_folder_prepared_early_and_moved_into_the_exchange_later_has_the_time_
     assert server_time(course, "autograder-ann") >= moved
 
 
-def test_nbgraders_late_penalty_path_reads_the_servers_time(accounts, course, exchange):
+def test_penalty_uses_server_time(accounts, course, exchange):
     """What nbgrader's autograde does with timestamp.txt (converters/autograde.py): the gradebook's
     submission time, and how late it is."""
     due = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - datetime.timedelta(hours=1)
@@ -276,7 +272,7 @@ def test_nbgraders_late_penalty_path_reads_the_servers_time(accounts, course, ex
         assert submission.total_seconds_late > 3000
 
 
-def test_the_latest_submission_is_chosen_by_the_servers_time_not_by_its_name(accounts, course, exchange):
+def test_latest_by_server_time(accounts, course, exchange):
     submit(exchange, "autograder-ann", "autograder-ann", "first")
     time.sleep(0.05)
     submit(exchange, "autograder-ann", "autograder-ann", "second, named as if early", claimed=EARLY)
@@ -284,7 +280,7 @@ def test_the_latest_submission_is_chosen_by_the_servers_time_not_by_its_name(acc
     assert collected(course, "autograder-ann") == "second, named as if early"
 
 
-def test_before_the_due_date_a_late_submission_named_as_early_is_not_taken_as_on_time(accounts, course, exchange):
+def test_early_name_stays_late(accounts, course, exchange):
     submit(exchange, "autograder-ann", "autograder-ann", "on time")
     time.sleep(0.1)
     due = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
@@ -297,7 +293,7 @@ def test_before_the_due_date_a_late_submission_named_as_early_is_not_taken_as_on
     assert collected(course, "autograder-ann") == "on time"
 
 
-def test_a_submission_changed_after_collect_is_collected_again_with_its_new_time(accounts, course, exchange):
+def test_changed_is_recollected(accounts, course, exchange):
     folder = submit(exchange, "autograder-ann", "autograder-ann", "first version")
     collect(course, exchange)
     first = server_time(course, "autograder-ann")
@@ -309,7 +305,7 @@ def test_a_submission_changed_after_collect_is_collected_again_with_its_new_time
     assert server_time(course, "autograder-ann") > first
 
 
-def test_collected_files_and_folders_get_private_modes_whatever_they_had(accounts, course, exchange):
+def test_collected_modes_are_private(accounts, course, exchange):
     folder = submit(exchange, "autograder-ann", "autograder-ann")
     os.makedirs(os.path.join(folder, "sub"))
     give(folder, "autograder-ann")
@@ -322,7 +318,7 @@ def test_collected_files_and_folders_get_private_modes_whatever_they_had(account
                      "submission_secret.txt": 0o600}  # fmt: skip
 
 
-def test_collect_runs_under_umask_077_and_restores_the_callers(accounts, course, exchange):
+def test_umask_077_then_restored(accounts, course, exchange):
     submit(exchange, "autograder-ann", "autograder-ann")
     previous = os.umask(0o022)
     try:
@@ -342,7 +338,7 @@ def walk(top: str) -> list[str]:
 
 
 @pytest.mark.parametrize("config", ["nbgrader_config.py", "hub/etc/jupyter/nbgrader_config.py"])
-def test_nbgrader_collect_uses_the_owner_checked_collect_with_the_courses_settings(accounts, course, exchange, config):
+def test_collect_cli_checks_owners(accounts, course, exchange, config):
     """`nbgrader collect` itself, with the course's configuration or (alone) the hub's."""
     env = {**os.environ, "AUTOGRADER_EXCHANGE": exchange, "PYTHONPATH": ROOT}
     env.pop("AUTOGRADER_DB_URL", None)

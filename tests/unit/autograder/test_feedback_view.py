@@ -35,13 +35,14 @@ def _graded() -> nbformat.NotebookNode:
     return new_notebook(cells=[new_markdown_cell("# Lesson 3"), try_it, test, ok])
 
 
-def test_split_fix_puts_the_fix_first_and_drops_the_scenario():
+def test_split_fix_drops_scenario():
     fix, what = split_fix(_check("a linear model (MSE), SGD")["message"])
     assert fix == "Call optimizer.zero_grad() at the start of every call."
     assert what.startswith("Gradients pile up") and "seen with" not in what
 
 
-def test_the_summary_comes_first_and_each_verdict_once_without_the_exception_name():
+def test_summary_first_no_repeats():
+    """Each verdict once, without the exception name."""
     nb, _ = CheckSummary().preprocess(_graded(), {})
     assert nb.cells[0].id == SUMMARY_ID
     summary = nb.cells[0].source
@@ -55,6 +56,6 @@ def test_the_summary_comes_first_and_each_verdict_once_without_the_exception_nam
     assert [c.get("id") for c in again.cells].count(SUMMARY_ID) == 1
 
 
-def test_every_traceback_is_cut_to_its_last_line_try_it_cells_too():
+def test_tracebacks_cut_to_last_line():
     nb, _ = HideHiddenTests().preprocess(_graded(), {})
     assert nb.cells[1].outputs[0].traceback == ["NameError: name 'train_step' is not defined"]

@@ -24,7 +24,7 @@ def correct(f, x, eps=1e-4):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_the_central_reference_is_close_to_the_autograd_gradient(seed):
+def test_reference_near_autograd(seed):
     for scenario in ex.suite("all", seed):
         x = ex.make_x(scenario)
         eps = scenario.eps or ex.DEFAULT_EPS
@@ -36,7 +36,7 @@ def test_the_central_reference_is_close_to_the_autograd_gradient(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_forward_scaled_and_central_estimates_are_told_apart_in_every_scenario(seed):
+def test_estimate_kinds_told_apart(seed):
     for scenario in ex.suite("all", seed):
         function, x = FIELD_FUNCTIONS[scenario.function], ex.make_x(scenario)
         eps = scenario.eps or ex.DEFAULT_EPS
@@ -46,14 +46,14 @@ def test_forward_scaled_and_central_estimates_are_told_apart_in_every_scenario(s
             assert not same(wrong, right, rtol, atol), scenario
 
 
-def test_the_suite_covers_0d_vector_matrix_3d_float32_and_a_large_eps():
+def test_suite_covers_edge_cases():
     scenarios = ex.suite()
     assert {len(s.shape) for s in scenarios} == {0, 1, 2, 3}
     assert {s.dtype for s in scenarios} == {"float32", "float64"}
     assert 0.5 in [s.eps for s in scenarios] and None in [s.eps for s in scenarios]
 
 
-def test_a_record_survives_the_weights_only_round_trip():
+def test_record_survives_round_trip():
     scenario = ex.suite()[1]
     assert judge.judge([scenario], observations_of("finite_difference_grad", correct, [scenario])).code == "ok"
 
@@ -68,12 +68,12 @@ def autograd_inside(f, x, eps=1e-4):
 
 
 @pytest.mark.parametrize("fn, code", [(correct, "ok"), (flat, "wrong_shape"), (autograd_inside, "used_autograd")])
-def test_the_forked_notebook_path_names_the_mistake(fn, code):
+def test_forked_path_names_mistake(fn, code):
     verdict, _ = diagnose_function("finite_difference_grad", fn)
     assert verdict.code == code, verdict.message
 
 
-def test_an_arithmetic_restore_that_leaves_one_ulp_is_not_called_modifying_x():
+def test_one_ulp_off_not_modifying():
     def inplace_arithmetic(f, x, eps=1e-4):
         grad = torch.zeros_like(x)
         flat_x = x.view(-1)

@@ -18,14 +18,14 @@ def correct(model, trainable):
     return total
 
 
-def test_prefixes_follow_startswith_so_1_covers_10_and_11_but_0_does_not_cover_10():
+def test_prefixes_are_startswith():
     names = ["0.weight", "1.weight", "10.weight", "11.bias"]
     assert expected_flags(names, ["1"]) == [False, True, True, True]
     assert expected_flags(names, ["0"]) == [True, False, False, False]
     assert expected_flags(names, []) == [False] * 4
 
 
-def test_every_suite_has_an_empty_list_a_frozen_named_parameter_and_a_model_of_twelve_layers():
+def test_suite_covers_edge_cases():
     for seed in (0, 13):
         scenarios = freeze_all_but.suite(seed=seed)
         assert any(not s.trainable for s in scenarios) or seed % len(freeze_all_but.CASES) == 4
@@ -36,13 +36,13 @@ def test_every_suite_has_an_empty_list_a_frozen_named_parameter_and_a_model_of_t
         assert frozen_named
 
 
-def test_the_scenario_models_start_with_the_promised_frozen_parameters():
+def test_models_start_promised_frozen():
     for s in freeze_all_but.suite():
         for name, p in build_model(s).named_parameters():
             assert p.requires_grad == (name not in s.frozen_at_start)
 
 
-def test_the_model_is_rebuilt_identically_for_the_judge():
+def test_model_rebuilt_identically():
     s = freeze_all_but.suite(seed=3)[0]
     a, b = build_model(s), build_model(s)
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
@@ -60,7 +60,7 @@ def test_the_model_is_rebuilt_identically_for_the_judge():
         (lambda m, t: [setattr(p, "requires_grad", True) for p in m.parameters()] and 0, "never_freezes"),
     ],
 )
-def test_returned_values_and_side_effects_get_a_specific_code(fn, code):
+def test_side_effects_get_codes(fn, code):
     verdict, _ = diagnose_function("freeze_all_but", fn)
     assert verdict.code == code, verdict.message
 
@@ -73,7 +73,7 @@ def test_returned_values_and_side_effects_get_a_specific_code(fn, code):
     ],
     ids=["prefix_plus_dot", "first_part_of_the_name"],
 )
-def test_matching_whole_layer_names_gets_its_own_code_and_a_hint_about_1_and_10(keep):
+def test_layer_name_match_own_code(keep):
     def layer_names(model, trainable):
         total = 0
         for name, p in model.named_parameters():

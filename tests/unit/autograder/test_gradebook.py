@@ -8,7 +8,7 @@ from nbgrader.api import Gradebook
 from autograder.grading.gradebook import shared_engines
 
 
-def test_nbgrader_still_creates_its_engine_through_the_name_we_replace():
+def test_nbgrader_uses_replaced_name():
     # If an nbgrader upgrade creates its engine some other way, the run silently loses the
     # shared engine; this says so instead.
     import inspect
@@ -17,7 +17,7 @@ def test_nbgrader_still_creates_its_engine_through_the_name_we_replace():
     assert nbgrader.api.create_engine.__module__.startswith("sqlalchemy")
 
 
-def test_every_gradebook_of_a_run_uses_one_engine_that_outlives_close(tmp_path):
+def test_one_engine_outlives_close(tmp_path):
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
     with shared_engines() as engines:
         with Gradebook(url) as gb:
@@ -45,7 +45,7 @@ def test_two_databases_get_two_engines(tmp_path):
     assert len(engines) == 2
 
 
-def test_threads_writing_at_once_each_see_every_write(tmp_path):
+def test_threads_see_every_write(tmp_path):
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
     errors = []
 

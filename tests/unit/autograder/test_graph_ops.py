@@ -27,7 +27,7 @@ def reference(t):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 11])
-def test_the_reference_finds_one_accumulate_grad_per_leaf_that_autograd_differentiates(seed):
+def test_one_accumulate_grad_per_leaf(seed):
     for scenario in graph_ops.suite(seed=seed):
         t, keep = build_graph(scenario)
         leaves = [x for x in keep if x.is_leaf and x.requires_grad]
@@ -40,13 +40,13 @@ def test_the_reference_finds_one_accumulate_grad_per_leaf_that_autograd_differen
         assert sorted(id(n.variable) for n in accumulators) == sorted(id(x) for x in reached), scenario
 
 
-def test_every_kind_of_graph_is_in_every_suite_and_seeds_change_the_expressions():
+def test_every_graph_kind_seeds_vary():
     assert [s.graph for s in graph_ops.suite()] == list(GRAPHS)
     shapes = {tuple(bfs_names(build_graph(s)[0].grad_fn)) for seed in range(3) for s in graph_ops.suite(seed=seed)}
     assert len(shapes) > len(GRAPHS)
 
 
-def test_the_suites_cover_shared_nodes_none_entries_and_empty_answers():
+def test_covers_shared_none_and_empty():
     names = {s.graph: bfs_names(build_graph(s)[0].grad_fn) for s in graph_ops.suite()}
     assert names["leaf"] == [] and names["detached"] == []
     assert names["two_leaves"].count("AccumulateGrad") == 2
@@ -54,7 +54,7 @@ def test_the_suites_cover_shared_nodes_none_entries_and_empty_answers():
     assert any(child is None for node in bfs_nodes(t.grad_fn) for child, _ in node.next_functions)
 
 
-def test_the_record_survives_its_trip_through_the_record_format():
+def test_record_survives_round_trip():
     scenario = GraphScenario("diamond", 3)
     assert observations_of("graph_ops", reference, [scenario]) == [graph_ops.run(reference, scenario)]
 
@@ -72,12 +72,12 @@ def test_the_record_survives_its_trip_through_the_record_format():
         (lambda t: ["AccumulateGrad"] if t.grad_fn is None else reference(t), "wrong_nodes"),
     ],
 )
-def test_nasty_answers_get_a_specific_code(fn, code):
+def test_nasty_answers_specific_code(fn, code):
     verdict, _ = diagnose_function("graph_ops", fn)
     assert verdict.code == code, verdict.message
 
 
-def test_an_unrelated_none_attribute_error_is_an_error_not_a_graph_mistake():
+def test_stray_none_is_plain_error():
     def appends_to_none(t):
         names = []
         names = names.append("x")

@@ -8,7 +8,7 @@ from autograder.exercises._lesson4 import build_batches
 from autograder.judge import head_forward as judge
 
 
-def test_the_reference_gradient_matches_backward_through_a_frozen_backbone():
+def test_reference_matches_backward():
     scenario = exercise.suite(seed=4)[0]
     backbone, head = exercise.build_pair(scenario)
     ((x, _),) = build_batches(scenario)
@@ -20,7 +20,7 @@ def test_the_reference_gradient_matches_backward_through_a_frozen_backbone():
         assert torch.allclose(p.grad, g)
 
 
-def test_a_no_grad_block_passes_and_a_plain_call_does_not():
+def test_no_grad_passes_plain_fails():
     def correct(backbone, head, x):
         with torch.no_grad():
             features = backbone(x)
@@ -34,7 +34,7 @@ def test_a_no_grad_block_passes_and_a_plain_call_does_not():
         assert diagnose_function("head_forward", plain, seed=seed)[0].code == "backbone_tracked"
 
 
-def test_freezing_with_requires_grad_is_named_as_such_and_not_as_tracking():
+def test_freezing_named_not_tracking():
     def freezes(backbone, head, x):
         for p in backbone.parameters():
             p.requires_grad_(False)
@@ -43,7 +43,7 @@ def test_freezing_with_requires_grad_is_named_as_such_and_not_as_tracking():
     assert diagnose_function("head_forward", freezes)[0].code == "froze_params"
 
 
-def test_inference_mode_features_fed_to_the_head_get_their_own_code():
+def test_inference_mode_gets_own_code():
     def inference_features(backbone, head, x):
         with torch.inference_mode():
             features = backbone(x)

@@ -20,7 +20,7 @@ def with_backward(model, x):
     return leaf.grad
 
 
-def test_the_reference_of_a_linear_layer_is_the_sum_of_its_weight_rows():
+def test_linear_ref_sums_weights():
     probe = next(p for p in ex.suite() if p.model == "linear")
     model, x = ex.build(probe)
     expected = model.weight.detach().sum(dim=0).expand_as(x)
@@ -28,13 +28,13 @@ def test_the_reference_of_a_linear_layer_is_the_sum_of_its_weight_rows():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 13])
-def test_every_suite_has_stale_and_missing_gradients_and_every_model(seed):
+def test_suite_covers_starts_models(seed):
     probes = ex.suite("all", seed)
     assert {p.dirty for p in probes} == {True, False}
     assert {p.model for p in probes} == set(ex.MODELS)
 
 
-def test_build_is_deterministic_so_the_judge_rebuilds_what_the_student_saw():
+def test_build_is_deterministic():
     probe = ex.suite()[0]
     (m1, x1), (m2, x2) = ex.build(probe), ex.build(probe)
     assert torch.equal(x1, x2) and not x1.requires_grad
@@ -44,19 +44,19 @@ def test_build_is_deterministic_so_the_judge_rebuilds_what_the_student_saw():
             assert torch.equal(p.grad, q.grad)
 
 
-def test_a_record_survives_the_weights_only_round_trip():
+def test_record_survives_round_trip():
     probes = ex.suite()
     records = observations_of("input_gradient", correct, probes)
     assert judge.judge(probes, records).code == "ok"
 
 
 @pytest.mark.parametrize("fn, code", [(correct, "ok"), (with_backward, "touches_param_grad")])
-def test_the_forked_notebook_path_names_the_mistake(fn, code):
+def test_forked_path_names_mistake(fn, code):
     verdict, _ = diagnose_function("input_gradient", fn)
     assert verdict.code == code, verdict.message
 
 
-def test_backward_into_a_model_with_no_gradients_yet_is_also_caught():
+def test_fresh_backward_caught():
     fresh = [p for p in ex.suite() if not p.dirty]
     verdict = judge.judge(fresh, observations_of("input_gradient", with_backward, fresh))
     assert verdict.code == "touches_param_grad"

@@ -9,7 +9,7 @@ import types
 from autograder.jobs import kernel
 
 
-def test_each_imported_lesson_helper_precomputes_once_and_a_failure_is_only_skipped(monkeypatch):
+def test_precompute_once_or_skip(monkeypatch):
     calls = []
     drawn = types.ModuleType("gradlessons.drawn")
     drawn.precompute = lambda: calls.append("drawn")

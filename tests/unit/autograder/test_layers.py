@@ -44,7 +44,7 @@ def _modules(folder: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("path, package", _modules("sandbox"), ids=lambda v: os.path.basename(v) if "/" in v else "")
-def test_the_sandbox_imports_nothing_of_the_grader_but_itself(path, package):
+def test_sandbox_imports_only_itself(path, package):
     outside = {
         m for m in _imports(path, package) if m.startswith("autograder") and not m.startswith("autograder.sandbox")
     }
@@ -54,12 +54,12 @@ def test_the_sandbox_imports_nothing_of_the_grader_but_itself(path, package):
 @pytest.mark.parametrize(
     "path, package", _modules("jobs") + _modules("exercises"), ids=lambda v: os.path.basename(v) if "/" in v else ""
 )
-def test_what_runs_in_a_job_imports_nothing_that_knows_an_answer(path, package):
+def test_job_imports_no_answers(path, package):
     known = {m for m in _imports(path, package) if m.startswith(GRADER_ONLY)}
     assert known == set(), f"{path} imports {sorted(known)}"
 
 
-def test_the_sandbox_hides_exactly_the_grader_only_parts_and_they_exist():
+def test_sandbox_hides_grader_only():
     from autograder.jobs import hidden_paths
 
     hidden = {os.path.relpath(p, PACKAGE) for p in hidden_paths()}
@@ -69,7 +69,7 @@ def test_the_sandbox_hides_exactly_the_grader_only_parts_and_they_exist():
         assert os.path.lexists(os.path.join(PACKAGE, name))
 
 
-def test_every_exercise_has_a_job_side_and_a_judge_side():
+def test_exercises_have_job_and_judge():
     from autograder import exercises, judge
 
     assert set(exercises.EXERCISES) == set(judge.JUDGES) and len(judge.JUDGES) == 12

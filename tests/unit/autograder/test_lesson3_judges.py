@@ -45,7 +45,7 @@ def clipped_at(max_norm):
 # ---- optimizer.step(closure) ---------------------------------------------------------------
 
 
-def test_the_closure_form_passes_both_starts_with_sgd_momentum_and_adam():
+def test_closure_passes_both_starts():
     seen = set()
     for seed in range(3):
         for scenario in exercises.get("train_step").suite("all", seed):
@@ -55,7 +55,7 @@ def test_the_closure_form_passes_both_starts_with_sgd_momentum_and_adam():
 
 
 @pytest.mark.parametrize("optimizer", OPTIMIZERS)
-def test_the_closure_loop_ends_bit_identical_to_zero_grad_forward_backward_step(optimizer):
+def test_closure_ends_bit_identical(optimizer):
     """The reference is torch itself: the same scenario, from stale gradients, trained both ways."""
     scenario = next(s for seed in range(3) for s in exercises.get("train_step").suite("dirty", seed)
                     if s.optimizer == optimizer)  # fmt: skip
@@ -68,7 +68,7 @@ def test_the_closure_loop_ends_bit_identical_to_zero_grad_forward_backward_step(
     assert all(torch.equal(a, b) for a, b in zip(*finals))
 
 
-def test_a_closure_that_does_not_clear_is_named_like_the_plain_loop():
+def test_lazy_closure_named_like_loop():
     def lazy_closure(model, optimizer, loss_fn, x, y):
         def closure():
             loss = loss_fn(model(x), y)
@@ -87,13 +87,13 @@ def test_a_closure_that_does_not_clear_is_named_like_the_plain_loop():
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 11])
 @pytest.mark.parametrize("max_norm", [1e-3, 0.5, 1e6])
-def test_clipping_is_named_whatever_the_gradient_norms(seed, max_norm):
+def test_clipping_named_at_any_norm(seed, max_norm):
     verdict = verdict_of("train_step", clipped_at(max_norm), seed=seed)
     assert verdict.code == "clips_gradients", verdict.message
     assert "clip" in verdict.message and "backward() on it" not in verdict.message
 
 
-def test_clipping_does_not_hide_a_clearing_mistake_and_both_are_named():
+def test_clip_and_clear_both_named():
     def nanogpt_style(model, optimizer, loss_fn, x, y):
         loss = loss_fn(model(x), y)
         loss.backward()
@@ -108,7 +108,7 @@ def test_clipping_does_not_hide_a_clearing_mistake_and_both_are_named():
     assert "Also: your code clips the gradients" in verdict.message
 
 
-def test_dividing_summed_gradients_by_accum_steps_is_not_mistaken_for_clipping():
+def test_dividing_is_not_clipping():
     def scale_after(model, optimizer, loss_fn, micro_batches, accum_steps):
         losses = []
         for start in range(0, len(micro_batches), accum_steps):
@@ -136,18 +136,18 @@ def swapped(model, optimizer, loss_fn, x, y):
     return loss.item()
 
 
-def test_a_swapped_loss_call_is_named_when_it_changes_the_result():
+def test_swapped_loss_named():
     verdict = verdict_of("train_step", swapped)
     assert verdict.code == "swapped_loss_args"
     assert "loss_fn(model(x), y)" in verdict.message
 
 
-def test_a_swapped_loss_call_is_harmless_and_passes_where_the_loss_is_symmetric():
+def test_symmetric_swap_passes():
     symmetric = verdict_of("train_step", swapped, keep=lambda s: s.model != "classifier")
     assert symmetric.code == "ok", symmetric.message
 
 
-def test_every_check_has_an_asymmetric_loss_so_the_verdict_does_not_depend_on_the_seed():
+def test_asymmetric_loss_everywhere():
     for exercise in ("train_step", "train_accumulated"):
         for seed in (0, 1, 2, 11, 12, 21, 22):
             assert any(s.model == "classifier" for s in exercises.get(exercise).suite("fresh", seed))
@@ -156,7 +156,7 @@ def test_every_check_has_an_asymmetric_loss_so_the_verdict_does_not_depend_on_th
 # ---- accumulation weighted by the micro-batch sizes -----------------------------------------
 
 
-def test_weighting_micro_batches_by_their_size_gets_its_own_code():
+def test_size_weighting_gets_own_code():
     def weighted(model, optimizer, loss_fn, micro_batches, accum_steps):
         losses = []
         for start in range(0, len(micro_batches), accum_steps):
@@ -178,7 +178,7 @@ def test_weighting_micro_batches_by_their_size_gets_its_own_code():
 # ---- manual_sgd_step over a tensor whose .grad is None --------------------------------------
 
 
-def test_the_d2l_update_that_trips_over_a_none_gradient_is_named():
+def test_d2l_none_grad_crash_named():
     def d2l_sgd(params, lr):
         with torch.no_grad():
             for param in params:

@@ -36,7 +36,7 @@ def export(course: str, capsys, *args: str) -> tuple[list[list[str]], str]:
         return list(csv.reader(f)), out
 
 
-def test_canvas_gets_its_five_student_columns_then_the_assignment_named_title_and_id(course, capsys):
+def test_canvas_columns_and_title(course, capsys):
     rows, out = export(course, capsys, "--format", "canvas", "--title", "Lesson 3", "--lms-id", "31")
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lesson 3 (31)"]
     assert rows[1] == ["    Points Possible", "", "", "", "", "10.0"]
@@ -50,7 +50,7 @@ def test_canvas_gets_its_five_student_columns_then_the_assignment_named_title_an
     assert out.strip().endswith(os.path.join(course, "reports", f"{LESSON}-canvas.csv"))
 
 
-def test_canvas_takes_the_students_canvas_ids_and_sections_from_the_roster(course, tmp_path, capsys):
+def test_canvas_ids_from_roster(course, tmp_path, capsys):
     roster = tmp_path / "roster.csv"
     roster.write_text("student_id,name,canvas_id,sis_user_id,sis_login_id,section\n"
                       "ada,Ada Lovelace,1001,S-1,alovelace,Section 01\n")  # fmt: skip
@@ -60,14 +60,14 @@ def test_canvas_takes_the_students_canvas_ids_and_sections_from_the_roster(cours
     assert "no --roster" not in out
 
 
-def test_moodle_gets_an_email_column_and_the_grade_column(course, capsys):
+def test_moodle_email_and_grade(course, capsys):
     rows, out = export(course, capsys, "--format", "moodle", "--title", "Lesson 3")
     assert rows == [["Email address", "Lesson 3"], ["bob@uni.example", "10.0"], ["dee@uni.example", ""],
                     ["ada@uni.example", "7.0"]]  # fmt: skip
     assert "left out, no Email address known (add it to the roster): cy" in out
 
 
-def test_moodle_can_match_on_usernames_the_roster_gives_or_the_nbgrader_ids(course, tmp_path, capsys):
+def test_moodle_matches_on_usernames(course, tmp_path, capsys):
     roster = tmp_path / "roster.csv"
     roster.write_text("student_id,username\ncy,cyoung\n")
     rows, _ = export(course, capsys, "--format", "moodle", "--moodle-id", "username", "--roster", str(roster))
@@ -75,12 +75,12 @@ def test_moodle_can_match_on_usernames_the_roster_gives_or_the_nbgrader_ids(cour
     assert ["cyoung", "4.0"] in rows and ["ada", "7.0"] in rows
 
 
-def test_missing_as_zero_writes_zero_where_nbgrader_export_does(course, capsys):
+def test_missing_as_zero_writes_zero(course, capsys):
     rows, _ = export(course, capsys, "--format", "moodle", "--missing-as-zero")
     assert ["dee@uni.example", "0.0"] in rows
 
 
-def test_the_grades_are_nbgrader_exports_totals_late_penalty_included(course, tmp_path, capsys):
+def test_nbgrader_totals_with_penalty(course, tmp_path, capsys):
     set_late_penalty(course, "ada", 2)
     set_score(course, "bob", 9.5)
     rows, _ = export(course, capsys, "--format", "canvas", "--output", str(tmp_path / "canvas.csv"))
@@ -95,14 +95,14 @@ def test_the_grades_are_nbgrader_exports_totals_late_penalty_included(course, tm
     assert {k: v for k, v in nbgrader.items() if k != "dee"} == {k: v for k, v in canvas.items() if k != "dee"}
 
 
-def test_a_submission_waiting_for_manual_grading_is_left_empty_and_named(course, capsys):
+def test_manual_grading_left_empty(course, capsys):
     set_score(course, "ada", 7, manual=True)
     rows, out = export(course, capsys, "--format", "canvas")
     assert ["Lovelace, Ada", "", "", "ada", "", ""] in rows
     assert "left empty, waiting for manual grading: ada" in out
 
 
-def test_a_roster_without_student_ids_is_refused_with_what_it_has(course, tmp_path, capsys):
+def test_roster_without_ids_refused(course, tmp_path, capsys):
     roster = tmp_path / "roster.csv"
     roster.write_text("Student,ID\nAda,1001\n")
     assert main(["export", LESSON, "--course", course, "--format", "canvas", "--roster", str(roster)]) == 2

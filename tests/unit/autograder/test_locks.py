@@ -15,7 +15,7 @@ STUDENTS = [f"student{n:03d}" for n in range(1, 42)]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 7, 41, 50])
-def test_shards_split_the_class_into_disjoint_groups_that_cover_it_and_differ_by_one_at_most(count):
+def test_shards_partition_evenly(count):
     groups = [Shard(k, count).take(list(reversed(STUDENTS))) for k in range(1, count + 1)]
     assert sorted(sum(groups, [])) == STUDENTS
     assert max(map(len, groups)) - min(map(len, groups)) <= 1
@@ -32,12 +32,12 @@ def test_shards_split_the_class_into_disjoint_groups_that_cover_it_and_differ_by
         ("-1/2", "K/N"),
     ],
 )
-def test_a_shard_written_wrong_is_refused_with_how_to_write_it(text, message):
+def test_bad_shard_refused_with_help(text, message):
     with pytest.raises(GradeError, match=message):
         Shard.parse(text)
 
 
-def test_a_shard_is_read_as_written_with_spaces_forgiven():
+def test_shard_parse_forgives_spaces():
     assert Shard.parse(" 2 / 3 ") == Shard(2, 3) and str(Shard(2, 3)) == "2/3"
 
 
@@ -56,7 +56,7 @@ def hold(path, *args, **kwargs):
     return release, thread
 
 
-def test_a_second_grading_run_on_a_course_is_refused_with_a_clear_message(tmp_path):
+def test_second_grading_run_refused(tmp_path):
     release, thread = hold(str(tmp_path))
     try:
         with pytest.raises(
@@ -71,7 +71,7 @@ def test_a_second_grading_run_on_a_course_is_refused_with_a_clear_message(tmp_pa
         pass  # free again
 
 
-def test_shards_run_side_by_side_but_the_same_shard_twice_is_refused(tmp_path):
+def test_shards_parallel_not_twice(tmp_path):
     release, thread = hold(str(tmp_path), Shard(1, 2))
     try:
         with grading_lock(str(tmp_path), Shard(2, 2)):
@@ -87,7 +87,7 @@ def test_shards_run_side_by_side_but_the_same_shard_twice_is_refused(tmp_path):
         thread.join()
 
 
-def test_no_shard_starts_while_a_whole_course_run_grades(tmp_path):
+def test_no_shard_during_whole_run(tmp_path):
     release, thread = hold(str(tmp_path))
     try:
         with pytest.raises(GradeError, match="without --shard is grading the whole course"):
@@ -98,7 +98,7 @@ def test_no_shard_starts_while_a_whole_course_run_grades(tmp_path):
         thread.join()
 
 
-def test_a_submission_is_claimed_by_one_grader_at_a_time(tmp_path):
+def test_one_claim_per_submission(tmp_path):
     with claim(str(tmp_path), "lesson3", "ann") as first:
         with claim(str(tmp_path), "lesson3", "ann") as second, claim(str(tmp_path), "lesson3", "bob") as other:
             assert (first, second, other) == (True, False, True)
@@ -106,7 +106,7 @@ def test_a_submission_is_claimed_by_one_grader_at_a_time(tmp_path):
         assert again
 
 
-def test_a_killed_grader_leaves_no_lock_behind(tmp_path):
+def test_killed_grader_leaves_no_lock(tmp_path):
     code = (
         "import sys, time\n"
         "from autograder.grading.locks import claim, grading_lock\n"

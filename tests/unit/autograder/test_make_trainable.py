@@ -13,14 +13,15 @@ def correct(values):
     return torch.as_tensor(values).detach().clone().float().requires_grad_()
 
 
-def test_every_kind_of_input_is_in_the_suite_and_the_graph_input_is_a_non_leaf():
+def test_every_input_kind_in_suite():
+    """And the graph input is a non-leaf."""
     assert [s.kind for s in make_trainable.suite()] == list(INPUTS)
     graph = next(s for s in make_trainable.suite() if s.kind == "graph_tensor")
     values, base = build_input(graph)
     assert not values.is_leaf and values.requires_grad and base.is_leaf
 
 
-def test_the_expected_values_are_the_input_numbers_in_float64():
+def test_expected_in_float64():
     for s in make_trainable.suite(seed=5):
         values, _ = build_input(s)
         want = expected_tensor(s)
@@ -40,12 +41,12 @@ def test_the_expected_values_are_the_input_numbers_in_float64():
         (lambda v: v if isinstance(v, torch.Tensor) and v.requires_grad else correct(v), "shares_input"),
     ],
 )
-def test_nasty_answers_get_a_specific_code(fn, code):
+def test_nasty_answers_specific_code(fn, code):
     verdict, _ = diagnose_function("make_trainable", fn)
     assert verdict.code == code, verdict.message
 
 
-def test_an_input_changed_in_place_is_caught():
+def test_in_place_change_caught():
     def scribbles(values):
         out = correct(values)
         if isinstance(values, torch.Tensor) and values.is_leaf:

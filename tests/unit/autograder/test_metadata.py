@@ -76,19 +76,19 @@ def outcome(validator, nb):
     return "valid", ""
 
 
-def test_a_lesson_notebook_is_valid_for_both(lesson):
+def test_lesson_valid_for_both(lesson):
     assert outcome(MetadataValidator(), lesson) == outcome(NbgraderValidator(), lesson) == ("valid", "")
 
 
 @pytest.mark.parametrize("how", CASES)
-def test_corrupted_metadata_gets_nbgraders_own_error(lesson, how):
+def test_same_error_as_nbgrader(lesson, how):
     nb = corrupt(lesson, how)
     ours, theirs = outcome(MetadataValidator(), nb), outcome(NbgraderValidator(), nb)
     assert theirs[0] != "valid", f"the case '{how}' does not corrupt anything"
     assert ours == theirs
 
 
-def test_the_preprocessor_refuses_as_nbgraders_does(lesson, caplog):
+def test_preprocessor_refuses_alike(lesson, caplog):
     nb = corrupt(lesson, "points not a number")
     with caplog.at_level(logging.ERROR):
         for check in (CheckCellMetadata(), NbgraderCheck()):
@@ -97,7 +97,7 @@ def test_the_preprocessor_refuses_as_nbgraders_does(lesson, caplog):
     assert "ten" in caplog.text  # the real cause is logged, as nbgrader logs it
 
 
-def test_the_schema_is_checked_once_per_process(lesson, monkeypatch):
+def test_schema_checked_once(lesson, monkeypatch):
     import jsonschema
 
     MetadataValidator().validate_nb(lesson)  # prepared here, if no test before did

@@ -18,7 +18,7 @@ def correct(model, x):
         model.train(was)
 
 
-def test_the_reference_is_what_autograd_free_eval_mode_gives():
+def test_reference_is_eval_no_grad():
     scenario = exercise.suite(seed=3)[0]
     model = build_model(scenario)
     ((x, _),) = build_batches(scenario)
@@ -28,14 +28,14 @@ def test_the_reference_is_what_autograd_free_eval_mode_gives():
     assert torch.equal(reference_outputs(scenario, [x])[0], expected)
 
 
-def test_the_suite_starts_in_both_modes_and_ends_with_a_raising_forward():
+def test_suite_both_modes_then_raise():
     for seed in (0, 1, 11):
         scenarios = exercise.suite(seed=seed)
         assert {s.start for s in scenarios} == {"train", "eval"}
         assert scenarios[-1].raises and not any(s.raises for s in scenarios[:-1])
 
 
-def test_the_models_really_drop_out_in_training_mode():
+def test_models_drop_out_in_training():
     scenario = exercise.suite()[0]
     model = build_model(scenario)
     ((x, _),) = build_batches(scenario)
@@ -43,12 +43,12 @@ def test_the_models_really_drop_out_in_training_mode():
         assert not torch.equal(model(x), model(x))
 
 
-def test_a_correct_predict_passes_every_seed():
+def test_correct_passes_every_seed():
     for seed in (0, 1, 11):
         assert diagnose_function("predict", correct, seed=seed)[0].code == "ok"
 
 
-def test_an_exception_wrapped_by_the_student_still_counts_as_propagated():
+def test_wrapped_exception_propagates():
     def wraps(model, x):
         try:
             return correct(model, x)
@@ -58,14 +58,14 @@ def test_an_exception_wrapped_by_the_student_still_counts_as_propagated():
     assert diagnose_function("predict", wraps)[0].code == "ok"
 
 
-def test_an_unrelated_exception_is_an_error_not_a_pass():
+def test_unrelated_exception_is_error():
     def raises_its_own(model, x):
         raise KeyError("oops")
 
     assert diagnose_function("predict", raises_its_own)[0].code == "error"
 
 
-def test_inference_mode_counts_as_tracking_off():
+def test_inference_mode_is_no_grad():
     def with_inference_mode(model, x):
         was = model.training
         model.eval()
@@ -78,7 +78,7 @@ def test_inference_mode_counts_as_tracking_off():
     assert diagnose_function("predict", with_inference_mode)[0].code == "ok"
 
 
-def test_a_model_left_in_eval_mode_is_caught_even_when_outputs_are_right():
+def test_left_in_eval_mode_caught():
     def no_restore(model, x):
         model.eval()
         with torch.no_grad():

@@ -76,7 +76,7 @@ def publish(course: str, capsys, *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-def test_the_first_publish_posts_every_graded_student_and_names_the_one_the_lms_refused(lms, capsys):
+def test_first_run_names_refused(lms, capsys):
     course, platform, column = lms
     platform.refuse.add("lms-cy")
     code, out = publish(course, capsys)
@@ -90,7 +90,7 @@ def test_the_first_publish_posts_every_graded_student_and_names_the_one_the_lms_
     assert out.strip().splitlines()[-1] == f"{LESSON} to {column}: 1 failed, 2 posted, 1 no submission"
 
 
-def test_every_score_is_an_ags_score_for_the_assignments_line_item(lms, capsys):
+def test_scores_are_ags_for_line_item(lms, capsys):
     course, platform, column = lms
     publish(course, capsys)
     for score in platform.scores:
@@ -104,7 +104,7 @@ def test_every_score_is_an_ags_score_for_the_assignments_line_item(lms, capsys):
     assert list(platform.tokens.values()) == [{SCORE}]  # a known line item needs the score scope only
 
 
-def test_a_rerun_posts_only_what_failed_before(lms, capsys):
+def test_rerun_posts_only_failures(lms, capsys):
     course, platform, _ = lms
     platform.refuse.add("lms-cy")
     publish(course, capsys)
@@ -116,7 +116,7 @@ def test_a_rerun_posts_only_what_failed_before(lms, capsys):
     assert "unchanged            ada 7/10" in out and "unchanged            bob 10/10" in out
 
 
-def test_a_changed_score_is_posted_again_and_only_it(lms, capsys):
+def test_only_changed_score_reposted(lms, capsys):
     course, platform, _ = lms
     publish(course, capsys)
     platform.scores.clear()
@@ -127,7 +127,7 @@ def test_a_changed_score_is_posted_again_and_only_it(lms, capsys):
     assert "posted               ada 9/10" in out
 
 
-def test_an_unchanged_class_posts_nothing_and_does_not_contact_the_lms(lms, capsys):
+def test_unchanged_posts_nothing(lms, capsys):
     course, platform, _ = lms
     publish(course, capsys)
     before = len(platform.requests)
@@ -137,14 +137,14 @@ def test_an_unchanged_class_posts_nothing_and_does_not_contact_the_lms(lms, caps
     assert out.strip().splitlines()[-1].endswith(": 3 unchanged, 1 no submission")
 
 
-def test_the_posted_score_is_nbgrader_exports_total_after_the_late_penalty(lms, capsys):
+def test_posts_total_after_penalty(lms, capsys):
     course, platform, _ = lms
     set_late_penalty(course, "ada", 2)
     publish(course, capsys)
     assert platform.posted()["lms-ada"] == 5.0
 
 
-def test_missing_as_zero_posts_zero_for_a_student_with_no_submission(lms, capsys):
+def test_missing_as_zero_posts_zero(lms, capsys):
     course, platform, _ = lms
     write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read(),
                    lineitem=platform.lineitems[0]["id"], users={**LMS_USERS, "dee": "lms-dee"})  # fmt: skip
@@ -153,7 +153,7 @@ def test_missing_as_zero_posts_zero_for_a_student_with_no_submission(lms, capsys
     assert platform.posted()["lms-dee"] == 0.0
 
 
-def test_a_student_without_an_lms_user_id_is_a_failure_that_says_where_to_add_it(lms, tmp_path, capsys):
+def test_no_lms_id_says_where_to_add(lms, tmp_path, capsys):
     course, platform, column = lms
     write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read(), lineitem=column,
                    users={"ada": "lms-ada", "bob": "lms-bob"})  # fmt: skip
@@ -165,7 +165,7 @@ def test_a_student_without_an_lms_user_id_is_a_failure_that_says_where_to_add_it
     assert code == 0 and platform.posted()["lms-cy"] == 4.0
 
 
-def test_publishing_one_student_posts_that_one_and_names_an_unknown_one(lms, capsys):
+def test_posts_one_names_unknown(lms, capsys):
     course, platform, _ = lms
     code, out = publish(course, capsys, "--student", "bob", "--student", "zed")
     assert code == 1
@@ -173,7 +173,7 @@ def test_publishing_one_student_posts_that_one_and_names_an_unknown_one(lms, cap
     assert "failed               zed  not a student of the gradebook" in out
 
 
-def test_the_ledger_remembers_each_post_in_the_course_folder(lms, capsys):
+def test_ledger_remembers_each_post(lms, capsys):
     course, platform, column = lms
     platform.refuse.add("lms-cy")
     publish(course, capsys)
@@ -188,7 +188,7 @@ def test_the_ledger_remembers_each_post_in_the_course_folder(lms, capsys):
     assert [n for n in os.listdir(os.path.dirname(path)) if n.endswith(".tmp")] == []  # replaced atomically
 
 
-def test_with_only_the_courses_line_items_url_the_column_is_found_by_resource_id(lms, capsys):
+def test_column_found_by_resource_id(lms, capsys):
     course, platform, _ = lms
     write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read())
     code, _ = publish(course, capsys)
@@ -197,7 +197,7 @@ def test_with_only_the_courses_line_items_url_the_column_is_found_by_resource_id
     assert platform.created == []
 
 
-def test_a_column_the_lms_does_not_have_yet_is_created_with_the_assignments_maximum(course, tool_key, capsys):
+def test_missing_column_created(course, tool_key, capsys):
     with Platform({"keys": []}, {"lms-ada"}) as platform:
         write_settings(course, platform, tool_key, users={"ada": "lms-ada"})
         platform.tool_jwks = jwks(load_settings(os.path.join(course, "lti.toml")))
@@ -208,7 +208,7 @@ def test_a_column_the_lms_does_not_have_yet_is_created_with_the_assignments_maxi
         assert platform.scores[0]["userId"] == "lms-ada"
 
 
-def test_a_tool_whose_key_the_lms_does_not_know_gets_no_token_and_posts_nothing(lms, capsys):
+def test_unknown_key_gets_no_token(lms, capsys):
     course, platform, _ = lms
     other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     pem = other.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
@@ -221,14 +221,14 @@ def test_a_tool_whose_key_the_lms_does_not_know_gets_no_token_and_posts_nothing(
     assert platform.scores == [] and not os.path.exists(published_path(course, LESSON))
 
 
-def test_a_dry_run_says_what_it_would_post_and_contacts_nobody(lms, capsys):
+def test_dry_run_contacts_nobody(lms, capsys):
     course, platform, _ = lms
     code, out = publish(course, capsys, "--dry-run")
     assert code == 0 and platform.requests == []
     assert "would post           ada 7/10  as LMS user lms-ada" in out
 
 
-def test_the_printed_key_set_is_the_tools_public_key(lms, capsys):
+def test_printed_jwks_is_public_key(lms, capsys):
     course, platform, _ = lms
     assert main(["publish", "--jwks", "--course", course]) == 0
     printed = json.loads(capsys.readouterr().out)
@@ -236,7 +236,7 @@ def test_the_printed_key_set_is_the_tools_public_key(lms, capsys):
     assert set(printed["keys"][0]) >= {"kty", "n", "e", "kid", "alg", "use"} and "d" not in printed["keys"][0]
 
 
-def test_settings_that_lack_the_registration_are_refused_with_what_is_missing(course, capsys):
+def test_incomplete_settings_refused(course, capsys):
     with open(os.path.join(course, "lti.toml"), "w") as f:
         f.write('issuer = "https://lms.example.edu"\n')
     assert main(["publish", LESSON, "--course", course]) == 2

@@ -25,7 +25,7 @@ def verdicts(tmp_path_factory):
     return of
 
 
-def test_there_are_at_least_40_files_covering_every_exercise_with_correct_and_wrong_code():
+def test_40_files_cover_exercises():
     from autograder.exercises import EXERCISES
 
     assert len(FILES) >= 40
@@ -33,7 +33,7 @@ def test_there_are_at_least_40_files_covering_every_exercise_with_correct_and_wr
     assert any(passed for _, _, passed, _ in FILES) and any(not passed for _, _, passed, _ in FILES)
 
 
-def test_every_file_names_its_source_and_what_was_adapted():
+def test_files_name_their_source():
     from tests.labelled import header
 
     for _, path, _, _ in FILES:
@@ -41,7 +41,7 @@ def test_every_file_names_its_source_and_what_was_adapted():
         assert fields.get("source") and fields.get("adapted") and fields.get("why"), path
 
 
-def test_the_readme_table_is_made_from_the_headers():
+def test_readme_table_from_headers():
     readme = open(os.path.join(REALWORLD, "README.md"), encoding="utf-8").read()
     assert realworld_table() in readme, "run `python -m tests.labelled`"
 
@@ -49,7 +49,7 @@ def test_the_readme_table_is_made_from_the_headers():
 @pytest.mark.parametrize(
     "exercise, path, passed, code", FILES, ids=[os.path.relpath(p, REALWORLD)[:-3] for _, p, _, _ in FILES]
 )
-def test_the_grader_agrees_with_the_human_label(verdicts, exercise, path, passed, code):
+def test_grader_agrees_with_label(verdicts, exercise, path, passed, code):
     row = verdicts(exercise)[path]
     assert (row["code"], row["passed"]) == (code, passed), row["message"]
     assert row["message"].strip()

@@ -26,7 +26,7 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-def test_plain_values_and_containers_come_back_as_json_would_give_them():
+def test_plain_values_as_json():
     record = {
         "none": None, "flags": [True, False], "big": 2**80, "floats": [1.5, -0.0, math.inf, -math.inf],
         "text": "ünïcode ✅", "tuple": (1, (2, 3)), "nested": {"a": [{"b": None}]},
@@ -53,24 +53,24 @@ def test_plain_values_and_containers_come_back_as_json_would_give_them():
     ],
     ids=lambda t: f"{str(t.dtype)[6:]}{list(t.shape)}",
 )
-def test_every_kind_of_tensor_comes_back_with_its_values_dtype_and_shape(tensor):
+def test_every_tensor_kind_comes_back(tensor):
     back = decode(encode({"t": tensor}))["t"]
     assert _same(tensor.detach(), back) and not back.requires_grad
 
 
-def test_a_tensor_with_history_comes_back_as_its_values_without_the_graph():
+def test_tensor_history_is_dropped():
     w = torch.ones(2, requires_grad=True)
     back = decode(encode({"y": w * 3}))["y"]
     assert torch.equal(back, torch.full((2,), 3.0)) and back.grad_fn is None
 
 
-def test_the_same_tensor_twice_comes_back_as_two_equal_tensors():
+def test_repeated_tensor_is_copied():
     t = torch.zeros(2)
     back = decode(encode({"a": t, "b": [t]}))
     assert torch.equal(back["a"], back["b"][0]) and back["a"] is not back["b"][0]
 
 
-def test_decoded_tensors_are_writable_and_no_warning_is_printed(recwarn):
+def test_decoded_tensors_are_writable(recwarn):
     back = decode(encode({"t": torch.ones(3)}))["t"]
     back += 1
     assert torch.equal(back, torch.full((3,), 2.0))
@@ -81,7 +81,7 @@ class Student:  # a value only the student's code knows
     pass
 
 
-def test_a_value_the_record_cannot_hold_is_refused_when_written():
+def test_unholdable_value_refused():
     with pytest.raises(TypeError, match="cannot hold"):
         encode({"returned": Student()})
     with pytest.raises(TypeError, match="string keys"):
@@ -115,7 +115,7 @@ def _table(**entry) -> list:
         ([1, 2], b"", "malformed record"),
     ],
 )  # fmt: skip
-def test_forged_tensor_tables_and_references_are_refused(head, payload, why):
+def test_forged_tables_refused(head, payload, why):
     with pytest.raises(UnreadableRecord, match=why):
         decode(_forged(head, payload))
 
@@ -125,12 +125,12 @@ def test_forged_tensor_tables_and_references_are_refused(head, payload, why):
     [b"", b"PK\x03\x04 a zip", MAGIC, MAGIC + (10**9).to_bytes(8, "little") + b"x", _forged({}, raw=b"{not json")],
     ids=["empty", "zip", "magic", "huge header", "not json"],
 )
-def test_bytes_that_are_not_a_record_are_refused(data):
+def test_non_record_bytes_refused(data):
     with pytest.raises(UnreadableRecord):
         decode(data)
 
 
-def test_a_pickle_is_not_a_record_and_nothing_in_it_runs(tmp_path):
+def test_pickle_refused_and_not_run(tmp_path):
     class RunsCode:
         def __reduce__(self):
             return (open, (str(tmp_path / "pwned"), "w"))
@@ -141,7 +141,7 @@ def test_a_pickle_is_not_a_record_and_nothing_in_it_runs(tmp_path):
     assert not (tmp_path / "pwned").exists()
 
 
-def test_a_torch_save_file_is_not_a_record():
+def test_torch_save_is_not_a_record():
     import io
 
     buffer = io.BytesIO()
@@ -153,7 +153,7 @@ def test_a_torch_save_file_is_not_a_record():
 # -- hostile records built to be slow or large to read ------------------------------------------
 
 
-def test_a_structure_nested_deeper_than_the_bound_is_refused_at_once():
+def test_too_deep_refused_at_once():
     deep = "[" * (RECORD.max_depth + 5) + "]" * (RECORD.max_depth + 5)
     with pytest.raises(UnreadableRecord, match="deeper"):
         decode(_forged({}, raw=('{"data": ' + deep + ', "tensors": []}').encode()))
@@ -162,13 +162,13 @@ def test_a_structure_nested_deeper_than_the_bound_is_refused_at_once():
         decode(_forged({}, raw=('{"data": ' + very_deep + ', "tensors": []}').encode()))
 
 
-def test_a_structure_with_more_values_than_the_bound_is_refused():
+def test_too_many_values_refused():
     wide = {"data": [[0] * 1000 for _ in range(RECORD.max_nodes // 1000 + 1)], "tensors": []}
     with pytest.raises(UnreadableRecord, match="more than"):
         decode(_forged(wide))
 
 
-def test_a_small_record_cannot_make_the_reader_walk_a_shared_structure_again_and_again():
+def test_shared_structure_walked_once():
     """A 500-byte pickle once pointed at one container twice per level, and the reader walked it as a
     tree: 2**48 steps.  JSON has no shared references, so a record this small is read at once."""
     head = {"data": None, "tensors": []}
@@ -182,7 +182,7 @@ def test_a_small_record_cannot_make_the_reader_walk_a_shared_structure_again_and
     assert time.monotonic() - began < 0.5
 
 
-def test_reading_time_grows_with_the_size_of_the_record_not_faster():
+def test_reading_time_is_linear():
     def timed(n: int) -> float:
         """The best of five readings: a busy machine only ever adds time, so the least is the reading's own."""
         data = encode({"items": [{"k": [1.5, "x", None, True]} for _ in range(n)]})
@@ -197,12 +197,12 @@ def test_reading_time_grows_with_the_size_of_the_record_not_faster():
     assert large < 30 * small  # ten times the size: about ten times the time (linear), with room for noise
 
 
-def test_a_record_over_the_size_bound_is_refused_before_it_is_parsed():
+def test_too_large_refused_unparsed():
     with pytest.raises(UnreadableRecord, match="larger than"):
         decode(MAGIC + b"\0" * (RECORD.max_bytes + 1))
 
 
-def test_a_table_of_more_tensors_than_the_bound_is_refused():
+def test_too_many_tensors_refused():
     head = {"data": None, "tensors": _table(shape=[0], size=0) * (RECORD.max_tensors + 1)}
     with pytest.raises(UnreadableRecord, match="more than"):
         decode(_forged(head))

@@ -48,12 +48,12 @@ def same(a: list[torch.Tensor], b: list[torch.Tensor]) -> bool:
     return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
 
 
-def test_every_builder_returns_tensors_to_compare():
+def test_builders_return_tensors():
     for build, scenarios in BUILDERS:
         assert scenarios and built(build, scenarios[0]), build.__qualname__
 
 
-def test_building_twice_gives_the_same_model_and_leaves_the_callers_generator_alone():
+def test_repeatable_keeps_caller_rng():
     torch.manual_seed(1234)
     expected_next = torch.rand(3)
     torch.manual_seed(1234)
@@ -63,7 +63,7 @@ def test_building_twice_gives_the_same_model_and_leaves_the_callers_generator_al
     assert torch.equal(torch.rand(3), expected_next)
 
 
-def test_threads_building_at_once_each_get_their_own_scenarios_model():
+def test_threads_get_their_own_model():
     jobs = [(build, s) for build, scenarios in BUILDERS for s in scenarios]
     expected = [built(build, s) for build, s in jobs]
     start = threading.Barrier(THREADS)

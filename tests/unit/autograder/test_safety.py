@@ -31,14 +31,14 @@ from autograder.tamper.watch import start_watch
     ],
     ids=["Tensor.__sub__", "functional.mse_loss", "clip_grad_norm_", "SGD.step", "Linear.forward", "allclose"],
 )
-def test_any_attribute_of_a_watched_surface_replaced_is_seen(monkeypatch, owner, name, replacement):
+def test_replaced_attribute_seen(monkeypatch, owner, name, replacement):
     changes = start_watch()
     monkeypatch.setattr(owner, name, replacement)
     assert changes(), name
     assert provenance_problems(), name
 
 
-def test_a_replaced_builtin_a_tracer_and_an_import_hook_are_seen(monkeypatch):
+def test_builtin_tracer_and_hook_seen(monkeypatch):
     import builtins
 
     changes = start_watch()
@@ -62,7 +62,7 @@ def test_a_replaced_builtin_a_tracer_and_an_import_hook_are_seen(monkeypatch):
     assert changes() == []
 
 
-def test_training_with_every_optimizer_and_a_clip_is_not_tampering():
+def test_training_is_not_tampering():
     changes = start_watch()
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
     for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.Adagrad):
@@ -77,7 +77,7 @@ def test_training_with_every_optimizer_and_a_clip_is_not_tampering():
 # ---- the checks a test cell calls, read from its code ---------------------------------------
 
 
-def test_the_checks_of_a_test_cell_hidden_ones_included_are_read_in_order():
+def test_all_checks_read_in_order():
     source = (
         "from autograder.checks import check_train_step\n"
         "check_train_step(train_step)\n"
@@ -96,7 +96,7 @@ def test_the_checks_of_a_test_cell_hidden_ones_included_are_read_in_order():
     assert checks_in("print('no checks')") == [] and checks_in("def (") == []
 
 
-def test_a_quiz_answer_is_read_as_a_value_never_run():
+def test_quiz_answer_read_never_run():
     assert quiz_question('check_quiz("lesson3_zeroing_grad", "q2", q2)') == ("lesson3_zeroing_grad", "q2")
     assert quiz_answer('q2 = "b"', "q2") == "b"
     assert quiz_answer("q2 = __import__('os').system('true')", "q2") is None
@@ -105,7 +105,8 @@ def test_a_quiz_answer_is_read_as_a_value_never_run():
 # ---- user ids: unique across servers and runs ---------------------------------------------------
 
 
-def test_two_pools_never_hand_out_the_same_user_id_and_a_closed_lock_frees_it(tmp_path):
+def test_pools_never_share_a_uid(tmp_path):
+    """And a closed lock frees its user id."""
     first, second = UidPool(str(tmp_path), 62000, 4), UidPool(str(tmp_path), 62000, 4)
     taken = [first.take(), second.take(), first.take(), second.take()]
     assert len({uid for uid, _ in taken}) == 4
@@ -115,7 +116,7 @@ def test_two_pools_never_hand_out_the_same_user_id_and_a_closed_lock_frees_it(tm
     assert second.take()[0] == taken[0][0]
 
 
-def test_another_process_holding_an_id_keeps_it(tmp_path):
+def test_other_process_keeps_its_id(tmp_path):
     import subprocess
 
     holder = subprocess.Popen(
@@ -135,7 +136,7 @@ def test_another_process_holding_an_id_keeps_it(tmp_path):
 # ---- what a submission folder may hold --------------------------------------------------------
 
 
-def test_links_devices_fifos_and_big_files_are_moved_out_before_anything_copies_them(tmp_path):
+def test_special_files_out_first(tmp_path):
     folder = tmp_path / "submitted" / "mallory" / "lesson3_zeroing_grad"
     folder.mkdir(parents=True)
     notebook = folder / "lesson3_zeroing_grad.ipynb"
@@ -160,7 +161,7 @@ def test_links_devices_fifos_and_big_files_are_moved_out_before_anything_copies_
     assert refusals(str(folder)) == []
 
 
-def test_a_device_is_refused(tmp_path):
+def test_device_refused(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("making a device node needs root")
     folder = tmp_path / "a"
@@ -172,13 +173,13 @@ def test_a_device_is_refused(tmp_path):
 # ---- CSV a spreadsheet does not run -------------------------------------------------------------
 
 
-def test_text_a_spreadsheet_would_evaluate_is_marked_as_text():
+def test_formulas_marked_as_text():
     for formula in ('=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"):
         assert spreadsheet_safe(formula) == "'" + formula
     assert spreadsheet_safe("alice") == "alice" and spreadsheet_safe(-1.5) == -1.5 and spreadsheet_safe(3) == 3
 
 
-def test_nbgraders_export_through_the_course_config_is_quoted_and_safe(tmp_path):
+def test_nbgrader_export_is_quoted(tmp_path):
     from nbgrader.api import Gradebook
 
     from autograder.grading.export import SafeCsvExport
@@ -196,7 +197,7 @@ def test_nbgraders_export_through_the_course_config_is_quoted_and_safe(tmp_path)
     assert rows[0]["score"] == "0.0"
 
 
-def test_while_grading_a_test_cell_check_fails_with_a_short_traceback(monkeypatch):
+def test_grading_check_fails_briefly(monkeypatch):
     """In a grading kernel a check only says that the grader runs it outside, and fails the cell
     in case that step is missing; IPython shows the exception's own line instead of formatting a
     traceback (which cost the grading kernel time in every test cell)."""

@@ -174,7 +174,7 @@ def course_config() -> Config:
 
 
 @pytest.mark.parametrize("name", HOSTILE_HTML)
-def test_hostile_html_loses_its_target_and_keeps_its_text(guard, name):
+def test_hostile_html_keeps_text(guard, name):
     cleaned = guard.clean(hostile_html()[name])
     assert dangerous(cleaned) == [], cleaned
     assert name in Targets(cleaned).text, cleaned
@@ -182,24 +182,24 @@ def test_hostile_html_loses_its_target_and_keeps_its_text(guard, name):
 
 
 @pytest.mark.parametrize("name", HOSTILE_MARKDOWN)
-def test_hostile_markdown_loses_its_target_once_rendered(markdown, name):
+def test_hostile_markdown_defused(markdown, name):
     html = markdown({"cell": {}}, hostile_markdown()[name])
     assert dangerous(html) == [], html
     assert name in Targets(html).text, html
 
 
-def test_the_markdown_autolink_to_javascript_keeps_only_its_text(markdown):
+def test_js_autolink_keeps_text(markdown):
     html = markdown({"cell": {}}, MARKDOWN_AUTOLINK)
     assert dangerous(html) == [] and "top.pwned" in Targets(html).text, html
 
 
-def test_rendering_alone_lets_the_links_through_which_is_why_the_guard_cleans_after_it():
+def test_rendering_alone_is_unsafe():
     rendered = HTMLExporter().markdown2html({"cell": {}}, hostile_markdown()["md-javascript"])
     assert dangerous(rendered)  # nbconvert renders Markdown with harmful protocols allowed
 
 
 @pytest.mark.parametrize("name", SAFE_LINKS)
-def test_http_https_mailto_and_in_page_links_keep_their_exact_target(guard, markdown, name):
+def test_safe_links_keep_target(guard, markdown, name):
     target = SAFE_LINKS[name]
     for html in (guard.clean(safe_links_html()), markdown({"cell": {}}, safe_links_markdown())):
         hrefs = {value for tag, attribute, value in Targets(html).targets if attribute == "href"}
@@ -207,7 +207,7 @@ def test_http_https_mailto_and_in_page_links_keep_their_exact_target(guard, mark
         assert dangerous(html) == []
 
 
-def test_a_notebook_figure_keeps_its_embedded_png_and_any_other_image_becomes_its_alt_text(guard):
+def test_only_embedded_png_kept(guard):
     figure = f'<img src="data:image/png;base64,{PNG}" alt="loss curve" width="320">'
     assert guard.clean(figure) == figure
     for source in ("x", "https://tracker.example/pixel.png", "data:image/svg+xml;base64,PHN2Zz4=", "javascript:1"):
@@ -215,19 +215,19 @@ def test_a_notebook_figure_keeps_its_embedded_png_and_any_other_image_becomes_it
         assert guard.clean(f'<img src="{source}" onerror="top.pwned=1">') == ""
 
 
-def test_the_url_written_back_is_the_one_that_was_checked(guard):
+def test_written_url_is_checked_url(guard):
     # an escaped "&lt;" stays escaped: the browser does not decode the query a second time
     assert 'href="https://example.org/?q=&amp;lt;"' in guard.clean('<a href="https://example.org/?q=&amp;lt;">q</a>')
     assert 'href="https://example.org/"' in guard.clean('<a href="https:&#x2F;&#x2F;example.org/">e</a>')
 
 
-def test_harmless_markup_and_styles_stay_and_styles_that_load_urls_go(guard):
+def test_url_styles_go_harmless_stay(guard):
     markup = '<p><b>bold</b> <span style="color: red; cursor: url(https://x/c.cur), auto">red</span></p>'
     cleaned = guard.clean(markup)
     assert "<b>bold</b>" in cleaned and "color: red" in cleaned and "url(" not in cleaned
 
 
-def test_tags_outside_the_allowlist_are_shown_as_text_not_run(guard):
+def test_unlisted_tags_shown_as_text(guard):
     cleaned = guard.clean(hostile_html()["html-form-action"])
     assert "<form" not in cleaned and "&lt;form" in cleaned
 
@@ -235,7 +235,7 @@ def test_tags_outside_the_allowlist_are_shown_as_text_not_run(guard):
 # --------------------------------------------------------------------------- the filters in nbconvert
 
 
-def test_the_course_config_puts_the_guard_in_place_of_nbconverts_filters():
+def test_config_swaps_in_the_guard():
     config = course_config()
     assert config.HTMLExporter.sanitize_html is True
     exporter = HTMLExporter(config=config)
@@ -267,7 +267,7 @@ def student_notebook():
     return new_notebook(cells=[note, added, new_code_cell("display(...)", outputs=outputs)])
 
 
-def test_the_formgraders_view_of_a_submission_has_no_dangerous_target():
+def test_formgrader_view_is_safe():
     page, _ = formgrader_exporter().from_notebook_node(student_notebook(), resources={"index": 0, "total": 1})
     body = page[page.index('id="notebook-container"') :]
     assert dangerous(body) == [], dangerous(body)
@@ -276,7 +276,7 @@ def test_the_formgraders_view_of_a_submission_has_no_dangerous_target():
     assert f'src="data:image/png;base64,{PNG}"' in body
 
 
-def test_the_feedback_page_has_no_dangerous_target_and_carries_its_policy_first_in_its_head():
+def test_feedback_safe_policy_first():
     from nbgrader.server_extensions.formgrader import handlers
 
     config = Config()  # what nbgrader's GenerateFeedback sets up
@@ -293,13 +293,13 @@ def test_the_feedback_page_has_no_dangerous_target_and_carries_its_policy_first_
     assert dangerous(body) == [], dangerous(body)
 
 
-def test_a_page_without_a_head_is_refused_rather_than_written_without_a_policy():
+def test_headless_page_refused():
     with pytest.raises(ValueError, match="no <head>"):
         with_policy("<html><body>hi</body></html>", PAGE_POLICY)
     assert "<meta http-equiv" in with_policy('<html><HEAD lang="en"><title>t</title></HEAD></html>', PAGE_POLICY)
 
 
-def test_the_course_markdown_renders_through_the_guard_with_every_tag_and_word_it_had():
+def test_course_markdown_intact():
     """The lessons' own Markdown loses nothing but the Colab badge's remote image, which becomes its alt text."""
     plain, guarded = HTMLExporter(), SafeMarkdown(parent=HTMLExporter())
     checked = 0
@@ -319,7 +319,7 @@ def test_the_course_markdown_renders_through_the_guard_with_every_tag_and_word_i
 # --------------------------------------------------------------------------- the notebook itself
 
 
-def test_output_metadata_cannot_inject_an_attribute_into_nbconverts_img(guard):
+def test_no_injection_into_img(guard):
     """nbconvert writes an output's width and height unquoted into <img ...>: only numbers may stay."""
     metadata = {
         "image/png": {"width": "1 onerror=top.pwned=1", "height": 240},
@@ -335,7 +335,8 @@ def test_output_metadata_cannot_inject_an_attribute_into_nbconverts_img(guard):
     assert dangerous(page[page.index("<body") :]) == []
 
 
-def test_the_graded_notebook_keeps_markdown_as_written_and_cleans_html_outputs():
+def test_graded_notebook_cleans_html():
+    """Markdown stays as written; HTML outputs are cleaned."""
     added = new_markdown_cell("Here `a<b` holds. " + hostile_markdown()["md-raw-html"])
     added.metadata["autograder"] = {"added": True}
     outputs = [

@@ -40,13 +40,13 @@ def sources(cells):
     return [c.source for c in cells]
 
 
-def test_an_untouched_submission_comes_back_as_it_was():
+def test_untouched_comes_back_same():
     submitted = answered(released(), f="def f(): return 1", g="def g(): return 2")
     cells, notes = restore_cells(released(), submitted)
     assert sources(cells) == sources(submitted) and notes == []
 
 
-def test_edited_and_deleted_tests_are_put_back_and_noted():
+def test_tests_restored_and_noted():
     submitted = answered(released(), f="def f(): return 1")
     submitted[4].source = "pass"
     del submitted[7]
@@ -56,7 +56,8 @@ def test_edited_and_deleted_tests_are_put_back_and_noted():
     assert any("'test_g' was missing" in n for n in notes)
 
 
-def test_a_duplicated_test_runs_once_and_a_duplicated_answer_stays_as_code():
+def test_duplicated_test_runs_once():
+    """And a duplicated answer stays as code."""
     submitted = answered(released(), f="def f(): return 1")
     submitted.insert(5, copy.deepcopy(submitted[4]))
     submitted.insert(4, copy.deepcopy(submitted[3]))
@@ -67,7 +68,7 @@ def test_a_duplicated_test_runs_once_and_a_duplicated_answer_stays_as_code():
     assert sum("A duplicate of cell" in n for n in notes) == 2
 
 
-def test_a_test_moved_above_its_answer_is_graded_in_the_handed_out_order():
+def test_moved_test_graded_in_order():
     submitted = answered(released(), f="def f(): return 1")
     test = submitted.pop(4)
     submitted.insert(3, test)
@@ -76,7 +77,7 @@ def test_a_test_moved_above_its_answer_is_graded_in_the_handed_out_order():
     assert any("handed-out order" in n for n in notes)
 
 
-def test_answers_that_lost_their_metadata_are_found_by_position():
+def test_bare_answers_by_position():
     submitted = answered(released(), f="def f(): return 1", g="def g(): return 2")
     for cell in submitted:
         cell.metadata.pop("nbgrader", None)
@@ -87,7 +88,7 @@ def test_answers_that_lost_their_metadata_are_found_by_position():
     assert any("'f' had lost its grading metadata" in n for n in notes)
 
 
-def test_cells_a_student_added_stay_after_the_cell_they_followed():
+def test_added_cells_keep_place():
     submitted = answered(released(), f="def f(): return helper()")
     submitted.insert(3, new_code_cell("def helper(): return 1"))
     submitted.insert(0, new_code_cell("print('first')"))
@@ -97,7 +98,7 @@ def test_cells_a_student_added_stay_after_the_cell_they_followed():
     assert notes == []
 
 
-def test_a_cell_claiming_an_unknown_grade_id_loses_the_claim():
+def test_unknown_grade_id_dropped():
     submitted = answered(released(), f="def f(): return 1")
     submitted.append(graded("test_bonus", "print('free points')", points=50))
     cells, notes = restore_cells(released(), submitted)
@@ -105,7 +106,7 @@ def test_a_cell_claiming_an_unknown_grade_id_loses_the_claim():
     assert any("'test_bonus' is not part of the assignment" in n for n in notes)
 
 
-def test_a_missing_answer_is_graded_as_unanswered():
+def test_missing_answer_is_unanswered():
     submitted = [
         c for c in answered(released(), f="def f(): return 1") if c.metadata.get("nbgrader", {}).get("grade_id") != "g"
     ]

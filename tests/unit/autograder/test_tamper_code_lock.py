@@ -22,7 +22,7 @@ def _attempt(change) -> str:
     return "allowed"
 
 
-def test_installed_functions_code_defaults_and_keyword_defaults_cannot_be_replaced_or_deleted():
+def test_code_and_defaults_are_locked():
     def work() -> bytes:
         code_lock.refuse_code_changes()
 
@@ -47,7 +47,8 @@ def test_installed_functions_code_defaults_and_keyword_defaults_cannot_be_replac
     assert "backward.__code__" in outcome["code"]
 
 
-def test_functions_made_later_stay_free_and_the_refusal_cannot_be_blinded():
+def test_new_functions_stay_free():
+    """And the refusal itself cannot be blinded."""
     import builtins
     import gc
     from types import FunctionType

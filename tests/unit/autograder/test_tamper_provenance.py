@@ -6,16 +6,16 @@ import torch
 from autograder.tamper.provenance import provenance_problems
 
 
-def test_a_fresh_process_has_no_provenance_problems():
+def test_fresh_process_is_clean():
     assert provenance_problems() == []
 
 
-def test_a_replaced_optimizer_method_was_not_defined_by_installed_code(monkeypatch):
+def test_replaced_optimizer_flagged(monkeypatch):
     monkeypatch.setattr(torch.optim.Optimizer, "zero_grad", lambda self, set_to_none=True: None)
     assert "torch.optim.Optimizer.zero_grad" in provenance_problems()
 
 
-def test_a_replaced_grader_function_was_not_defined_by_installed_code(monkeypatch):
+def test_replaced_grader_flagged(monkeypatch):
     import autograder.exercises._lesson3.recorder
 
     monkeypatch.setattr(autograder.exercises._lesson3.recorder, "grads", lambda params: [])

@@ -16,12 +16,12 @@ def _quick():
     return quick
 
 
-def test_this_interpreter_keeps_dict_version_tags_so_the_quick_check_is_used():
+def test_interpreter_has_version_tags():
     assert tags.READ_VERSION is not None
     assert _quick()() is True
 
 
-def test_training_with_hooks_in_a_forked_child_takes_the_quick_path():
+def test_hooked_training_stays_quick():
     from autograder.sandbox.child import run_in_child
 
     quick = _quick()
@@ -39,7 +39,7 @@ def test_training_with_hooks_in_a_forked_child_takes_the_quick_path():
     assert run_in_child(work).record == b"quick"
 
 
-def test_a_warning_raised_from_a_watched_module_keeps_the_next_check_quick(monkeypatch):
+def test_watched_warning_stays_quick(monkeypatch):
     import autograder.jobs.run as watched  # a grader module: its dict is watched
 
     monkeypatch.delitem(vars(watched), "__warningregistry__", raising=False)
@@ -89,7 +89,7 @@ CHANGES = {
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=list(CHANGES))
-def test_the_quick_check_never_calls_a_change_unchanged(change, monkeypatch):
+def test_quick_check_misses_no_change(change, monkeypatch):
     import sys
 
     changes, quick = watch.start_watch(deep=True), _quick()
@@ -101,7 +101,7 @@ def test_the_quick_check_never_calls_a_change_unchanged(change, monkeypatch):
         sys.settrace(None)
 
 
-def test_every_exercise_solved_correctly_in_a_forked_child_takes_the_quick_path():
+def test_correct_solutions_stay_quick():
     """The instructor's answer to each of the twelve exercises, run through all its scenarios in a
     forked child as the grader does: torch's own lazy work must not look like a change, or every
     check would take the slow way (or worse, call honest work tampered)."""

@@ -10,14 +10,14 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 from autograder.tamper import surfaces, watch
 
 
-def test_a_snapshot_sees_a_replaced_optimizer_method(monkeypatch):
+def test_sees_replaced_optimizer(monkeypatch):
     changes = watch.start_watch()
     assert changes() == []
     monkeypatch.setattr(torch.optim.Optimizer, "zero_grad", lambda self, set_to_none=True: None)
     assert "torch.optim.Optimizer.zero_grad" in changes()
 
 
-def test_a_snapshot_sees_a_global_optimizer_hook():
+def test_sees_global_optimizer_hook():
     changes = watch.start_watch()
     handle = register_optimizer_step_pre_hook(lambda *a: None)
     try:
@@ -27,7 +27,7 @@ def test_a_snapshot_sees_a_global_optimizer_hook():
     assert changes() == []
 
 
-def test_a_snapshot_sees_a_replaced_grader_function(monkeypatch):
+def test_sees_replaced_grader(monkeypatch):
     import autograder.exercises._lesson3.recorder
 
     changes = watch.start_watch()
@@ -35,7 +35,7 @@ def test_a_snapshot_sees_a_replaced_grader_function(monkeypatch):
     assert "autograder.exercises._lesson3.recorder.grads" in changes()
 
 
-def test_creating_optimizers_and_models_is_not_tampering():
+def test_new_optimizers_not_tampering():
     changes = watch.start_watch()
     model = torch.nn.Linear(2, 1)
     for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop):
@@ -43,7 +43,7 @@ def test_creating_optimizers_and_models_is_not_tampering():
     assert changes() == []
 
 
-def test_replacing_the_tamper_checks_own_functions_does_not_blind_it(monkeypatch):
+def test_watch_cannot_be_blinded(monkeypatch):
     changes = watch.start_watch()
     # Where the watch's functions are defined, and where the watch looks them up.
     monkeypatch.setattr(surfaces, "watched_objects", lambda: {})
@@ -66,7 +66,7 @@ DEEP = {
 
 
 @pytest.mark.parametrize("name", DEEP, ids=list(DEEP))
-def test_a_change_one_module_deeper_than_the_surfaces_is_named(name, monkeypatch):
+def test_deeper_change_is_named(name, monkeypatch):
     changes = watch.start_watch(deep=True)
     DEEP[name](monkeypatch)
     assert name in changes()
@@ -77,7 +77,7 @@ def _quick_of(changes):
     return dict(zip(changes.__code__.co_freevars, (c.cell_contents for c in changes.__closure__)))["quick"]
 
 
-def test_flags_and_new_submodules_are_not_changes_and_the_next_check_is_quick_again(monkeypatch):
+def test_flags_submodules_not_changes(monkeypatch):
     import types
 
     changes = watch.start_watch(deep=True)
@@ -90,7 +90,7 @@ def test_flags_and_new_submodules_are_not_changes_and_the_next_check_is_quick_ag
     assert quick() is True  # and takes the tags of now as the ones to compare with
 
 
-def test_a_change_made_after_a_clean_full_comparison_is_still_seen(monkeypatch):
+def test_change_after_clean_seen(monkeypatch):
     changes = watch.start_watch(deep=True)
     monkeypatch.setattr(torch.autograd.graph, "lazily_imported", 1, raising=False)
     assert changes() == []
@@ -98,7 +98,7 @@ def test_a_change_made_after_a_clean_full_comparison_is_still_seen(monkeypatch):
     assert changes() == ["torch.autograd.graph.Variable"]
 
 
-def test_seal_makes_the_servers_watch_every_jobs_watch():
+def test_sealed_watch_is_every_jobs():
     from autograder.sandbox.child import run_in_child
 
     def work() -> bytes:  # in a child: sealing is for good
