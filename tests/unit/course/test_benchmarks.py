@@ -9,7 +9,7 @@ from tests.conftest import ROOT, requires_bwrap
 
 
 @requires_bwrap
-def test_the_grading_benchmark_grades_a_small_class_the_same_way_twice():
+def test_benchmark_grades_same_twice():
     script = os.path.join(ROOT, "benchmarks", "grade_throughput.py")
     command = [sys.executable, script, "--n", "2", "--skip-sandboxed", "--json", "--no-record"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)

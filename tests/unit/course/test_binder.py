@@ -20,7 +20,7 @@ from tests.course_copy import copy_working_tree
 FIRST_LESSON = "release/lesson1_requires_grad/lesson1_requires_grad.ipynb"
 
 
-def test_environment_yml_is_a_conda_forge_environment_for_the_course_python():
+def test_environment_yml_conda_forge():
     with open(os.path.join(ROOT, "environment.yml")) as f:
         env = yaml.safe_load(f)
     assert env["channels"] == ["conda-forge", "nodefaults"]
@@ -28,14 +28,14 @@ def test_environment_yml_is_a_conda_forge_environment_for_the_course_python():
     assert not [d for d in env["dependencies"] if isinstance(d, dict)], "no pip section: postBuild installs the course"
 
 
-def test_post_build_is_an_executable_script():
+def test_post_build_is_executable():
     path = os.path.join(ROOT, "postBuild")
     assert os.access(path, os.X_OK), "repo2docker runs postBuild only when it is executable"
     assert open(path).readline().startswith("#!/bin/bash")
 
 
 @pytest.mark.slow
-def test_post_build_installs_the_course_packages_and_lands_on_lesson_one(tmp_path):
+def test_post_build_installs_and_lands(tmp_path):
     repo = tmp_path / "repo"  # what repo2docker builds from: the committed files
     copy_working_tree(str(repo))
     env_dir = tmp_path / "env"  # stands in for the conda environment

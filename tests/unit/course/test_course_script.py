@@ -14,7 +14,7 @@ def load_course(monkeypatch, tmp_path):
     return course
 
 
-def test_student_copies_are_made_once_and_never_overwritten(monkeypatch, tmp_path):
+def test_student_copies_made_once(monkeypatch, tmp_path):
     course = load_course(monkeypatch, tmp_path)
     course.copy_student_notebooks()
     mine = tmp_path / "my-work" / "lesson3_zeroing_grad.ipynb"
@@ -24,13 +24,13 @@ def test_student_copies_are_made_once_and_never_overwritten(monkeypatch, tmp_pat
     assert mine.read_text() == "my answers"
 
 
-def test_an_unknown_command_prints_the_usage(monkeypatch, tmp_path, capsys):
+def test_unknown_command_prints_usage(monkeypatch, tmp_path, capsys):
     course = load_course(monkeypatch, tmp_path)
     assert course.main(["fly"]) == 2
     assert "python3 course.py lab" in capsys.readouterr().out
 
 
-def test_as_root_lab_explains_and_starts_jupyterlab_with_allow_root(monkeypatch, tmp_path, capsys):
+def test_root_lab_uses_allow_root(monkeypatch, tmp_path, capsys):
     course = load_course(monkeypatch, tmp_path)
     monkeypatch.setattr(course.os, "geteuid", lambda: 0)
     assert course.root_flags() == ["--allow-root"]
@@ -39,7 +39,7 @@ def test_as_root_lab_explains_and_starts_jupyterlab_with_allow_root(monkeypatch,
     assert course.root_flags() == []
 
 
-def test_the_lab_settings_turn_the_news_popup_off_for_the_whole_environment(monkeypatch, tmp_path):
+def test_lab_settings_turn_off_news(monkeypatch, tmp_path):
     import json
     import sys
 
@@ -53,7 +53,7 @@ def test_the_lab_settings_turn_the_news_popup_off_for_the_whole_environment(monk
     assert json.load(open(installed)) == json.load(open(os.path.join(ROOT, "lab", "overrides.json")))
 
 
-def test_a_copied_notebook_carries_the_language_info_its_kernel_will_report(monkeypatch, tmp_path):
+def test_copy_has_kernel_language_info(monkeypatch, tmp_path):
     """JupyterLab marks a notebook modified as soon as its kernel's language_info differs from the
     stored one (tests/browser/test_learner_flow.py opens one): the copy gets this Python's version."""
     import json
@@ -80,12 +80,12 @@ def _pytest_command(monkeypatch, tmp_path, *arguments):
     return called[0][called[0].index("pytest") + 1 :]
 
 
-def test_fast_runs_the_unit_tier_only_in_two_processes(monkeypatch, tmp_path):
+def test_fast_is_unit_tier_two_workers(monkeypatch, tmp_path):
     command = _pytest_command(monkeypatch, tmp_path, "--fast", "-k", "roster")
     assert command[-1] == "tests/unit" and "--fast" not in command
     assert command[:4] == ["-n", "2", "--dist", "loadfile"] and ["-k", "roster"] == command[-3:-1]
 
 
-def test_the_whole_suite_names_no_path_and_keeps_a_chosen_process_count(monkeypatch, tmp_path):
+def test_full_suite_keeps_chosen_n(monkeypatch, tmp_path):
     command = _pytest_command(monkeypatch, tmp_path, "-n", "0")
     assert "tests/unit" not in command and command.count("-n") == 1 and "--durations=15" in command

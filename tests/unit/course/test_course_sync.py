@@ -32,7 +32,7 @@ def text(cell: dict) -> str:
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_each_lesson_carries_the_badges_and_install_cell_the_setting_gives(assignment):
+def test_lesson_cells_from_setting(assignment):
     where = course.settings()
     nb = source_notebook(assignment)
     assert course.synced_notebook(nb, where["repository"], where["branch"], assignment) == nb, (
@@ -41,7 +41,7 @@ def test_each_lesson_carries_the_badges_and_install_cell_the_setting_gives(assig
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_student_notebook_starts_with_the_badges_then_the_title_then_the_install_cell(assignment):
+def test_student_notebook_cell_order(assignment):
     cells = source_notebook(assignment, "release")["cells"]
     assert [cells[0]["id"], cells[2]["id"]] == ["badges", "install"]
     assert text(cells[1]).startswith("# Lesson")
@@ -50,13 +50,13 @@ def test_the_student_notebook_starts_with_the_badges_then_the_title_then_the_ins
     assert f"release/{assignment}/{assignment}.ipynb" in text(cells[0])
 
 
-def test_the_readme_badges_are_those_the_setting_gives():
+def test_readme_badges_from_setting():
     where = course.settings()
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     assert course.readme_block(where["repository"], where["branch"]) in readme, "run `python3 course.py sync`"
 
 
-def test_github_repositories_get_a_colab_badge_and_a_binder_badge_landing_on_the_lesson():
+def test_github_gets_colab_and_binder():
     markdown = course.badges_markdown(GITHUB, "main", "lesson3_zeroing_grad")
     colab = "https://colab.research.google.com/github/someone/grad-course/blob/main/release/lesson3_zeroing_grad/lesson3_zeroing_grad.ipynb"
     binder = (
@@ -67,7 +67,8 @@ def test_github_repositories_get_a_colab_badge_and_a_binder_badge_landing_on_the
     assert f"[![Launch Binder]({course.BINDER_BADGE})]({binder})" in markdown
 
 
-def test_a_repository_elsewhere_gets_binder_only_and_a_local_copy_gets_no_badge():
+def test_non_github_gets_binder_only():
+    """A repository elsewhere gets a Binder badge only; a local copy gets no badge."""
     elsewhere = course.badges_markdown("https://gitlab.com/someone/grad-course", "dev", "lesson1_requires_grad")
     assert "Colab" not in elsewhere
     assert "https://mybinder.org/v2/git/https%3A%2F%2Fgitlab.com%2Fsomeone%2Fgrad-course/dev?urlpath=" in elsewhere
@@ -75,7 +76,7 @@ def test_a_repository_elsewhere_gets_binder_only_and_a_local_copy_gets_no_badge(
     assert "mybinder" not in local and "colab.research" not in local and "file:///srv/course" in local
 
 
-def test_the_install_cell_installs_from_the_setting_only_when_the_packages_are_missing():
+def test_install_cell_only_if_missing():
     source = course.install_cell_source("file:///srv/course", "main")
     assert '%pip install --quiet "git+file:///srv/course@main"' in source
     assert 'find_spec("gradlessons") is None or importlib.util.find_spec("autograder") is None' in source
@@ -101,7 +102,7 @@ def set_repository(copy, value: str) -> None:
 
 
 @pytest.mark.slow
-def test_sync_points_every_lesson_its_student_notebook_and_the_readme_at_a_new_repository(course_copy):
+def test_sync_points_all_at_new_repo(course_copy):
     set_repository(course_copy, GITHUB + ".git")
     assert load_course(str(course_copy)).sync([]) == 0
     readme = (course_copy / "README.md").read_text()
@@ -115,7 +116,7 @@ def test_sync_points_every_lesson_its_student_notebook_and_the_readme_at_a_new_r
             assert sum(c.get("id") == "install" for c in cells) == 1  # a second sync does not add another
 
 
-def test_sync_refuses_a_pyproject_without_the_setting_and_changes_nothing(course_copy):
+def test_sync_refuses_unset_pyproject(course_copy):
     pyproject = (course_copy / "pyproject.toml").read_text()
     (course_copy / "pyproject.toml").write_text(pyproject.replace("[tool.autograd-course]", "[tool.other]"))
     before = (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes()
@@ -124,7 +125,7 @@ def test_sync_refuses_a_pyproject_without_the_setting_and_changes_nothing(course
     assert (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes() == before
 
 
-def test_sync_refuses_a_readme_without_the_badge_block_and_changes_nothing(course_copy):
+def test_sync_refuses_blockless_readme(course_copy):
     readme = (course_copy / "README.md").read_text()
     (course_copy / "README.md").write_text(readme.replace(course.README_END, ""))
     before = (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes()
@@ -133,7 +134,7 @@ def test_sync_refuses_a_readme_without_the_badge_block_and_changes_nothing(cours
     assert (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes() == before
 
 
-def test_sync_refuses_a_codes_page_without_code_tables_and_changes_nothing(course_copy):
+def test_sync_refuses_tableless_codes(course_copy):
     (course_copy / "docs" / "codes.md").write_text("# Codes\n\nNo tables here.\n")
     before = (course_copy / "README.md").read_bytes()
     with pytest.raises(SystemExit, match="docs/codes.md has no code table block"):
@@ -142,18 +143,18 @@ def test_sync_refuses_a_codes_page_without_code_tables_and_changes_nothing(cours
     assert (course_copy / "docs" / "codes.md").read_text() == "# Codes\n\nNo tables here.\n"
 
 
-def test_the_code_tables_are_written_again_from_codes_py():
+def test_code_tables_regenerated():
     text = open(os.path.join(ROOT, "docs", "codes.md"), encoding="utf-8").read()
     drifted = text.replace("| `never_clears` |", "| `never_clears_old` |", 1)
     assert drifted != text and course.codes_blocks(drifted) == text
 
 
-def test_the_readme_lesson_lengths_are_those_the_notebooks_give():
+def test_readme_lengths_from_notebooks():
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     assert course.length_block() in readme, "run `python3 course.py sync`"
 
 
-def test_a_lesson_splits_into_core_path_exercises_and_going_deeper_by_its_headings():
+def test_lesson_splits_by_headings():
     def md(text):
         return {"cell_type": "markdown", "source": [text], "metadata": {}}
 
@@ -179,7 +180,9 @@ def test_a_lesson_splits_into_core_path_exercises_and_going_deeper_by_its_headin
     assert (core["cells"], core["words"], core["code_lines"], core["explorers"]) == (4, 11, 2, 1)
 
 
-def test_a_lesson_takes_its_words_at_150_a_minute_its_code_at_12_lines_a_minute_and_45_s_a_question():
+def test_lesson_minutes_from_rates():
+    """Words at 150 a minute, code at 12 lines a minute, 45 s a question."""
+
     def md(text):
         return {"cell_type": "markdown", "source": [text], "metadata": {}}
 
@@ -205,7 +208,7 @@ def test_a_lesson_takes_its_words_at_150_a_minute_its_code_at_12_lines_a_minute_
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_every_core_path_fits_the_minutes_its_lesson_promises(assignment):
+def test_core_paths_fit_their_minutes(assignment):
     core = course.lesson_stats(assignment)["core"]
     assert core["exact_minutes"] <= course.CORE_PATH_MINUTES, (
         f"{assignment}'s core path takes {core['exact_minutes']:.1f} minutes by `course.py stats`: "
@@ -213,7 +216,7 @@ def test_every_core_path_fits_the_minutes_its_lesson_promises(assignment):
     )
 
 
-def test_a_question_is_only_a_paragraph_that_starts_with_a_bold_question_label():
+def test_questions_need_bold_labels():
     text = "The **Question 1.** label in the middle of a paragraph is not a question."
     cells = [{"cell_type": "markdown", "source": [text], "metadata": {}}]
     assert course._length(cells)["questions"] == 0

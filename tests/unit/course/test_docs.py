@@ -55,7 +55,7 @@ def anchors(path: str) -> set[str]:
     return found
 
 
-def test_the_slugs_are_githubs():
+def test_slugs_are_githubs():
     assert slug("Lesson 4: torch.no_grad() for inference") == "lesson-4-torchno_grad-for-inference"
     assert slug("What was tested, and what was not") == "what-was-tested-and-what-was-not"
     assert slug("Lesson 1: `lesson1_requires_grad`") == "lesson-1-lesson1_requires_grad"
@@ -63,7 +63,7 @@ def test_the_slugs_are_githubs():
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: os.path.relpath(p, ROOT))
-def test_every_relative_link_leads_to_a_file_and_every_anchor_to_a_heading(page):
+def test_links_and_anchors_resolve(page):
     broken = []
     for target in LINK.findall(prose(read(page))):
         if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto: ...: not ours to check
@@ -77,26 +77,26 @@ def test_every_relative_link_leads_to_a_file_and_every_anchor_to_a_heading(page)
     assert not broken, f"{os.path.relpath(page, ROOT)}: " + "; ".join(broken)
 
 
-def test_the_code_tables_in_docs_codes_md_are_made_from_codes_py():
+def test_code_tables_from_codes_py():
     text = read(CODES_DOC)
     covered = {name for match in course.CODES.finditer(text) for name in match[2].split()}
     assert covered == set(EXERCISES) | {"shared"}, "docs/codes.md needs a code table for every exercise"
     assert course.codes_blocks(text) == text, "run `python3 course.py sync` to write the code tables of docs/codes.md"
 
 
-def test_every_exercise_has_its_signature_in_docs_codes_md():
+def test_codes_md_has_every_signature():
     text = read(CODES_DOC)
     for name in EXERCISES:
         assert re.search(rf"`{name}\(", text), f"{name}: signature missing from docs/codes.md"
 
 
-def test_every_assignment_has_its_section_in_docs_codes_md():
+def test_codes_md_has_every_assignment():
     text = read(CODES_DOC)
     for assignment in ASSIGNMENTS:
         assert f"`{assignment}`" in text
 
 
-def test_the_code_tables_live_only_in_docs_codes_md():
+def test_code_tables_only_in_codes_md():
     for page in PAGES:
         if page != CODES_DOC:
             where = os.path.relpath(page, ROOT)

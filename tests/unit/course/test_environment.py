@@ -43,28 +43,28 @@ def conda_pins() -> dict[str, str]:
     return pins
 
 
-def test_torch_is_pinned_to_the_version_with_a_local_cpu_wheel():
+def test_torch_pin_has_local_cpu_wheel():
     assert pip_pins()["torch"] == "2.13.0"
 
 
-def test_every_pip_pin_appears_in_environment_yml_with_the_same_version():
+def test_pip_pins_match_env_yml():
     conda = conda_pins()
     for name, version in pip_pins().items():
         if name not in INSTRUCTOR_ONLY:
             assert conda.get(CONDA_NAME.get(name, name)) == version, name
 
 
-def test_environment_yml_pins_nothing_that_pip_does_not():
+def test_env_yml_pins_nothing_extra():
     pip = {CONDA_NAME.get(n, n) for n in pip_pins() if n not in INSTRUCTOR_ONLY}
     assert set(conda_pins()) - {"python"} == pip
 
 
-def test_what_only_instructors_need_is_pinned_for_pip_and_left_out_of_binder():
+def test_instructor_pins_off_binder():
     assert INSTRUCTOR_ONLY <= set(pip_pins())
     assert not INSTRUCTOR_ONLY & set(conda_pins())
 
 
-def test_binder_gets_the_cpu_build_of_pytorch_from_conda_forge():
+def test_binder_gets_cpu_pytorch():
     with open(os.path.join(ROOT, "environment.yml")) as f:
         env = yaml.safe_load(f)
     assert env["channels"][0] == "conda-forge"
@@ -93,7 +93,7 @@ def imported_top_level_modules() -> set[str]:
     return {m for m in found if m not in sys.stdlib_module_names and m not in OWN_PACKAGES}
 
 
-def test_every_package_the_course_imports_is_pinned_for_pip_and_for_binder():
+def test_every_import_is_pinned():
     distributions = importlib.metadata.packages_distributions()
     pinned, conda = pip_pins(), conda_pins()
     for module in sorted(imported_top_level_modules()):
@@ -104,7 +104,7 @@ def test_every_package_the_course_imports_is_pinned_for_pip_and_for_binder():
         assert {CONDA_NAME.get(n, n) for n in names} & set(conda), f"{module} is missing from environment.yml"
 
 
-def test_the_tests_run_on_exactly_the_pinned_versions():
+def test_tests_run_on_pinned_versions():
     for name, version in (pip_pins("requirements-dev.txt") | pip_pins()).items():
         installed = importlib.metadata.version(name).split("+")[0]  # torch reports 2.13.0+cpu
         assert installed == version, f"{name}: {installed} installed, {version} pinned"

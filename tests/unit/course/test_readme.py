@@ -10,18 +10,18 @@ README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
 MAX_LINES = 200
 
 
-def test_the_readme_stays_short():
+def test_stays_short():
     lines = len(README.splitlines())
     assert lines <= MAX_LINES, f"README.md has {lines} lines (at most {MAX_LINES}): move the detail to docs/"
 
 
-def test_the_readme_quick_start_holds_the_command_ci_runs():
+def test_quick_start_is_what_ci_runs():
     ci = open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8").read()
     assert "\npython3 course.py test\n" in ci
     assert "```bash\npython3 course.py lab\npython3 course.py test\n```" in README
 
 
-def test_the_readme_keeps_the_blocks_sync_writes():
+def test_keeps_blocks_sync_writes():
     spec = importlib.util.spec_from_file_location("course_script", os.path.join(ROOT, "course.py"))
     course = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(course)
@@ -29,12 +29,12 @@ def test_the_readme_keeps_the_blocks_sync_writes():
         assert README.count(start) == 1 and README.count(end) == 1 and README.index(start) < README.index(end)
 
 
-def test_every_assignment_is_listed_in_the_readme():
+def test_lists_every_assignment():
     for assignment in ASSIGNMENTS:
         assert f"`{assignment}`" in README
 
 
-def test_the_readme_links_every_page_of_the_docs():
+def test_links_every_docs_page():
     for name in sorted(os.listdir(os.path.join(ROOT, "docs"))):
         if name.endswith(".md"):
             assert f"(docs/{name})" in README, f"docs/{name} is not linked from README.md"

@@ -5,12 +5,12 @@ import torch
 from gradlessons.errors import error_line, show_error
 
 
-def test_the_first_sentence_of_the_message_with_the_error_type():
+def test_first_sentence_and_type():
     line = error_line(lambda: torch.tensor([1, 2], requires_grad=True))
     assert line == "RuntimeError: Only Tensors of floating point and complex dtype can require gradients"
 
 
-def test_hints_after_the_first_sentence_are_left_out():
+def test_later_hints_left_out():
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     loss = (w * w).sum()
     loss.backward()
@@ -19,13 +19,13 @@ def test_hints_after_the_first_sentence_are_left_out():
     assert line.endswith(".") and "retain_graph" not in line
 
 
-def test_no_error_gives_none_and_prints_no_error(capsys):
+def test_no_error_gives_none_says_so(capsys):
     assert error_line(lambda: 1 + 1) is None
     show_error(lambda: 1 + 1)
     assert capsys.readouterr().out == "no error\n"
 
 
-def test_show_error_prints_one_line_and_nothing_on_stderr(capsys):
+def test_prints_one_line_no_stderr(capsys):
     show_error(lambda: {}["missing"])
     out, err = capsys.readouterr()
     assert out == "KeyError: 'missing'\n" and err == ""

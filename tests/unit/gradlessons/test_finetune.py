@@ -5,12 +5,12 @@ import torch
 from gradlessons.finetune import small_model, train_once
 
 
-def test_the_parameter_names_are_those_the_lesson_and_its_exercise_use():
+def test_names_match_the_lesson():
     names = [name for name, _ in small_model().named_parameters()]
     assert names == ["body.0.weight", "body.0.bias", "body.2.weight", "body.2.bias", "head.weight", "head.bias"]
 
 
-def test_the_same_seed_gives_the_same_weights_and_leaves_the_global_random_numbers_alone():
+def test_seed_local_and_repeatable():
     torch.manual_seed(5)
     expected = torch.rand(3)
     torch.manual_seed(5)
@@ -19,7 +19,7 @@ def test_the_same_seed_gives_the_same_weights_and_leaves_the_global_random_numbe
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
 
 
-def test_only_trainable_parameters_move_and_frozen_ones_get_no_gradient():
+def test_only_trainable_params_move():
     model = small_model()
     for name, p in model.named_parameters():
         p.requires_grad_(name.startswith("head"))
@@ -29,7 +29,7 @@ def test_only_trainable_parameters_move_and_frozen_ones_get_no_gradient():
     assert model.body[0].weight.grad is None
 
 
-def test_a_frozen_parameter_whose_grad_is_zeros_not_none_still_moves_with_momentum():
+def test_momentum_moves_frozen():
     """What lesson 1 warns about: freezing alone does not stop an optimizer with momentum."""
     model = small_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)

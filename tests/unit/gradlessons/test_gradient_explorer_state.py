@@ -34,7 +34,7 @@ def state():
     return GradExplorerState()
 
 
-def test_grad_is_none_before_the_first_backward(state):
+def test_grad_none_before_backward(state):
     assert state.w.grad is None
     assert state.grad is None
     (start,) = state.history
@@ -43,7 +43,7 @@ def test_grad_is_none_before_the_first_backward(state):
     assert start.index == 0
 
 
-def test_the_setup_is_a_float64_parameter_with_a_real_sgd_optimizer(state):
+def test_float64_parameter_real_sgd(state):
     assert isinstance(state.w, torch.nn.Parameter)
     assert state.w.dtype == torch.float64
     assert isinstance(state.optimizer, torch.optim.SGD)
@@ -51,14 +51,14 @@ def test_the_setup_is_a_float64_parameter_with_a_real_sgd_optimizer(state):
     assert state.optimizer.param_groups[0]["lr"] == state.lr
 
 
-def test_the_first_gradient_is_an_easy_number_that_autograd_agrees_with(state):
+def test_first_grad_matches_autograd(state):
     record = state.backward()
     assert record.grad == pytest.approx(-8.0)
     assert record.grad == pytest.approx(autograd_gradient(state.w0, state))
     assert record.action == "loss.backward()"
 
 
-def test_backward_twice_doubles_the_gradient(state):
+def test_backward_twice_doubles_grad(state):
     single = autograd_gradient(state.weight, state)
     state.backward()
     record = state.backward()
@@ -67,7 +67,7 @@ def test_backward_twice_doubles_the_gradient(state):
     assert state.backward_count_since_clear == 2
 
 
-def test_backward_notes_tell_stored_from_accumulated(state):
+def test_notes_stored_vs_accumulated(state):
     first = state.backward()
     second = state.backward()
     assert "stored -8.0" in first.note
@@ -77,7 +77,7 @@ def test_backward_notes_tell_stored_from_accumulated(state):
     assert "accumulated" in second.note
 
 
-def test_plain_zero_grad_does_what_this_pytorch_really_does(state):
+def test_zero_grad_as_this_pytorch(state):
     state.backward()
     record = state.zero_grad()
     expected = default_zero_grad_result()
@@ -91,7 +91,7 @@ def test_plain_zero_grad_does_what_this_pytorch_really_does(state):
         assert "set_to_none=False" in record.note
 
 
-def test_zero_grad_with_set_to_none_true_leaves_none(state):
+def test_set_to_none_leaves_none(state):
     state.backward()
     record = state.zero_grad_set_to_none()
     assert record.action == "optimizer.zero_grad(set_to_none=True)"
@@ -99,7 +99,7 @@ def test_zero_grad_with_set_to_none_true_leaves_none(state):
     assert state.w.grad is None
 
 
-def test_zero_grad_with_set_to_none_false_fills_zeros_which_are_not_none(state):
+def test_set_to_none_false_zeros(state):
     state.backward()
     record = state.zero_grad_fill_zeros()
     assert record.action == "optimizer.zero_grad(set_to_none=False)"
@@ -109,13 +109,13 @@ def test_zero_grad_with_set_to_none_false_fills_zeros_which_are_not_none(state):
     assert "filled w.grad with 0.0" in record.note
 
 
-def test_filling_zeros_cannot_create_a_gradient_that_does_not_exist(state):
+def test_fill_zeros_creates_no_grad(state):
     record = state.zero_grad_fill_zeros()
     assert record.grad is None
     assert "left it None" in record.note
 
 
-def test_assigning_none_to_grad_leaves_none(state):
+def test_assigning_none_leaves_none(state):
     state.backward()
     record = state.grad_to_none()
     assert record.action == "w.grad = None"
@@ -124,7 +124,7 @@ def test_assigning_none_to_grad_leaves_none(state):
 
 
 @pytest.mark.parametrize("clear", ["zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"])
-def test_every_clear_is_marked_and_restarts_the_backward_count(state, clear):
+def test_clears_restart_the_count(state, clear):
     state.backward()
     state.backward()
     record = state.apply(clear)
@@ -136,7 +136,7 @@ def test_every_clear_is_marked_and_restarts_the_backward_count(state, clear):
     assert after.grad == pytest.approx(autograd_gradient(state.weight, state))
 
 
-def test_step_moves_w_by_minus_lr_times_grad(state):
+def test_step_subtracts_lr_grad(state):
     state.backward()
     state.backward()
     grad = state.grad
@@ -148,14 +148,14 @@ def test_step_moves_w_by_minus_lr_times_grad(state):
     assert "moved w from 0.0 to 0.8" in record.note
 
 
-def test_step_with_grad_none_leaves_w_unchanged(state):
+def test_grad_none_step_keeps_w(state):
     before = state.weight
     record = state.step()
     assert record.weight == before
     assert record.note == "step() saw w.grad = None and left w unchanged (SGD skips it)"
 
 
-def test_step_with_grad_zero_leaves_w_unchanged(state):
+def test_grad_zero_step_keeps_w(state):
     state.backward()
     state.step()
     state.backward()
@@ -167,14 +167,14 @@ def test_step_with_grad_zero_leaves_w_unchanged(state):
     assert "w.grad = 0.0" in record.note
 
 
-def test_step_does_not_touch_the_gradient(state):
+def test_step_leaves_grad_alone(state):
     state.backward()
     grad = state.grad
     record = state.step()
     assert record.grad == grad
 
 
-def test_loss_is_recorded_at_the_current_weight(state):
+def test_loss_recorded_at_current_w(state):
     assert state.history[0].loss == pytest.approx(4.0)
     state.backward()
     record = state.step()
@@ -184,7 +184,7 @@ def test_loss_is_recorded_at_the_current_weight(state):
     assert record.loss < state.history[0].loss
 
 
-def test_reset_restores_the_initial_weight_grad_and_history(state):
+def test_reset_restores_the_start(state):
     for name in ["backward", "backward", "step", "zero_grad_fill_zeros", "backward"]:
         state.apply(name)
     old_optimizer = state.optimizer
@@ -200,7 +200,7 @@ def test_reset_restores_the_initial_weight_grad_and_history(state):
     assert state.backward().grad == pytest.approx(-8.0)
 
 
-def test_history_is_capped_and_keeps_counting():
+def test_history_cap_keeps_count():
     state = GradExplorerState(max_history=5)
     for _ in range(12):
         state.backward()
@@ -210,7 +210,7 @@ def test_history_is_capped_and_keeps_counting():
     assert state.log_lines()[0].lstrip().startswith("8.")
 
 
-def test_the_default_history_cap_is_200():
+def test_default_history_cap_is_200():
     state = GradExplorerState()
     for _ in range(250):
         state.grad_to_none()
@@ -218,7 +218,7 @@ def test_the_default_history_cap_is_200():
     assert state.history[-1].index == 250
 
 
-def test_history_is_a_snapshot_of_frozen_records(state):
+def test_history_is_frozen_snapshot(state):
     state.backward()
     history = state.history
     assert isinstance(history, tuple)
@@ -227,7 +227,7 @@ def test_history_is_a_snapshot_of_frozen_records(state):
         history[0].grad = 1.0
 
 
-def test_log_lines_are_numbered_in_order(state):
+def test_log_lines_numbered_in_order(state):
     state.backward()
     state.step()
     lines = state.log_lines()
@@ -238,7 +238,7 @@ def test_log_lines_are_numbered_in_order(state):
     assert state.history[2].note in lines[2]
 
 
-def test_every_action_label_is_the_code_a_student_would_write(state):
+def test_labels_are_student_code(state):
     labels = {name: state.apply(name).action for name in ACTIONS if name != "reset"}
     assert labels == {
         "backward": "loss.backward()",
@@ -250,17 +250,17 @@ def test_every_action_label_is_the_code_a_student_would_write(state):
     }
 
 
-def test_an_unknown_action_is_rejected(state):
+def test_unknown_action_rejected(state):
     with pytest.raises(ValueError, match="unknown action"):
         state.apply("explode")
 
 
-def test_a_history_cap_below_one_is_rejected():
+def test_cap_below_one_rejected():
     with pytest.raises(ValueError, match="max_history"):
         GradExplorerState(max_history=0)
 
 
-def test_none_and_zero_are_formatted_differently():
+def test_formats_none_unlike_zero():
     assert format_value(None) == "None"
     assert format_value(0.0) == "0.0"
     assert format_value(-0.0) == "0.0"
@@ -268,7 +268,7 @@ def test_none_and_zero_are_formatted_differently():
     assert format_value(0.05 * 16) == "0.8"
 
 
-def test_the_state_module_imports_no_widget_or_plotting_library():
+def test_no_widget_or_plot_imports():
     code = (
         "import sys\n"
         "from gradlessons.gradient_explorer import GradExplorerState\n"
@@ -298,7 +298,7 @@ GUIDE_WALK = [
 ]
 
 
-def test_the_guide_starts_at_step_one(state):
+def test_guide_starts_at_step_one(state):
     guide = state.guide
     assert not guide.finished
     assert guide.heading == "Step 1 of 6"
@@ -306,7 +306,7 @@ def test_the_guide_starts_at_step_one(state):
     assert guide.note == ""
 
 
-def test_following_the_guide_walks_through_every_step(state):
+def test_guide_walks_every_step(state):
     for action, shown, look in GUIDE_WALK:
         state.apply(action)
         assert state.guide.index + 1 == shown, action
@@ -316,7 +316,7 @@ def test_following_the_guide_walks_through_every_step(state):
     assert "restart guide" in state.guide.prompt
 
 
-def test_the_guide_says_the_piled_up_step_overshoots_the_best_value(state):
+def test_guide_names_the_overshoot(state):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
     message = state.guide.note
@@ -325,7 +325,7 @@ def test_the_guide_says_the_piled_up_step_overshoots_the_best_value(state):
     assert "overshot the best value 1.0" in message
 
 
-def test_the_guide_waits_for_the_action_it_asks_for(state):
+def test_guide_waits_for_action(state):
     state.apply("backward")
     state.apply("step")  # not what step 1 asks
     state.apply("backward")
@@ -335,7 +335,7 @@ def test_the_guide_waits_for_the_action_it_asks_for(state):
     assert "the sum of the 3 gradients computed since the last clear" in state.guide.note
 
 
-def test_a_clear_before_three_backwards_starts_the_count_again(state):
+def test_clear_before_three_restarts(state):
     state.apply("backward")
     state.apply("backward")
     state.apply("zero_grad")
@@ -346,14 +346,14 @@ def test_a_clear_before_three_backwards_starts_the_count_again(state):
     assert state.guide.index == 1
 
 
-def test_a_step_that_does_not_move_w_does_not_count(state):
+def test_step_must_move_w(state):
     for action in ["backward", "backward", "backward", "zero_grad", "step"]:
         state.apply(action)
     assert state.guide.index == 1
 
 
 @pytest.mark.parametrize("clear", ["zero_grad", "zero_grad_set_to_none", "grad_to_none", "zero_grad_fill_zeros"])
-def test_any_clear_of_a_real_gradient_completes_the_clearing_step(state, clear):
+def test_any_clear_does_clear_step(state, clear):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
     state.apply(clear)
@@ -362,13 +362,13 @@ def test_any_clear_of_a_real_gradient_completes_the_clearing_step(state, clear):
     assert expected in state.guide.note
 
 
-def test_the_clean_step_needs_a_fresh_gradient(state):
+def test_clean_step_needs_fresh_grad(state):
     for action in ["backward", "backward", "backward", "step", "zero_grad", "backward", "backward", "step"]:
         state.apply(action)
     assert state.guide.index == 4  # two backward() calls since the clear: not a clean step
 
 
-def test_reset_in_the_middle_of_the_guide_starts_it_again(state):
+def test_reset_midway_restarts_guide(state):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
     state.apply("reset")
@@ -376,7 +376,7 @@ def test_reset_in_the_middle_of_the_guide_starts_it_again(state):
     assert state.guide.note == ""
 
 
-def test_reset_after_the_guide_keeps_it_finished(state):
+def test_reset_keeps_finished_guide(state):
     for action, _, _ in GUIDE_WALK:
         state.apply(action)
     state.apply("reset")
@@ -385,7 +385,7 @@ def test_reset_after_the_guide_keeps_it_finished(state):
     assert state.guide.heading == "Finished"
 
 
-def test_skipping_a_step_moves_the_guide_on_and_the_buttons_keep_working(state):
+def test_skip_moves_on_buttons_work(state):
     state.skip_guide_step()
     assert state.guide.index == 1 and state.guide.note == "Step 1 skipped."
     for action in ["backward", "backward", "backward"]:
@@ -401,13 +401,13 @@ def test_skipping_a_step_moves_the_guide_on_and_the_buttons_keep_working(state):
     assert state.guide.finished
 
 
-def test_l3_step_6_names_the_guide_step_it_compares_with():
+def test_step_6_names_guide_step_3():
     from gradlessons.gradient_explorer.state import guide_steps
 
     assert "guide step 3" in guide_steps()[5].prompt
 
 
-def test_restarting_the_guide_resets_the_explorer_too(state):
+def test_restart_resets_explorer(state):
     for action in ["backward", "backward", "backward", "step"]:
         state.apply(action)
     state.skip_guide_step()
@@ -425,7 +425,7 @@ def test_a_guide_needs_steps():
         Guide([])
 
 
-def test_records_know_the_values_before_the_action(state):
+def test_records_know_values_before(state):
     state.backward()
     record = state.step()
     assert record.weight_before == 0.0
@@ -436,7 +436,7 @@ def test_records_know_the_values_before_the_action(state):
     assert cleared.weight_before == cleared.weight
 
 
-def test_the_guide_computes_one_gradient_without_touching_w_grad(state):
+def test_gradient_at_leaves_w_grad(state):
     state.backward()
     assert state.gradient_at(0.0) == pytest.approx(-8.0)
     assert state.gradient_at(1.2) == pytest.approx(1.6)

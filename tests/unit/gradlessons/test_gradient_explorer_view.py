@@ -33,7 +33,7 @@ def images(output: widgets.Output) -> list[bytes]:
     return found
 
 
-def test_every_action_has_a_button_whose_tooltip_holds_its_code(explorer):
+def test_tooltips_hold_the_code(explorer):
     assert set(explorer.buttons) == set(ACTIONS)
     for name, button in explorer.buttons.items():
         assert isinstance(button, widgets.Button)
@@ -43,7 +43,7 @@ def test_every_action_has_a_button_whose_tooltip_holds_its_code(explorer):
     assert explorer.buttons["grad_to_none"].description == "w.grad = None"
 
 
-def test_the_public_widgets_are_exposed(explorer):
+def test_public_widgets_exposed(explorer):
     assert isinstance(explorer.widget, widgets.VBox)
     assert isinstance(explorer.plot_output, widgets.Output)
     assert isinstance(explorer.status, widgets.HTML)
@@ -54,7 +54,7 @@ def test_the_public_widgets_are_exposed(explorer):
     assert explorer.plot_output in children
 
 
-def test_a_new_explorer_shows_grad_none_and_one_image(explorer):
+def test_opens_on_grad_none(explorer):
     status = text_of(explorer.status.value)
     assert "w.grad = None" in status
     assert "w = 0.0" in status
@@ -63,7 +63,7 @@ def test_a_new_explorer_shows_grad_none_and_one_image(explorer):
     assert png.startswith(PNG_SIGNATURE)
 
 
-def test_clicking_backward_updates_status_log_and_plot(explorer):
+def test_backward_updates_log_plot(explorer):
     (before,) = images(explorer.plot_output)
     explorer.buttons["backward"].click()
     status = text_of(explorer.status.value)
@@ -95,7 +95,7 @@ CLICK_SEQUENCE = [
 ]
 
 
-def test_clicking_every_button_changes_the_log_status_and_image(explorer, capsys):
+def test_each_button_changes_view(explorer, capsys):
     previous_image = images(explorer.plot_output)[0]
     for number, (name, status_text, log_text) in enumerate(CLICK_SEQUENCE, start=1):
         explorer.buttons[name].click()
@@ -114,7 +114,7 @@ def test_clicking_every_button_changes_the_log_status_and_image(explorer, capsys
     assert captured.out == ""
 
 
-def test_reset_button_leaves_only_the_start_line_in_the_log(explorer):
+def test_reset_leaves_start_line(explorer):
     for name in ["backward", "backward", "step", "reset"]:
         explorer.buttons[name].click()
     log = text_of(explorer.log.value)
@@ -123,14 +123,14 @@ def test_reset_button_leaves_only_the_start_line_in_the_log(explorer):
     assert "w = 0.0" in text_of(explorer.status.value)
 
 
-def test_no_figure_is_left_open_in_pyplot(explorer):
+def test_no_figure_left_in_pyplot(explorer):
     open_before = set(plt.get_fignums())
     for name in ACTIONS:
         explorer.buttons[name].click()
     assert set(plt.get_fignums()) == open_before
 
 
-def test_a_long_history_still_plots(explorer):
+def test_long_history_still_plots(explorer):
     # One more record than can carry named ticks: the plot switches to plain numbers.
     for _ in range(MAX_NAMED_TICKS):
         explorer.state.backward()
@@ -139,7 +139,7 @@ def test_a_long_history_still_plots(explorer):
     assert images(explorer.plot_output)[0].startswith(PNG_SIGNATURE)
 
 
-def test_the_view_can_share_a_state_driven_from_python():
+def test_shares_a_python_driven_state():
     state = GradExplorerState()
     explorer = GradExplorer(state)
     assert explorer.state is state
@@ -150,14 +150,14 @@ def test_the_view_can_share_a_state_driven_from_python():
     assert "2. loss.backward()" in text_of(explorer.log.value)
 
 
-def test_displaying_the_explorer_displays_its_top_level_widget(explorer, monkeypatch):
+def test_displays_top_level_widget(explorer, monkeypatch):
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
     explorer._ipython_display_()
     assert shown == [explorer.widget]
 
 
-def test_log_text_is_html_escaped(explorer):
+def test_log_text_html_escaped(explorer):
     # The notes contain no markup, but the view must not trust that: "<" would break the <pre>.
     explorer.buttons["backward"].click()
     assert "<pre" in explorer.log.value
@@ -180,7 +180,7 @@ GUIDE_CLICKS = [
 ]
 
 
-def test_the_guide_is_shown_above_the_buttons(explorer):
+def test_guide_above_the_buttons(explorer):
     children = explorer.widget.children
     assert isinstance(explorer.guide, widgets.HTML)
     assert children.index(explorer.guide_controls.box) < children.index(explorer.status)
@@ -194,7 +194,7 @@ def test_the_guide_is_shown_above_the_buttons(explorer):
     assert not explorer.guide_buttons["skip"].disabled
 
 
-def test_clicking_through_the_guide_shows_each_step_and_what_to_look_at(explorer):
+def test_clicks_show_each_guide_step(explorer):
     for name, heading, look in GUIDE_CLICKS:
         explorer.buttons[name].click()
         text = text_of(explorer.guide.value)
@@ -206,7 +206,7 @@ def test_clicking_through_the_guide_shows_each_step_and_what_to_look_at(explorer
     assert explorer.guide_buttons["skip"].disabled
 
 
-def test_skip_then_restart_the_guide(explorer):
+def test_skip_then_restart_guide(explorer):
     explorer.buttons["backward"].click()
     explorer.guide_buttons["skip"].click()
     assert "Guide · Step 2 of 6" in text_of(explorer.guide.value)
@@ -223,7 +223,7 @@ def test_skip_then_restart_the_guide(explorer):
     assert not explorer.guide_buttons["skip"].disabled
 
 
-def test_guide_text_is_html_escaped():
+def test_guide_text_html_escaped():
     from gradlessons.guide_view import inline
 
     assert inline("a <b> `x < y`") == "a &lt;b&gt; <code>x &lt; y</code>"

@@ -22,14 +22,14 @@ def opened():
     return GraphExplorerState()
 
 
-def test_the_inputs_start_as_leaves_with_a_and_b_requiring_grad(state):
+def test_leaves_a_b_require_grad(state):
     rows = {r["name"]: r for r in state.rows()}
     assert [r["name"] for r in state.rows()] == ["a", "b", "c"]
     assert rows["a"]["requires_grad"] and rows["b"]["requires_grad"] and not rows["c"]["requires_grad"]
     assert all(r["is_leaf"] and r["grad_fn"] is None for r in rows.values())
 
 
-def test_applying_mul_makes_a_real_non_leaf_tensor_with_mulbackward(state):
+def test_mul_gives_mulbackward(state):
     step = state.apply("mul", "a", "b")
     t = state.tensors[step.result]
     assert step.code == "t1 = a * b"
@@ -37,13 +37,13 @@ def test_applying_mul_makes_a_real_non_leaf_tensor_with_mulbackward(state):
     assert type(t.grad_fn).__name__ == "MulBackward0" and not t.is_leaf and t.requires_grad
 
 
-def test_an_operation_on_constants_only_does_not_require_grad(state):
+def test_constants_only_need_no_grad(state):
     state.apply("exp", "c")
     row = state.rows()[-1]
     assert row == {"name": "t1", "code": "t1 = c.exp()", "requires_grad": False, "is_leaf": True, "grad_fn": None}
 
 
-def test_the_graph_lists_op_leaf_and_constant_nodes_with_edges_along_next_functions(state):
+def test_graph_follows_next_functions(state):
     state.apply("mul", "a", "c")
     state.apply("sum", "t1")
     graph = state.graph()
@@ -58,7 +58,7 @@ def test_the_graph_lists_op_leaf_and_constant_nodes_with_edges_along_next_functi
     assert "None in next_functions" in graph.note
 
 
-def test_a_shared_node_appears_once_and_sits_below_all_its_users(state):
+def test_shared_node_once_below_users(state):
     state.apply("mul", "a", "b")
     state.apply("sin", "t1")
     state.apply("add", "t2", "t1")
@@ -68,7 +68,7 @@ def test_a_shared_node_appears_once_and_sits_below_all_its_users(state):
     assert sum(1 for n in graph.nodes if n.kind == "leaf") == 2
 
 
-def test_the_graph_of_a_leaf_or_a_constant_is_one_node_with_a_note(state):
+def test_leaf_graph_is_one_noted_node(state):
     leaf = state.graph("a")
     assert [(n.label, n.kind) for n in leaf.nodes] == [("AccumulateGrad", "leaf")] and not leaf.edges
     assert "grad_fn is None" in leaf.note
@@ -84,7 +84,7 @@ def test_detach_cuts_the_graph(state):
     assert kinds == [("AddBackward0", "op"), ("AccumulateGrad", "leaf"), ("t2 (constant)", "constant")]
 
 
-def test_toggling_a_flag_replays_the_forward_pass(state):
+def test_flag_replays_forward(state):
     state.apply("mul", "a", "b")
     state.set_requires_grad("a", False)
     state.set_requires_grad("b", False)
@@ -105,7 +105,7 @@ def test_undo_and_reset(state):
     assert [a.kind for a in state.history] == ["apply", "apply", "undo", "flag", "reset", "undo"]
 
 
-def test_bad_requests_are_refused_with_a_clear_message(state):
+def test_bad_requests_explained(state):
     with pytest.raises(ValueError, match="unknown operation"):
         state.apply("tan", "a")
     with pytest.raises(ValueError, match="unknown tensor"):
@@ -118,7 +118,7 @@ def test_bad_requests_are_refused_with_a_clear_message(state):
         small.apply("sin", "a")
 
 
-def test_every_operation_runs_and_its_graph_matches_a_breadth_first_walk(state):
+def test_every_op_graph_matches_bfs(state):
     for op in OPERATIONS:
         state.apply(op, "a", "b")
         t = state.tensors[state.last]
@@ -136,14 +136,14 @@ def test_every_operation_runs_and_its_graph_matches_a_breadth_first_walk(state):
         state.undo()
 
 
-def test_the_table_lists_every_tensor(state):
+def test_table_lists_every_tensor(state):
     state.apply("pow 2", "a")
     lines = state.table().splitlines()
     assert lines[0].split()[:4] == ["tensor", "requires_grad", "is_leaf", "grad_fn"]
     assert lines[-1].split()[:4] == ["t1", "True", "False", "PowBackward0"]
 
 
-def test_the_state_module_imports_no_widget_or_plotting_library():
+def test_no_widget_or_plot_imports():
     tree = ast.parse(inspect.getsource(state_module))
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
@@ -153,7 +153,7 @@ def test_the_state_module_imports_no_widget_or_plotting_library():
 # --------------------------------------------------------------------------- the starter expression
 
 
-def test_the_explorer_opens_on_a_starter_expression_with_all_three_kinds_of_node(opened):
+def test_opens_on_three_node_kinds(opened):
     assert [step.code for step in opened.steps] == ["t1 = a * b", "t2 = t1 + c"]
     graph = opened.graph()
     assert graph.target == "t2"
@@ -166,7 +166,7 @@ def test_the_explorer_opens_on_a_starter_expression_with_all_three_kinds_of_node
     ]
 
 
-def test_reset_goes_back_to_the_starter_and_undo_can_remove_it(opened):
+def test_reset_to_starter_then_undo(opened):
     opened.apply("exp", "t2")
     opened.set_requires_grad("a", False)
     opened.reset()
@@ -175,7 +175,7 @@ def test_reset_goes_back_to_the_starter_and_undo_can_remove_it(opened):
     assert opened.names == ["a", "b", "c"]
 
 
-def test_initial_flags_are_kept_by_reset():
+def test_reset_keeps_initial_flags():
     state = GraphExplorerState(requires_grad={"c": True})
     state.set_requires_grad("c", False)
     state.reset()
@@ -198,12 +198,12 @@ def follow_the_guide(state):
     yield
 
 
-def test_the_guide_has_four_steps_each_with_a_prompt_a_check_and_what_to_look_at():
+def test_guide_has_four_full_steps():
     assert len(GUIDE_STEPS) == 4
     assert all(step.prompt and step.look and callable(step.done) for step in GUIDE_STEPS)
 
 
-def test_following_the_guide_moves_it_on_one_step_at_a_time(opened):
+def test_guide_moves_one_step(opened):
     guide = opened.guide
     assert guide.heading == "Step 1 of 4" and guide.prompt.startswith("Grow the expression") and guide.looks == []
     done = []
@@ -213,7 +213,7 @@ def test_following_the_guide_moves_it_on_one_step_at_a_time(opened):
     assert guide.finished and guide.prompt == FINISHED
 
 
-def test_what_each_step_says_to_look_at_is_true_of_the_state(opened):
+def test_step_notes_match_the_state(opened):
     steps = follow_the_guide(opened)
     next(steps)  # t3 = t2.sin(): a new grad_fn on top, pointing to its input's node
     graph = opened.graph()
@@ -231,7 +231,7 @@ def test_what_each_step_says_to_look_at_is_true_of_the_state(opened):
     assert [n.kind for n in opened.graph().nodes] == ["constant"]
 
 
-def test_the_guide_waits_until_the_step_is_really_done(opened):
+def test_guide_waits_until_step_done(opened):
     guide = opened.guide
     opened.apply("exp", "c")  # c does not require grad: nothing grew
     assert guide.index == 0
@@ -250,7 +250,7 @@ def test_the_guide_waits_until_the_step_is_really_done(opened):
     assert guide.finished
 
 
-def test_detaching_an_untracked_tensor_does_not_finish_the_last_step(opened):
+def test_untracked_detach_not_counted(opened):
     for _ in range(3):
         opened.skip_guide_step()
     assert opened.guide.index == 3 and opened.guide.looks == []
@@ -260,7 +260,7 @@ def test_detaching_an_untracked_tensor_does_not_finish_the_last_step(opened):
     assert opened.guide.finished
 
 
-def test_a_step_counts_only_actions_made_after_it_began(opened):
+def test_only_later_actions_count(opened):
     opened.apply("detach", "t2")  # the detach of step 4, done during step 1 ...
     assert opened.guide.index == 0  # ... does not grow the graph
     for _ in range(3):
@@ -269,7 +269,7 @@ def test_a_step_counts_only_actions_made_after_it_began(opened):
     assert not opened.guide.finished
 
 
-def test_steps_already_done_out_of_order_are_passed_and_all_shown(opened):
+def test_done_steps_passed_and_shown(opened):
     opened.set_requires_grad("c", True)  # step 2's condition, during step 1
     assert opened.guide.index == 0 and opened.guide.looks == []
     opened.apply("sin", "t2")
@@ -282,7 +282,7 @@ def test_steps_already_done_out_of_order_are_passed_and_all_shown(opened):
     assert opened.guide.note.startswith("That was not this step's action: this step asks you to untick")
 
 
-def test_an_action_counts_for_the_step_it_was_made_in_only(opened):
+def test_action_counts_for_own_step(opened):
     for _ in range(2):
         opened.skip_guide_step()
     opened.apply("detach", "t2")  # step 4's action, during step 3
@@ -309,7 +309,7 @@ def test_skip_and_restart(opened):
 # --------------------------------------------------------------------------- read_graph on any tensor
 
 
-def test_read_graph_labels_named_tensors_and_leaves_and_ignores_other_names():
+def test_read_graph_labels_by_name():
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     x = torch.tensor([3.0, 4.0])
     y = w * x
@@ -327,7 +327,7 @@ def test_read_graph_labels_named_tensors_and_leaves_and_ignores_other_names():
     assert "2 grey input(s)" in graph.note
 
 
-def test_read_graph_without_names_and_on_tensors_without_grad_fn():
+def test_read_graph_no_names_no_grad_fn():
     w = torch.tensor(2.0, requires_grad=True)
     graph = read_graph(w * w)
     assert graph.target == "the tensor" and [n.label for n in graph.nodes] == ["MulBackward0", "AccumulateGrad"]
@@ -336,7 +336,7 @@ def test_read_graph_without_names_and_on_tensors_without_grad_fn():
     assert read_graph(w.detach(), "d").nodes[0].kind == "constant"
 
 
-def test_read_graph_names_every_grey_input_it_can_and_keeps_the_first_argument_on_the_left():
+def test_read_graph_names_grey_inputs():
     """Lesson 1's graph: x found in what MulBackward0 saved, z as the one named input left."""
     from gradlessons.graph_explorer.drawing import _label, _positions
 
@@ -358,7 +358,7 @@ def test_read_graph_names_every_grey_input_it_can_and_keeps_the_first_argument_o
     assert [_label(n) for n in unnamed.nodes if n.kind == "constant"] == ["an input\n(no grad)"]
 
 
-def test_the_explorers_inputs_keep_their_sides_as_the_graph_grows():
+def test_inputs_keep_their_sides():
     state = GraphExplorerState(requires_grad={"a": False, "b": True, "c": True}, starter=())
     sides = []
     for op, x, y in (("mul", "a", "b"), ("add", "t1", "c"), ("sin", "t2", None)):

@@ -45,7 +45,7 @@ def apply(explorer, op, x, y=None):
     explorer.buttons["apply"].click()
 
 
-def test_the_controls_are_core_widgets(explorer):
+def test_controls_are_core_widgets(explorer):
     assert all(isinstance(b, widgets.Checkbox) for b in explorer.checkboxes.values())
     assert all(isinstance(m, widgets.Dropdown) for m in (explorer.op, explorer.x, explorer.y))
     assert set(explorer.buttons) == {"apply", "undo", "reset"}
@@ -56,13 +56,13 @@ def test_the_controls_are_core_widgets(explorer):
     assert explorer.table in explorer.widget.children
 
 
-def test_a_new_explorer_shows_the_inputs_and_one_image(explorer):
+def test_opens_on_inputs_and_image(explorer):
     table = text_of(explorer.table.value)
     assert "a = torch.tensor([1.0, 2.0], requires_grad=True)" in table
     image(explorer)
 
 
-def test_apply_adds_a_row_a_status_line_and_a_new_image(explorer):
+def test_apply_adds_row_status_image(explorer):
     before = image(explorer)
     apply(explorer, "mul", "a", "b")
     assert "t1 = a * b" in text_of(explorer.table.value)
@@ -71,7 +71,7 @@ def test_apply_adds_a_row_a_status_line_and_a_new_image(explorer):
     assert "t1" in explorer.x.options and explorer.x.value == "t1"
 
 
-def test_a_unary_operation_disables_the_second_operand(explorer):
+def test_unary_op_disables_y(explorer):
     explorer.op.value = "add"
     assert not explorer.y.disabled
     explorer.x.value = "a"
@@ -82,7 +82,7 @@ def test_a_unary_operation_disables_the_second_operand(explorer):
     assert not explorer.y.disabled
 
 
-def test_unticking_a_checkbox_replays_and_changes_the_graph(explorer):
+def test_unticking_replays_the_graph(explorer):
     apply(explorer, "mul", "a", "b")
     before = image(explorer)
     explorer.checkboxes["a"].value = False
@@ -106,14 +106,14 @@ def test_undo_and_reset_buttons(explorer):
     assert "Nothing to undo" in text_of(explorer.status.value)
 
 
-def test_too_many_operations_are_refused_in_the_status_line():
+def test_too_many_ops_refused():
     explorer = GraphExplorer(GraphExplorerState(max_steps=1, starter=()))
     apply(explorer, "sin", "a")
     apply(explorer, "sin", "a")
     assert "Not applied" in text_of(explorer.status.value)
 
 
-def test_no_figure_is_left_open_in_pyplot(explorer):
+def test_no_figure_left_in_pyplot(explorer):
     apply(explorer, "add", "a", "b")
     assert plt.get_fignums() == []
 
@@ -125,7 +125,7 @@ def guide_text(explorer) -> str:
     return text_of(explorer.guide.value)
 
 
-def test_the_lesson_explorer_opens_on_the_starter_with_step_1_and_the_next_code_ready(opened):
+def test_opens_on_starter_step_1(opened):
     assert "t2     True           False    AddBackward0    t2 = t1 + c" in text_of(opened.table.value)
     assert text_of(opened.status.value) == "t1 = a * b, t2 = t1 + c ran; the drawing shows the graph behind t2."
     assert guide_text(opened) == (
@@ -136,7 +136,7 @@ def test_the_lesson_explorer_opens_on_the_starter_with_step_1_and_the_next_code_
     image(opened)
 
 
-def test_following_the_guide_shows_each_step_done_with_what_to_look_at(opened):
+def test_guide_shows_each_step_done(opened):
     seen = [image(opened)]
     opened.buttons["apply"].click()
     assert guide_text(opened).startswith(f"✓ Step 1 done. {GUIDE_STEPS[0].look}")
@@ -158,7 +158,7 @@ def test_following_the_guide_shows_each_step_done_with_what_to_look_at(opened):
     assert len(set(seen)) == len(seen)
 
 
-def test_skip_step_and_restart_guide_buttons(opened):
+def test_skip_and_restart_buttons(opened):
     opened.guide_buttons["skip"].click()
     assert guide_text(opened).startswith("Step 1 skipped.Guide · Step 2 of 4")
     for _ in range(3):
@@ -176,7 +176,8 @@ def test_skip_step_and_restart_guide_buttons(opened):
     assert text_of(opened.status.value).startswith("Guide restarted: t1 = a * b, t2 = t1 + c ran")
 
 
-def test_reset_and_restart_choose_the_newest_tensor_even_when_the_menus_do_not_list_it_yet(opened):
+def test_reset_and_restart_pick_newest(opened):
+    """They choose the newest tensor even when the x menu does not list it yet."""
     for _ in range(2):
         opened.buttons["undo"].click()
     opened.op.value = "exp"
@@ -192,7 +193,7 @@ def test_reset_and_restart_choose_the_newest_tensor_even_when_the_menus_do_not_l
     assert opened.x.value == "t2" and "t2 = t1 + c" in text_of(opened.table.value)
 
 
-def test_steps_done_out_of_order_are_all_shown_done(opened):
+def test_out_of_order_steps_done(opened):
     opened.checkboxes["c"].value = True
     assert guide_text(opened).startswith("That was not this step's action: this step asks you to apply")
     opened.buttons["apply"].click()
@@ -201,7 +202,7 @@ def test_steps_done_out_of_order_are_all_shown_done(opened):
     assert text.endswith("Guide · Step 3 of 4: Untick a.requires_grad and b.requires_grad.")
 
 
-def test_the_free_controls_work_while_the_guide_is_on(opened):
+def test_free_controls_work_in_guide(opened):
     opened.op.value = "mul"
     opened.x.value = "a"
     opened.y.value = "c"
@@ -213,7 +214,7 @@ def test_the_free_controls_work_while_the_guide_is_on(opened):
 # --------------------------------------------------------------------------- draw_graph on any tensor
 
 
-def test_draw_graph_shows_any_tensor_graph_as_a_png_in_an_output():
+def test_draw_graph_shows_a_png():
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     x = torch.tensor([3.0, 4.0])
     loss = (w * x).sum()
@@ -226,6 +227,6 @@ def test_draw_graph_shows_any_tensor_graph_as_a_png_in_an_output():
     assert plt.get_fignums() == []
 
 
-def test_draw_graph_refuses_what_is_not_a_tensor():
+def test_draw_graph_needs_a_tensor():
     with pytest.raises(TypeError, match="needs a tensor"):
         draw_graph([1.0, 2.0])

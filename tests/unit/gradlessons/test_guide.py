@@ -49,7 +49,7 @@ def explorers():
 
 
 @pytest.mark.parametrize("name", ["graph", "tangent", "gradient", "inference"])
-def test_every_explorer_has_the_same_guide_and_controls(explorers, name):
+def test_explorers_share_the_guide(explorers, name):
     explorer, _, _ = explorers[name]
     assert type(explorer.state.guide) is Guide
     assert [b.description for b in explorer.guide_buttons.values()] == [SKIP, RESTART]
@@ -60,7 +60,7 @@ def test_every_explorer_has_the_same_guide_and_controls(explorers, name):
 
 
 @pytest.mark.parametrize("name", ["graph", "tangent", "gradient", "inference"])
-def test_every_explorer_answers_an_off_script_click_and_keeps_its_notes_true(name):
+def test_explorers_answer_off_script(name):
     explorer, off_script, do_step_1 = _explorers()[name]
     guide = explorer.state.guide
     off_script(explorer)
@@ -83,7 +83,7 @@ def _counter_guide():
     return Guide(steps)
 
 
-def test_a_note_describes_the_step_done_and_shortens_once_the_state_moves_on():
+def test_note_shortens_as_state_moves():
     guide, state = _counter_guide(), {"a": 0, "b": 0}
     for _ in range(3):
         state["a"] += 1
@@ -98,14 +98,14 @@ def test_a_note_describes_the_step_done_and_shortens_once_the_state_moves_on():
     assert guide.observe(state, action="b") and guide.finished and guide.heading == "Finished"
 
 
-def test_on_script_clicks_that_do_not_finish_the_step_get_no_warning():
+def test_on_script_clicks_not_warned():
     guide, state = _counter_guide(), {"a": 0, "b": 0}
     state["a"] += 1
     guide.observe(state, action="a")
     assert guide.note == "" and guide.index == 0
 
 
-def test_steps_already_done_are_passed_together_and_skip_reports_itself():
+def test_done_steps_pass_together():
     guide, state = _counter_guide(), {"a": 3, "b": 1}
     assert guide.observe(state, action="a")
     assert guide.finished and guide.note == "✓ Steps 1 and 2 done. a is 3 b clicked"

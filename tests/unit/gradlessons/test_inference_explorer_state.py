@@ -23,7 +23,7 @@ def run_with(state, no_grad=False, inference_mode=False, eval_mode=False, batch=
     return state.run()
 
 
-def test_a_tracked_run_builds_a_graph_and_saves_activations(state):
+def test_tracking_saves_activations(state):
     run = run_with(state)
     assert run.requires_grad and run.grad_fn == "AddmmBackward0"
     assert run.saved_bytes > 0
@@ -31,7 +31,7 @@ def test_a_tracked_run_builds_a_graph_and_saves_activations(state):
 
 
 @pytest.mark.parametrize("switch", ["no_grad", "inference_mode"])
-def test_no_grad_and_inference_mode_build_no_graph_and_save_nothing(state, switch):
+def test_no_grad_modes_save_nothing(state, switch):
     run = run_with(state, **{switch: True})
     assert not run.requires_grad
     assert run.grad_fn is None
@@ -39,19 +39,19 @@ def test_no_grad_and_inference_mode_build_no_graph_and_save_nothing(state, switc
     assert run.tracking == switch
 
 
-def test_saved_memory_grows_with_the_batch_size_only_when_tracking(state):
+def test_memory_scales_if_tracked(state):
     small, big = run_with(state, batch=32), run_with(state, batch=256)
     assert big.saved_bytes > 4 * small.saved_bytes
     assert run_with(state, no_grad=True, batch=256).saved_bytes == 0
 
 
-def test_parameters_are_not_counted_as_saved_activations(state):
+def test_params_not_counted_as_saved(state):
     # The saved bytes scale with the batch: nothing of fixed size (like a weight) is counted.
     a, b = run_with(state, eval_mode=True, batch=32), run_with(state, eval_mode=True, batch=64)
     assert b.saved_bytes == 2 * a.saved_bytes
 
 
-def test_eval_alone_still_tracks_and_no_grad_alone_still_drops_out(state):
+def test_eval_tracks_no_grad_drops_out(state):
     eval_only = run_with(state, eval_mode=True)
     assert eval_only.requires_grad and not eval_only.dropout_active
     assert eval_only.max_diff_vs_eval == 0.0
@@ -60,7 +60,7 @@ def test_eval_alone_still_tracks_and_no_grad_alone_still_drops_out(state):
     assert no_grad_only.max_diff_vs_eval > 0.0
 
 
-def test_two_train_mode_runs_on_the_same_input_differ_but_eval_runs_agree(state):
+def test_train_runs_differ_eval_agree(state):
     run_with(state, no_grad=True)
     first = state.last_output
     run_with(state, no_grad=True)
@@ -71,18 +71,18 @@ def test_two_train_mode_runs_on_the_same_input_differ_but_eval_runs_agree(state)
     assert torch.equal(first, state.last_output)
 
 
-def test_the_same_batch_size_gives_the_same_input(state):
+def test_same_batch_size_same_input(state):
     assert torch.equal(state.inputs(40), state.inputs(40))
     assert state.inputs(40).shape == (40, 16)
 
 
-def test_grad_mode_is_back_on_after_every_run(state):
+def test_grad_mode_back_on_after_run(state):
     run_with(state, no_grad=True)
     run_with(state, inference_mode=True)
     assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
 
 
-def test_runs_are_numbered_timed_and_logged(state):
+def test_runs_numbered_timed_logged(state):
     runs = [run_with(state), run_with(state, no_grad=True, eval_mode=True)]
     assert [r.index for r in runs] == [1, 2]
     assert all(r.seconds > 0 for r in runs)
@@ -91,7 +91,7 @@ def test_runs_are_numbered_timed_and_logged(state):
     assert "grad_fn=None" in lines[1]
 
 
-def test_reset_forgets_runs_and_clears_the_switches(state):
+def test_reset_clears_runs_and_switches(state):
     run_with(state, no_grad=True, eval_mode=True, batch=512)
     state.reset()
     assert state.history == ()
@@ -106,14 +106,14 @@ def test_history_is_capped():
     assert [r.index for r in state.history] == [3, 4, 5]
 
 
-def test_bad_arguments_are_rejected(state):
+def test_bad_arguments_rejected(state):
     with pytest.raises(ValueError, match="batch size"):
         state.set_batch_size(1)
     with pytest.raises(ValueError, match="max_history"):
         InferenceExplorerState(max_history=0)
 
 
-def test_the_state_module_imports_no_widget_or_plotting_library():
+def test_no_widget_or_plot_imports():
     code = (
         "import sys\n"
         "from gradlessons.inference_explorer import InferenceExplorerState\n"
@@ -147,7 +147,7 @@ def saved_storages(output: torch.Tensor, exclude) -> int:
 
 
 @pytest.mark.parametrize("eval_mode", [False, True])
-def test_saved_bytes_count_each_piece_of_memory_once_as_the_graph_holds_it(state, eval_mode):
+def test_memory_counted_once(state, eval_mode):
     # A ReLU's output is saved by the ReLU and by the next Linear: one tensor, counted once.
     run = run_with(state, eval_mode=eval_mode, batch=64)
     state.model.train(not eval_mode)
@@ -159,14 +159,14 @@ def test_saved_bytes_count_each_piece_of_memory_once_as_the_graph_holds_it(state
 # ---------------------------------------------------------------------- the guide
 
 
-def test_the_guide_starts_at_step_one_without_feedback(state):
+def test_guide_starts_at_step_one(state):
     guide = state.guide
     assert guide.heading == "Step 1 of 5" and guide.index == 0 and not guide.finished
     assert guide.note == ""
     assert "run forward pass" in guide.prompt
 
 
-def test_following_the_guide_walks_through_every_step_with_the_runs_numbers(state):
+def test_guide_walks_every_step(state):
     guide = state.guide
     first = run_with(state, batch=256)
     assert guide.heading == "Step 2 of 5"
@@ -202,7 +202,7 @@ def test_following_the_guide_walks_through_every_step_with_the_runs_numbers(stat
     assert guide.finished and guide.note == "✓ Step 5 done."  # its numbers were of the run before
 
 
-def test_a_run_that_does_not_do_the_step_leaves_the_guide_where_it_is(state):
+def test_wrong_run_keeps_guide_place(state):
     run_with(state, no_grad=True)  # step 1 asks for tracking on
     run_with(state, eval_mode=True)  # ... in train mode
     assert state.guide.index == 0
@@ -212,7 +212,7 @@ def test_a_run_that_does_not_do_the_step_leaves_the_guide_where_it_is(state):
     assert state.guide.index == 1
 
 
-def test_the_big_batch_step_needs_tracking_and_a_big_batch(state):
+def test_big_batch_step_needs_tracking(state):
     state.guide.index = 2
     run_with(state, no_grad=True, batch=2048)
     run_with(state, batch=1016)
@@ -223,7 +223,7 @@ def test_the_big_batch_step_needs_tracking_and_a_big_batch(state):
     assert "of batch 1016" in state.guide.note
 
 
-def test_the_last_step_accepts_inference_mode_and_names_it(state):
+def test_last_step_takes_inference_mode(state):
     state.guide.index = 4
     run_with(state, inference_mode=True)  # not in eval mode: not yet
     assert state.guide.index == 4
@@ -243,7 +243,7 @@ def test_skip_and_restart(state):
     assert guide.index == 0 and guide.note == ""
 
 
-def test_reset_clears_the_runs_but_keeps_the_guides_place(state):
+def test_reset_keeps_guide_place(state):
     run_with(state)
     state.reset()
     assert state.guide.index == 1
@@ -252,7 +252,7 @@ def test_reset_clears_the_runs_but_keeps_the_guides_place(state):
     assert "The tracked run" not in state.guide.note  # its runs were forgotten
 
 
-def test_a_guide_of_custom_steps():
+def test_custom_guide_steps():
     step = GuideStep("Run once.", lambda run, runs: True, lambda run, runs: f"run {run.index} of {len(runs)}")
     state = InferenceExplorerState(in_features=4, hidden=4, repeats=1)
     state.guide = Guide([step])

@@ -23,7 +23,7 @@ def images(output: widgets.Output) -> list[bytes]:
     ]
 
 
-def test_the_controls_are_core_widgets(explorer):
+def test_controls_are_core_widgets(explorer):
     for box in (explorer.no_grad, explorer.inference_mode, explorer.eval_mode):
         assert isinstance(box, widgets.Checkbox) and box.value is False
     assert isinstance(explorer.batch_size, widgets.IntSlider)
@@ -32,13 +32,13 @@ def test_the_controls_are_core_widgets(explorer):
     assert explorer.plot_output in explorer.widget.children
 
 
-def test_a_new_explorer_shows_one_empty_figure_and_invites_a_run(explorer):
+def test_opens_empty_and_invites_a_run(explorer):
     (png,) = images(explorer.plot_output)
     assert png.startswith(PNG_SIGNATURE)
     assert "No run yet" in text_of(explorer.status.value)
 
 
-def test_a_tracked_run_shows_a_grad_fn_and_saved_memory(explorer, capsys):
+def test_tracked_run_shows_grad_fn(explorer, capsys):
     before = images(explorer.plot_output)[0]
     explorer.run_button.click()
     status = text_of(explorer.status.value)
@@ -51,7 +51,7 @@ def test_a_tracked_run_shows_a_grad_fn_and_saved_memory(explorer, capsys):
     assert capsys.readouterr() == ("", "")
 
 
-def test_each_checkbox_changes_the_next_run(explorer):
+def test_checkboxes_change_next_run(explorer):
     explorer.no_grad.value = True
     explorer.run_button.click()
     assert "output.grad_fn = None" in text_of(explorer.status.value)
@@ -69,7 +69,7 @@ def test_each_checkbox_changes_the_next_run(explorer):
     assert "dropout off" in status
 
 
-def test_the_slider_sets_the_batch_size_of_the_next_run(explorer):
+def test_slider_sets_next_batch_size(explorer):
     explorer.batch_size.value = 64
     explorer.run_button.click()
     explorer.batch_size.value = 512
@@ -79,7 +79,7 @@ def test_the_slider_sets_the_batch_size_of_the_next_run(explorer):
     assert "batch 512" in text_of(explorer.status.value)
 
 
-def test_every_run_replaces_the_figure(explorer):
+def test_each_run_replaces_figure(explorer):
     seen = [images(explorer.plot_output)[0]]
     for _ in range(3):
         explorer.run_button.click()
@@ -100,7 +100,7 @@ def test_reset_clears_runs_and_switches(explorer):
     assert "No run yet" in text_of(explorer.status.value)
 
 
-def test_many_runs_still_plot_and_leave_no_pyplot_figure(explorer):
+def test_many_runs_leak_no_figure(explorer):
     open_before = set(plt.get_fignums())
     for _ in range(15):
         explorer.run_button.click()
@@ -108,14 +108,14 @@ def test_many_runs_still_plot_and_leave_no_pyplot_figure(explorer):
     assert set(plt.get_fignums()) == open_before
 
 
-def test_displaying_the_explorer_displays_its_widget(explorer, monkeypatch):
+def test_display_shows_its_widget(explorer, monkeypatch):
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
     explorer._ipython_display_()
     assert shown == [explorer.widget]
 
 
-def test_the_guide_shows_step_one_and_its_buttons(explorer):
+def test_guide_shows_step_one_buttons(explorer):
     text = text_of(explorer.guide.value)
     assert text.startswith("Guide · Step 1 of 5: Leave every switch off")
     assert "<b>run forward pass</b>" in explorer.guide.value
@@ -124,7 +124,7 @@ def test_the_guide_shows_step_one_and_its_buttons(explorer):
     assert explorer.guide_controls.box in explorer.widget.children
 
 
-def test_following_the_guide_with_the_controls_shows_each_steps_message(explorer):
+def test_controls_walk_the_guide(explorer):
     explorer.run_button.click()
     text = text_of(explorer.guide.value)
     assert "✓ Step 1 done. output.grad_fn = AddmmBackward0: PyTorch recorded a graph" in text
@@ -152,7 +152,7 @@ def test_following_the_guide_with_the_controls_shows_each_steps_message(explorer
     assert explorer.guide_buttons["skip"].disabled
 
 
-def test_skip_and_restart_guide_buttons(explorer):
+def test_skip_and_restart_buttons(explorer):
     explorer.guide_buttons["skip"].click()
     text = text_of(explorer.guide.value)
     assert "Step 1 skipped." in text and "Step 2 of 5" in text
@@ -161,13 +161,13 @@ def test_skip_and_restart_guide_buttons(explorer):
     assert text_of(explorer.guide.value).startswith("Guide · Step 1 of 5")
 
 
-def test_reset_keeps_the_guides_place(explorer):
+def test_reset_keeps_guide_place(explorer):
     explorer.run_button.click()
     explorer.reset_button.click()
     assert "Step 2 of 5" in text_of(explorer.guide.value)
 
 
-def test_guide_text_is_escaped_except_code_and_bold():
+def test_escapes_all_but_code_and_bold():
     from gradlessons.guide import Guide, GuideStep
     from gradlessons.guide_view import guide_html
 

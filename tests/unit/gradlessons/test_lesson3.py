@@ -8,7 +8,8 @@ from torch import nn
 from gradlessons import lesson3
 
 
-def test_line_data_lies_near_y_equals_3x_plus_1_and_does_not_touch_the_global_random_state():
+def test_line_data_near_3x_plus_1():
+    """line_data is seeded on its own: the global random state is left untouched."""
     before = torch.random.get_rng_state()
     x, y = lesson3.line_data()
     assert torch.equal(torch.random.get_rng_state(), before)
@@ -18,7 +19,7 @@ def test_line_data_lies_near_y_equals_3x_plus_1_and_does_not_touch_the_global_ra
     assert torch.equal(x, again_x) and torch.equal(y, again_y)
 
 
-def test_cleared_training_settles_at_3_and_uncleared_keeps_swinging_between_about_half_and_5_and_a_half():
+def test_only_cleared_training_settles():
     x, y = lesson3.line_data()
     cleared = lesson3.fit_line_slopes(x, y, clear_grads=True)
     never = lesson3.fit_line_slopes(x, y, clear_grads=False)
@@ -30,7 +31,7 @@ def test_cleared_training_settles_at_3_and_uncleared_keeps_swinging_between_abou
     assert sum((a - 3) * (b - 3) < 0 for a, b in zip(late, late[1:])) >= 4  # it crosses 3 again and again
 
 
-def test_the_dead_unit_gets_a_gradient_of_exactly_zero_and_its_input_is_never_positive():
+def test_dead_unit_gets_zero_grad():
     net, x, y = lesson3.dead_relu_net()
     nn.functional.mse_loss(net(x), y).backward()
     norms = net[0].weight.grad.norm(dim=1)
@@ -39,7 +40,7 @@ def test_the_dead_unit_gets_a_gradient_of_exactly_zero_and_its_input_is_never_po
     assert (net[0](x)[:, 3] > 0).sum().item() == 0 and x.shape == (200, 2)
 
 
-def test_the_dead_unit_stays_dead_through_training():
+def test_dead_unit_stays_dead():
     net, x, y = lesson3.dead_relu_net()
     before = net[0].weight[3].detach().clone()
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
@@ -50,7 +51,8 @@ def test_the_dead_unit_stays_dead_through_training():
     assert torch.equal(net[0].weight[3].detach(), before)
 
 
-def test_too_large_weights_make_the_gradient_explode_towards_the_first_layer_and_std_0_3_keeps_it_small():
+def test_large_weights_explode_grad():
+    """Std 1.0 blows the gradient up towards the first layer; std 0.3 keeps every layer's small."""
     large = lesson3.layer_grad_norms(1.0)
     gentle = lesson3.layer_grad_norms(0.3)
     assert len(large) == len(gentle) == 20
@@ -59,7 +61,7 @@ def test_too_large_weights_make_the_gradient_explode_towards_the_first_layer_and
     assert all(0.05 < g < 1 for g in gentle)
 
 
-def test_the_deep_net_uses_the_stated_init():
+def test_deep_net_uses_stated_init():
     net = lesson3.deep_tanh_net(0.3)
     linears = [m for m in net if isinstance(m, nn.Linear)]
     assert len(linears) == 20 and all(isinstance(m, nn.Tanh) for m in net[1::2])
@@ -68,7 +70,7 @@ def test_the_deep_net_uses_the_stated_init():
     assert abs(weights.std().item() - 0.3) < 0.01
 
 
-def test_the_figures_are_pyplot_free_and_have_their_lines():
+def test_figures_are_pyplot_free():
     import matplotlib.pyplot as plt
 
     open_before = plt.get_fignums()
@@ -79,13 +81,13 @@ def test_the_figures_are_pyplot_free_and_have_their_lines():
     assert plt.get_fignums() == open_before
 
 
-def test_the_plot_helpers_show_one_png_each():
+def test_plot_helpers_show_one_png():
     for output in (lesson3.plot_forgetting_to_clear(*lesson3.line_data()), lesson3.plot_layer_grad_norms()):
         png = output.data  # the PNG bytes the cell displays as image/png
         assert png.startswith(b"\x89PNG")
 
 
-def test_the_fixed_figure_is_drawn_once_then_shown_from_what_precompute_drew(monkeypatch):
+def test_precompute_draws_figure_once(monkeypatch):
     lesson3.precompute()
     monkeypatch.setattr(lesson3, "layer_grad_norms_figure", lambda *a: 1 / 0)  # drawing again would fail
     assert lesson3.plot_layer_grad_norms(weight_stds=(1.0, 0.3)).data.startswith(b"\x89PNG")

@@ -18,7 +18,7 @@ def small_model():
     return model, x, hidden, model[2](hidden)
 
 
-def test_the_graph_keeps_the_forward_pass_own_tensors_not_copies():
+def test_graph_saves_no_copies():
     model, x, hidden, out = small_model()
     rows = lesson4.saved_tensors_table(out, {"x": x, "hidden": hidden, "model[2].weight": model[2].weight})
     kept = {(r.node, r.same_memory_as) for r in rows}
@@ -28,7 +28,7 @@ def test_the_graph_keeps_the_forward_pass_own_tensors_not_copies():
     assert all(r.same_memory_as is not None for r in rows)  # every saved tensor is one of these, no copy
 
 
-def test_show_saved_tensors_prints_one_line_per_saved_tensor(capsys):
+def test_one_line_per_saved_tensor(capsys):
     model, x, hidden, out = small_model()
     lesson4.show_saved_tensors(out, {"x": x, "hidden": hidden, "model[2].weight": model[2].weight})
     lines = capsys.readouterr().out.splitlines()
@@ -36,7 +36,7 @@ def test_show_saved_tensors_prints_one_line_per_saved_tensor(capsys):
     assert any("ReluBackward0" in line and "same memory as hidden" in line for line in lines)
 
 
-def test_nothing_is_saved_without_a_graph():
+def test_nothing_saved_without_graph():
     model, x, _, _ = small_model()
     with torch.no_grad():
         assert lesson4.saved_tensors(model(x)) == []
@@ -48,7 +48,7 @@ def mlp():
     return nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
 
 
-def test_the_tracked_pass_keeps_its_activations_and_no_grad_keeps_none():
+def test_no_grad_keeps_no_activations():
     cost = lesson4.tracking_cost(mlp(), torch.randn(1024, 256), repeats=2)
     # The input (256 features) and the two ReLU outputs (512 each), float32, each once; weights left out.
     assert cost.tracked_mb == (256 + 512 + 512) * 1024 * 4 / 1e6
@@ -58,26 +58,26 @@ def test_the_tracked_pass_keeps_its_activations_and_no_grad_keeps_none():
     assert cost.time_ratio > 0.2
 
 
-def test_tracking_cost_measures_with_tracking_on_even_inside_no_grad():
+def test_tracking_cost_inside_no_grad():
     with torch.no_grad():
         cost = lesson4.tracking_cost(mlp(), torch.randn(64, 256), repeats=1)
     assert cost.tracked_mb > 0 and cost.no_grad_mb == 0.0
 
 
-def test_compare_tracking_cost_prints_memory_and_a_time_ratio(capsys):
+def test_compare_prints_mb_and_ratio(capsys):
     lesson4.compare_tracking_cost(mlp(), torch.randn(128, 256), repeats=1)
     memory, timing = capsys.readouterr().out.splitlines()
     assert "no_grad() 0.00 MB" in memory and "ratio" in timing
 
 
-def test_the_memory_kept_grows_in_step_with_the_batch_size():
+def test_memory_grows_with_batch():
     costs = lesson4.batch_sweep(mlp(), [64, 128, 256], in_features=256, repeats=1)
     assert [c.batch_size for c in costs] == [64, 128, 256]
     assert costs[1].tracked_mb == 2 * costs[0].tracked_mb and costs[2].tracked_mb == 4 * costs[0].tracked_mb
     assert all(c.no_grad_mb == 0.0 for c in costs)
 
 
-def test_the_sweep_figure_is_pyplot_free_and_the_plot_shows_one_png():
+def test_sweep_figure_pyplot_free():
     import matplotlib.pyplot as plt
 
     open_before = plt.get_fignums()

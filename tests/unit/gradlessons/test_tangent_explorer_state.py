@@ -20,7 +20,7 @@ def autograd_slope(function: str, x: float) -> float:
 
 @pytest.mark.parametrize("function", list(FUNCTIONS))
 @pytest.mark.parametrize("x", [-1.7, -0.3, 0.45, 2.0])
-def test_the_slope_is_what_a_real_backward_leaves_in_grad(function, x):
+def test_slope_comes_from_backward(function, x):
     state = TangentExplorerState(function, x)
     assert state.backward_calls == 1
     assert state.t.is_leaf and state.t.requires_grad
@@ -29,12 +29,12 @@ def test_the_slope_is_what_a_real_backward_leaves_in_grad(function, x):
 
 
 @pytest.mark.parametrize("function", list(FUNCTIONS))
-def test_the_finite_difference_slope_is_close_to_the_backward_slope(function):
+def test_finite_difference_is_close(function):
     state = TangentExplorerState(function, 0.7)
     assert state.finite_difference_slope() == pytest.approx(state.true_slope, abs=1e-5)
 
 
-def test_backward_again_adds_the_slope_each_time_without_clearing():
+def test_backward_again_adds_slope():
     state = TangentExplorerState("cubic", 1.3)
     slope = state.true_slope
     for calls in range(2, 6):
@@ -45,7 +45,7 @@ def test_backward_again_adds_the_slope_each_time_without_clearing():
     assert state.grad_history == pytest.approx([k * slope for k in range(1, 6)])
 
 
-def test_moving_x_or_changing_the_function_starts_a_fresh_leaf():
+def test_changes_start_a_fresh_leaf():
     state = TangentExplorerState("sin", 0.5)
     state.backward_again()
     old_leaf = state.t
@@ -59,32 +59,32 @@ def test_moving_x_or_changing_the_function_starts_a_fresh_leaf():
     assert state.held_slope == pytest.approx(-2 * 1.0 * math.exp(-1.0))
 
 
-def test_reset_goes_back_to_x_squared_at_one():
+def test_reset_to_x_squared_at_one():
     state = TangentExplorerState("relu_ish", -2.0)
     state.backward_again()
     state.reset()
     assert (state.function, state.x, state.grad_history) == ("square", 1.0, [2.0])
 
 
-def test_the_relu_ish_function_has_slope_0_2_left_of_the_kink_and_1_2_right_of_it():
+def test_relu_ish_slopes_0_2_and_1_2():
     assert TangentExplorerState("relu_ish", -0.5).true_slope == pytest.approx(0.2)
     assert TangentExplorerState("relu_ish", 0.5).true_slope == pytest.approx(1.2)
 
 
-def test_the_tangent_passes_through_the_point_with_the_given_slope():
+def test_tangent_through_the_point():
     state = TangentExplorerState("square", 1.5)
     xs, ys = state.tangent(3.0)
     assert (ys[1] - ys[0]) / (xs[1] - xs[0]) == pytest.approx(3.0)
     assert ys[0] + 3.0 * (1.5 - xs[0]) == pytest.approx(2.25)
 
 
-def test_the_curve_covers_the_whole_range():
+def test_curve_covers_whole_range():
     xs, ys = TangentExplorerState().curve(n=11)
     assert (xs[0], xs[-1]) == X_RANGE and len(ys) == 11
     assert ys[0] == pytest.approx(X_RANGE[0] ** 2)
 
 
-def test_the_summary_names_the_multiple_after_repeated_calls():
+def test_summary_names_the_multiple():
     state = TangentExplorerState("square", 1.0)
     assert "slope 2.0" in state.summary() and "×" not in state.summary()
     state.backward_again()
@@ -93,12 +93,12 @@ def test_the_summary_names_the_multiple_after_repeated_calls():
 
 
 @pytest.mark.parametrize("bad", [{"function": "tan"}, {"x": 9.0}])
-def test_bad_choices_are_refused(bad):
+def test_bad_choices_refused(bad):
     with pytest.raises(ValueError):
         TangentExplorerState(**{"function": "square", "x": 1.0, **bad})
 
 
-def test_the_state_imports_neither_ipywidgets_nor_matplotlib():
+def test_no_widget_or_plot_imports():
     code = (
         "import sys; import gradlessons.tangent_explorer as t; t.TangentExplorerState();"
         "print('ipywidgets' in sys.modules, 'matplotlib' in sys.modules)"
@@ -129,13 +129,13 @@ def do_the_tour(state: TangentExplorerState) -> list[str]:
     return messages
 
 
-def test_a_new_state_starts_the_guide_at_step_one():
+def test_guide_starts_at_step_one():
     guide = TangentExplorerState().guide
     assert (guide.index, guide.finished, guide.note) == (0, False, "")
     assert guide.heading == f"Step 1 of {len(GUIDE_STEPS)}" and guide.prompt.startswith("With f(x) = x², move the x")
 
 
-def test_following_the_guide_moves_it_on_with_messages_made_from_the_real_numbers():
+def test_guide_uses_the_real_numbers():
     state = TangentExplorerState()
     messages = do_the_tour(state)
     assert messages[0].startswith("✓ Step 1 done. At x = 0, backward() gives slope 0.0")
@@ -146,7 +146,7 @@ def test_following_the_guide_moves_it_on_with_messages_made_from_the_real_number
     assert state.guide.finished and state.guide.heading == "Finished"
 
 
-def test_each_step_waits_for_its_own_goal():
+def test_steps_wait_for_their_goal():
     state = TangentExplorerState()
     state.set_function("cubic")
     state.set_x(0.8)  # step 2's goal, reached during step 1: does not count
@@ -164,7 +164,8 @@ def test_each_step_waits_for_its_own_goal():
     assert state.guide.index == 2
 
 
-def test_the_kink_step_uses_pytorchs_slope_at_zero_and_the_averaging_finite_difference():
+def test_kink_step_slopes_at_zero():
+    """At the kink: PyTorch's slope at zero, and the finite difference that averages both sides."""
     state = TangentExplorerState("relu_ish", 0.3)
     state.guide.index = 2
     state.set_x(1e-17)  # the slider's float steps may not land on 0.0 exactly
@@ -173,7 +174,7 @@ def test_the_kink_step_uses_pytorchs_slope_at_zero_and_the_averaging_finite_diff
     assert state.finite_difference_slope() == pytest.approx(0.7)
 
 
-def test_a_state_created_at_a_goal_has_not_done_the_step_yet():
+def test_starting_at_goal_is_not_done():
     state = TangentExplorerState("square", 0.0)
     assert state.guide.index == 0
     state.set_x(0.5)
@@ -181,7 +182,7 @@ def test_a_state_created_at_a_goal_has_not_done_the_step_yet():
     assert state.guide.index == 1
 
 
-def test_skipping_a_step_moves_on_without_a_message_and_the_controls_keep_working():
+def test_skip_moves_on_controls_work():
     state = TangentExplorerState()
     state.skip_guide_step()
     assert state.guide.index == 1 and state.guide.note == "Step 1 skipped."
@@ -191,7 +192,7 @@ def test_skipping_a_step_moves_on_without_a_message_and_the_controls_keep_workin
     assert state.guide.index == 2 and state.guide.note.startswith("✓ Step 2 done.")
 
 
-def test_skipping_every_step_ends_the_guide_and_restarting_goes_back_to_the_start():
+def test_skip_all_then_restart():
     state = TangentExplorerState("sin", 0.5)
     state.backward_again()  # not step 1's action
     assert state.guide.note.startswith("That was not this step's action: this step asks you to choose f(x) = x²")
@@ -209,14 +210,14 @@ def test_skipping_every_step_ends_the_guide_and_restarting_goes_back_to_the_star
     assert state.guide.finished
 
 
-def test_reset_keeps_the_guide_where_it_is():
+def test_reset_keeps_guide_place():
     state = TangentExplorerState()
     state.set_x(0.0)
     state.reset()
     assert state.guide.index == 1 and state.guide.note.startswith("✓ Step 1 done.")
 
 
-def test_every_guide_step_can_be_done_with_the_explorers_controls():
+def test_controls_can_do_every_step():
     for index, step in enumerate(GUIDE_STEPS):
         assert step.prompt[0].isupper() and step.prompt.endswith(".")
         reached = []

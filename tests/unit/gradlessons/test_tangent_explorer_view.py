@@ -21,7 +21,7 @@ def image(explorer) -> bytes:
     return png
 
 
-def test_the_controls_are_a_dropdown_a_slider_and_two_buttons(explorer):
+def test_dropdown_slider_two_buttons(explorer):
     assert isinstance(explorer.function_menu, widgets.Dropdown)
     assert [value for _, value in explorer.function_menu.options] == list(FUNCTIONS)
     assert isinstance(explorer.x_slider, widgets.FloatSlider)
@@ -30,7 +30,7 @@ def test_the_controls_are_a_dropdown_a_slider_and_two_buttons(explorer):
     assert isinstance(explorer.widget, widgets.VBox)
 
 
-def test_a_new_explorer_shows_the_slope_of_x_squared_at_one(explorer):
+def test_opens_on_x_squared_at_one(explorer):
     status = text_of(explorer.status.value)
     assert "slope from backward(): 2.0" in status
     assert "finite difference: 2.0000" in status
@@ -38,14 +38,14 @@ def test_a_new_explorer_shows_the_slope_of_x_squared_at_one(explorer):
     image(explorer)
 
 
-def test_choosing_a_function_redraws_with_its_slope(explorer):
+def test_choosing_function_redraws(explorer):
     before = image(explorer)
     explorer.function_menu.value = "cubic"
     assert "slope from backward(): 1.0" in text_of(explorer.status.value)  # 3·1² − 2
     assert image(explorer) != before
 
 
-def test_moving_the_slider_recomputes_the_slope(explorer):
+def test_slider_recomputes_slope(explorer):
     before = image(explorer)
     explorer.x_slider.value = -1.5
     status = text_of(explorer.status.value)
@@ -54,7 +54,7 @@ def test_moving_the_slider_recomputes_the_slope(explorer):
     assert image(explorer) != before
 
 
-def test_backward_again_doubles_then_triples_what_grad_holds(explorer, capsys):
+def test_grad_doubles_then_triples(explorer, capsys):
     before = image(explorer)
     explorer.again_button.click()
     status = text_of(explorer.status.value)
@@ -68,7 +68,7 @@ def test_backward_again_doubles_then_triples_what_grad_holds(explorer, capsys):
     assert capsys.readouterr() == ("", "")
 
 
-def test_reset_puts_the_controls_and_the_slope_back(explorer):
+def test_reset_restores_controls(explorer):
     explorer.function_menu.value = "sin"
     explorer.x_slider.value = 0.0
     explorer.again_button.click()
@@ -84,7 +84,7 @@ def guide_text(explorer) -> str:
     return text_of(explorer.guide.value)
 
 
-def test_the_guide_sits_at_the_top_and_starts_at_step_one(explorer):
+def test_guide_on_top_at_step_one(explorer):
     assert isinstance(explorer.guide, widgets.HTML)
     children = explorer.widget.children
     assert children.index(explorer.guide_controls.box) < children.index(explorer.status)
@@ -93,7 +93,7 @@ def test_the_guide_sits_at_the_top_and_starts_at_step_one(explorer):
     assert explorer.guide_buttons["restart"].description == "restart guide"
 
 
-def test_following_the_guide_with_the_controls_shows_each_message_then_the_next_step(explorer, capsys):
+def test_controls_walk_the_guide(explorer, capsys):
     explorer.x_slider.value = 0.0
     text = guide_text(explorer)
     assert "✓ Step 1 done. At x = 0, backward() gives slope 0.0" in text
@@ -115,7 +115,7 @@ def test_following_the_guide_with_the_controls_shows_each_message_then_the_next_
     assert capsys.readouterr() == ("", "")
 
 
-def test_skip_step_and_restart_guide(explorer):
+def test_skip_and_restart_guide(explorer):
     explorer.guide_buttons["skip"].click()
     assert guide_text(explorer).startswith("Step 1 skipped.Guide · Step 2 of 4")
     for _ in range(3):

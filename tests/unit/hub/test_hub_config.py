@@ -40,7 +40,7 @@ def hub_config(tmp_path, monkeypatch, roster: str, **settings: str) -> Config:
     return c
 
 
-def test_two_courses_get_a_grading_server_each_as_their_grader_in_their_folder(tmp_path, monkeypatch):
+def test_two_courses_get_own_grader(tmp_path, monkeypatch):
     url = "postgresql://autograd:pw@db:5432/gradebook_{course}"
     c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRADER_DB_URL=url, AUTOGRADER_SERVICE_PORT="9100")
     services = {service["name"]: service for service in c.JupyterHub.services}
@@ -61,7 +61,7 @@ def test_two_courses_get_a_grading_server_each_as_their_grader_in_their_folder(t
     assert spring["environment"]["AUTOGRADER_DB_URL"] == "postgresql://autograd:pw@db:5432/gradebook_autograd_spring"
 
 
-def test_two_courses_open_each_formgrader_to_its_own_staff_and_make_nobody_admin(tmp_path, monkeypatch):
+def test_formgraders_own_staff_no_admin(tmp_path, monkeypatch):
     c = hub_config(tmp_path, monkeypatch, TWO_COURSES)
     roles = {role["name"]: role for role in c.JupyterHub.load_roles}
     assert roles["formgrade-autograd-spring"]["groups"] == ["formgrade-autograd-spring"]
@@ -77,12 +77,12 @@ def test_two_courses_open_each_formgrader_to_its_own_staff_and_make_nobody_admin
     assert c.Spawner.environment["AUTOGRADER_COURSE_ID"] == ""
 
 
-def test_two_courses_refuse_one_database_for_both(tmp_path, monkeypatch):
+def test_two_courses_refuse_shared_db(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"write \{course\}"):
         hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRADER_DB_URL="postgresql://autograd:pw@db/autograd")
 
 
-def test_one_course_keeps_its_instructors_as_admins_and_tells_servers_the_course(tmp_path, monkeypatch):
+def test_one_course_keeps_admins(tmp_path, monkeypatch):
     roster = 'instructors = ["instructor1"]\nstudents = ["student1"]\n'
     c = hub_config(
         tmp_path, monkeypatch, roster, AUTOGRADER_COURSE_ROOT="/srv/here", AUTOGRADER_DB_URL="sqlite:///x.db"
@@ -109,7 +109,7 @@ def test_ngshare_enrols_every_course(tmp_path, monkeypatch):
     "given, course_id, plugin",
     [(None, "autograd-course", None), ("autograd-spring", "autograd-spring", None), ("", None, "JupyterHubAuthPlugin")],
 )
-def test_every_servers_nbgrader_settings_take_the_course_from_the_hub(monkeypatch, given, course_id, plugin):
+def test_servers_take_course_from_hub(monkeypatch, given, course_id, plugin):
     path = os.path.join(ROOT, "hub", "etc", "jupyter", "nbgrader_config.py")
     monkeypatch.delenv("AUTOGRADER_COURSE_ID", raising=False)
     if given is not None:
@@ -122,7 +122,7 @@ def test_every_servers_nbgrader_settings_take_the_course_from_the_hub(monkeypatc
     assert bool(c.Exchange.get("path_includes_course")) is (plugin is not None)
 
 
-def test_the_hubs_old_setting_names_still_work_with_a_warning(tmp_path, monkeypatch):
+def test_old_settings_warn_but_work(tmp_path, monkeypatch):
     roster = 'instructors = ["instructor1"]\n'
     with pytest.warns(FutureWarning, match="AUTOGRAD_DB_URL is deprecated: set AUTOGRADER_DB_URL"):
         c = hub_config(tmp_path, monkeypatch, roster, AUTOGRAD_DB_URL="sqlite:///old.db", AUTOGRAD_SERVICE_PORT="9200")

@@ -111,7 +111,7 @@ def documents(path: str) -> list:
 
 
 @pytest.mark.parametrize("path", MANIFESTS, ids=os.path.basename)
-def test_each_manifest_uses_only_fields_its_kind_has(path):
+def test_manifests_use_own_kind_fields(path):
     found = documents(path)
     assert found, f"{path} holds no manifest"
     problems = [p for document in found for p in problems_in(document)]
@@ -143,11 +143,11 @@ def probe() -> dict:
     return yaml.safe_load(PROBE)
 
 
-def test_the_checker_knows_the_sandbox_settings():
+def test_checker_knows_sandbox():
     assert problems_in(probe()) == []
 
 
-def test_the_checker_names_a_misspelt_field():
+def test_checker_names_misspelt_field():
     job = probe()
     context = job["spec"]["template"]["spec"]["containers"][0]["securityContext"]
     context["appArmourProfile"] = context.pop("appArmorProfile")
@@ -156,7 +156,7 @@ def test_the_checker_names_a_misspelt_field():
     ]
 
 
-def test_the_checker_names_a_field_of_another_object():
+def test_checker_names_foreign_field():
     job = probe()
     pod = job["spec"]["template"]["spec"]
     pod["securityContext"] = {"hostUsers": pod.pop("hostUsers")}  # the pod spec's field, not its securityContext's
@@ -167,12 +167,12 @@ def test_the_checker_names_a_field_of_another_object():
     assert problems_in(deployment) == ["Deployment.spec.completionMode: V1DeploymentSpec has no such field"]
 
 
-def test_the_checker_names_a_kind_its_api_version_lacks():
+def test_checker_names_unknown_kind():
     job = probe() | {"apiVersion": "apps/v1"}
     assert problems_in(job) == ["apps/v1 has no kind Job"]
 
 
-def test_the_checker_names_a_quoted_boolean():
+def test_checker_names_quoted_boolean():
     job = probe()
     job["spec"]["template"]["spec"]["hostUsers"] = "false"
     assert problems_in(job) == ["Job.spec.template.spec.hostUsers: a bool is expected, not 'false'"]
@@ -207,12 +207,12 @@ def our_values() -> dict:
         return yaml.safe_load(f)
 
 
-def test_values_yaml_passes_the_chart_schema():
+def test_values_pass_chart_schema():
     problems = schema_errors(our_values())
     assert not problems, "\n".join(problems)
 
 
-def test_the_schema_check_names_an_unknown_key():
+def test_schema_names_unknown_key():
     values = our_values()
     values["singleuser"]["memory"]["limt"] = "4G"
     problems = schema_errors(values)

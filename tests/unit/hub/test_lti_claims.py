@@ -42,17 +42,18 @@ def launch(context: str | None, *roles: str, **claims) -> dict:
          ["students-autograd-spring", "nbgrader-autograd-spring"]),
     ],
 )  # fmt: skip
-def test_a_launchs_role_gives_the_roster_groups_of_the_course_its_context_names(roles, role, groups):
+def test_role_gives_course_groups(roles, role, groups):
     member = lti.membership(launch("ctx-spring", *roles), COURSES)
     assert (member.course, member.role, list(member.groups)) == ("autograd-spring", role, groups)
 
 
-def test_a_launch_from_an_lms_course_no_roster_course_names_is_refused_with_the_line_to_add():
+def test_unknown_context_refused():
+    """A launch from an LMS course no roster course names is refused with the line to add."""
     with pytest.raises(lti.LaunchRefused, match='lti_context = "ctx-other"'):
         lti.membership(launch("ctx-other", f"{ROLE}#Learner"), COURSES)
 
 
-def test_a_launch_without_a_context_or_without_a_course_role_is_refused():
+def test_no_context_or_role_refused():
     with pytest.raises(lti.LaunchRefused, match="no context claim"):
         lti.membership(launch(None, f"{ROLE}#Learner"), COURSES)
     with pytest.raises(lti.LaunchRefused, match="Mentor"):
@@ -70,24 +71,24 @@ def test_a_launch_without_a_context_or_without_a_course_role_is_refused():
         ({f"{CLAIM}/custom": {"login": "Élève"}}, f"{CLAIM}/custom#login", "eleve-86aceee0"),
     ],
 )  # fmt: skip
-def test_the_account_name_comes_from_the_configured_claim_and_is_a_safe_one(claims, claim, name):
+def test_name_from_claim_is_safe(claims, claim, name):
     assert lti.username(claims, claim) == name
     assert lti.ACCOUNT.fullmatch(name) and roster.ACCOUNT.fullmatch(name)
 
 
-def test_a_launch_without_the_configured_claim_is_refused_rather_than_named_otherwise():
+def test_missing_name_claim_refused():
     with pytest.raises(lti.LaunchRefused, match="'email'"):
         lti.username({"sub": "student1"}, "email")
 
 
-def test_a_launch_counts_once():
+def test_launch_counts_once():
     used = lti.UsedLaunches()
     claims = {"iss": "https://canvas.instructure.com", "nonce": "n1", "exp": 2_000_000_000}
     assert used.first_use(claims) and not used.first_use(claims)
     assert used.first_use({**claims, "nonce": "n2"})
 
 
-def test_configure_sets_the_platform_and_lets_the_launch_decide_the_groups(tmp_path):
+def test_configure_lets_lti_set_groups(tmp_path):
     from traitlets.config import Config
 
     (tmp_path / "roster.toml").write_text('instructors = ["instructor1"]\nlti_context = "ctx-1"\n')

@@ -25,20 +25,20 @@ TWO = {
 }  # fmt: skip
 
 
-def test_the_shipped_roster_is_one_course_named_autograd_course():
+def test_shipped_is_autograd_course():
     (course,) = roster.load(os.path.join(ROOT, "hub", "roster.toml"))
     assert (course.id, course.root, course.grader) == ("autograd-course", "/srv/autograd-course",
                                                        "grader-autograd-course")  # fmt: skip
     assert course.groups()["formgrade-autograd-course"] == ["instructor1", "ta1"]
 
 
-def test_the_example_of_two_courses_reads_as_two_courses_sharing_a_student():
+def test_example_shares_a_student():
     fall, spring = roster.load(os.path.join(ROOT, "hub", "roster-two-courses.toml"))
     assert (fall.id, spring.id, spring.root) == ("autograd-course", "autograd-spring", "/srv/courses/autograd-spring")
     assert set(fall.students) & set(spring.students) == {"student1"}
 
 
-def test_two_courses_get_their_own_folders_graders_and_groups():
+def test_courses_get_own_folders():
     fall, spring = roster.parse(TWO)
     assert (fall.root, fall.grader, fall.lti_context) == ("/srv/autograd-fall", "grader-autograd-fall", "ctx-fall")
     assert (spring.root, spring.grader) == ("/srv/courses/spring", "grader-spring")
@@ -66,13 +66,13 @@ BAD = {
 
 
 @pytest.mark.parametrize("data, says", BAD.values(), ids=BAD.keys())
-def test_a_roster_that_cannot_be_used_is_refused_with_its_reason(data, says):
+def test_bad_roster_gives_reason(data, says):
     with pytest.raises(roster.RosterError) as refused:
         roster.parse(data)
     assert says in str(refused.value)
 
 
-def test_a_roster_file_that_is_not_toml_names_the_file(tmp_path):
+def test_non_toml_file_is_named(tmp_path):
     path = tmp_path / "roster.toml"
     path.write_text("instructors = [instructor1\n")
     with pytest.raises(roster.RosterError, match="roster.toml is not valid TOML"):
