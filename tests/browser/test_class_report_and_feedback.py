@@ -53,7 +53,7 @@ def _page(course: str, student: str | None = None) -> str:
     return os.path.join(course, "feedback", student, LESSON, f"{LESSON}.html")
 
 
-def test_grade_ends_with_a_table_of_students_scores_codes_and_notes(graded_class):
+def test_grade_ends_with_a_table(graded_class):
     run = graded_class["grade"]
     assert run.returncode == 0, run.stderr[-3000:]
     table = run.stdout[run.stdout.index("student  score") :]
@@ -67,7 +67,7 @@ def test_grade_ends_with_a_table_of_students_scores_codes_and_notes(graded_class
     assert re.search(r"1/8 graded, \S+ spent, ETA …", run.stderr), run.stderr[-2000:]
 
 
-def test_the_report_sorts_misconceptions_from_answers_not_judged(graded_class, browser):
+def test_report_separates_not_judged(graded_class, browser):
     assert graded_class["report"].returncode == 0, graded_class["report"].stderr
     html = open(_page(graded_class["course"]), encoding="utf-8").read()
     teach, judged, scores = html.index("What to teach next"), html.index('id="not-judged"'), html.index("<h2>Scores")
@@ -101,7 +101,7 @@ def test_the_report_sorts_misconceptions_from_answers_not_judged(graded_class, b
 
 
 @pytest.mark.parametrize(("student", "code"), [("dee", "never_clears"), ("gus", "error")])
-def test_feedback_opens_with_a_summary_and_shows_each_verdict_once(graded_class, browser, student, code):
+def test_feedback_opens_with_summary(graded_class, browser, student, code):
     html = open(_page(graded_class["course"], student), encoding="utf-8").read()
     assert "NotYet" not in html and "Checked by the grader" not in html
     assert "Traceback (most recent call last)" not in html  # every traceback cut to its last line
@@ -139,7 +139,7 @@ def test_feedback_opens_with_a_summary_and_shows_each_verdict_once(graded_class,
         page.close()
 
 
-def test_the_formgraders_exporter_shows_the_same_summary(graded_class):
+def test_formgrader_has_the_summary(graded_class):
     """The formgrader builds an HTMLExporter from nbgrader_config.py: the summary comes with it."""
     from nbconvert.exporters import HTMLExporter
     from traitlets.config.loader import PyFileConfigLoader

@@ -31,7 +31,7 @@ def row(name: str, requires_grad: bool, is_leaf: bool, grad_fn: str, code: str) 
     return re.compile(rf"^{name}\s+{requires_grad}\s+{is_leaf}\s+{grad_fn}\s+{re.escape(code)}$", re.M)
 
 
-def test_a_student_follows_the_graph_explorer_guide(lab):
+def test_student_follows_the_guide(lab):
     cell, widget = open_explorer(lab, ASSIGNMENT, "GraphExplorer")
     guide = widget.locator(".explorer-guide")
     status = widget.locator(".widget-html").nth(3)
@@ -106,7 +106,7 @@ def test_a_student_follows_the_graph_explorer_guide(lab):
     lab.assert_no_javascript_errors()
 
 
-def test_graph_explorer_controls_rebuild_the_table_and_the_drawn_graph(lab):
+def test_controls_rebuild_the_graph(lab):
     cell, widget = open_explorer(lab, ASSIGNMENT, "GraphExplorer")
     plot = widget.locator(".widget-output")
     hint = html_part(widget, "next:")

@@ -16,7 +16,7 @@ from tests.browser.lab import drag_slider, expect_new_image, img_src, kernel_log
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_tangent_explorer_slider_menu_and_buttons_redraw_the_tangent(lab):
+def test_controls_redraw_the_tangent(lab):
     cell, widget = open_explorer(lab, "lesson2_backward", "TangentExplorer")
     plot = widget.locator(".widget-output")
     status = html_part(widget, "finite difference")
@@ -83,7 +83,7 @@ def type_x(slider: Locator, value: float) -> None:
     expect(readout).to_have_text(f"{value:.2f}".replace("-", "\u2212"))  # the readout shows a real minus sign
 
 
-def test_tangent_explorer_guide_leads_through_its_steps_and_can_be_skipped_or_restarted(lab):
+def test_guide_steps_skip_and_restart(lab):
     cell, widget = open_explorer(lab, "lesson2_backward", "TangentExplorer")
     guide = widget.locator(".tangent-guide")
     status = html_part(widget, "t.grad now:")

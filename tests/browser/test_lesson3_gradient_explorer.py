@@ -17,7 +17,7 @@ from tests.browser.lab import expect_new_image, img_src, kernel_log_count, scree
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_gradient_explorer_buttons_update_the_plot_and_log(lab):
+def test_buttons_update_plot_and_log(lab):
     cell, widget = open_explorer(lab, "lesson3_zeroing_grad", "GradExplorer")
     plot = widget.locator(".widget-output")
     status = html_part(widget, "backward() calls since the last clear")
@@ -136,7 +136,7 @@ GUIDE = [
 ]
 
 
-def test_gradient_explorer_guide_leads_through_its_steps(lab):
+def test_guide_leads_through_steps(lab):
     cell, widget = open_explorer(lab, "lesson3_zeroing_grad", "GradExplorer")
     plot = widget.locator(".widget-output")
     guide = html_part(widget, "Guide ·")

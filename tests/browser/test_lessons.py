@@ -17,12 +17,12 @@ EXPLORERS = {
 }
 
 
-def test_every_lesson_has_an_explorer_listed_here():
+def test_every_lesson_has_an_explorer():
     assert sorted(EXPLORERS) == sorted(ASSIGNMENTS)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_lesson_runs_top_to_bottom_in_jupyterlab(lab, assignment):
+def test_lesson_runs_in_jupyterlab(lab, assignment):
     notebook = lab.open_notebook(f"notebooks/{assignment}/{assignment}.ipynb")
     notebook.run_all()
 

@@ -28,7 +28,7 @@ def student_notebook(lab_server) -> str:
     return path
 
 
-def test_student_sees_the_train_step_mistake_named_then_the_fix_pass(lab, student_notebook):
+def test_mistake_named_then_fix_passes(lab, student_notebook):
     notebook = lab.open_notebook(student_notebook)
     answer = notebook.index(grade_id_is="train_step")
     fresh = notebook.index(grade_id_is="test_train_step")

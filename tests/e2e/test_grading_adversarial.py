@@ -107,7 +107,7 @@ def _graded_text(course: str, student: str) -> str:
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_the_whole_class_is_graded_and_the_run_ends_cleanly(classes, path):
+def test_whole_class_graded_cleanly(classes, path):
     run = classes[path]["run"]
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "Task was destroyed" not in run.stderr, run.stderr[-3000:]
@@ -118,7 +118,7 @@ def test_the_whole_class_is_graded_and_the_run_ends_cleanly(classes, path):
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("case", CASES, ids=[c.student for c in CASES])
-def test_each_case_gets_its_grade_and_its_reason(classes, path, case):
+def test_each_case_graded_with_reason(classes, path, case):
     course, source, release = classes[path]["course"], classes[path]["source"], classes[path]["release"]
     assert _score(course, case.student) == expected_points(case, release, points(source))
     if case.expect_text:
@@ -137,7 +137,7 @@ def _undo_refusals(after: dict) -> dict:
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_student_code_touches_nothing_outside_its_own_copy(classes, path):
+def test_code_touches_only_its_copy(classes, path):
     info = classes[path]
     assert _undo_refusals(info["after"]) == info["before"]
     with open(info["canary"]) as f:
@@ -147,7 +147,7 @@ def test_student_code_touches_nothing_outside_its_own_copy(classes, path):
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_code_beside_the_notebook_and_secrets_stay_out_of_reach(classes, path):
+def test_side_code_and_secrets_safe(classes, path):
     course = classes[path]["course"]
     assert "HIJACKED" not in _graded_text(course, "files_beside")
     stolen = _graded_text(course, "read_secrets")
@@ -157,24 +157,24 @@ def test_code_beside_the_notebook_and_secrets_stay_out_of_reach(classes, path):
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("student", ["print_gigabyte", "huge_error_value", "comm_flood", "debug_print_50mb"])
-def test_a_flood_of_output_is_cut_short_whatever_field_it_is_in(classes, path, student):
+def test_output_flood_is_cut_short(classes, path, student):
     graded = os.path.join(classes[path]["course"], "autograded", student, LESSON, f"{LESSON}.ipynb")
     assert os.path.getsize(graded) < 12 * 2**20
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_a_correct_student_graded_beside_the_attackers_keeps_full_marks(classes, path):
+def test_correct_work_keeps_full_marks(classes, path):
     source = classes[path]["source"]
     assert _score(classes[path]["course"], "alice") == sum(points(source).values())
 
 
-def test_both_paths_give_every_student_the_same_score(classes):
+def test_both_paths_score_the_same(classes):
     students = [c.student for c in CASES] + ["alice"]
     scores = {path: {s: _score(classes[path]["course"], s) for s in students} for path in PATHS}
     assert scores["nbgrader"] == scores["grade"]
 
 
-def test_a_rerun_of_grade_skips_what_is_graded(classes):
+def test_rerun_skips_what_is_graded(classes):
     course = classes["grade"]["course"]
     run = subprocess.run([sys.executable, "-m", "autograder", "grade", LESSON, "--student", "alice"], cwd=course,
                          capture_output=True, text=True, timeout=600)  # fmt: skip

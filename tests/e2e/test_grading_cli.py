@@ -43,7 +43,7 @@ def small_class(tmp_path_factory):
 
 
 @requires_bwrap
-def test_grade_grades_the_class_and_names_the_submission_it_could_not_grade(small_class):
+def test_grade_names_what_failed(small_class):
     run = small_class["grade"]
     assert run.returncode == 1  # one submission failed
     assert "3 graded, 0 already graded (skipped), 1 failed" in run.stdout
@@ -52,7 +52,7 @@ def test_grade_grades_the_class_and_names_the_submission_it_could_not_grade(smal
 
 
 @requires_bwrap
-def test_the_report_is_one_self_contained_page_and_a_csv(small_class):
+def test_report_is_self_contained(small_class):
     course = small_class["course"]
     assert small_class["report"].returncode == 0, small_class["report"].stderr
     html = open(os.path.join(course, "reports", f"{LESSON}.html"), encoding="utf-8").read()
@@ -72,7 +72,7 @@ def test_the_report_is_one_self_contained_page_and_a_csv(small_class):
 
 
 @requires_bwrap
-def test_the_report_leads_with_what_to_teach_next_in_words_with_the_section_to_read_again(small_class):
+def test_report_leads_with_teach_next(small_class):
     html = open(os.path.join(small_class["course"], "reports", f"{LESSON}.html"), encoding="utf-8").read()
     teach, scores, quiz = html.index("What to teach next"), html.index("<h2>Scores"), html.index("Quick checks")
     assert teach < scores < quiz
@@ -89,7 +89,7 @@ def test_the_report_leads_with_what_to_teach_next_in_words_with_the_section_to_r
 
 
 @requires_bwrap
-def test_grade_and_report_print_no_library_warnings(small_class):
+def test_no_library_warnings(small_class):
     for run in (small_class["grade"], small_class["report"]):
         assert not re.search(r"Warning|sqlalchemy", run.stdout + run.stderr, re.I), run.stderr
 
@@ -102,21 +102,21 @@ def empty_course(tmp_path_factory):
 
 
 @pytest.mark.parametrize("command", ["grade", "report"])
-def test_an_unknown_assignment_is_refused_with_the_known_ones(empty_course, command):
+def test_unknown_assignment_refused(empty_course, command):
     run = autograder(empty_course, command, "lesson9_nothing")
     assert run.returncode == 2
     assert "Unknown assignment 'lesson9_nothing'" in run.stderr and LESSON in run.stderr
 
 
 @pytest.mark.parametrize("command", ["grade", "report"])
-def test_no_submissions_is_said_plainly(empty_course, command):
+def test_no_submissions_said_plainly(empty_course, command):
     run = autograder(empty_course, command, LESSON)
     assert run.returncode == 2
     assert f"No submissions of {LESSON}" in run.stderr
 
 
 @pytest.mark.parametrize("command", ["grade", "report"])
-def test_a_missing_gradebook_says_how_to_make_one(tmp_path, empty_course, command):
+def test_no_gradebook_says_how_to_make(tmp_path, empty_course, command):
     course = str(tmp_path / "no-gradebook")
     shutil.copytree(empty_course, course)
     os.remove(os.path.join(course, "gradebook.db"))
@@ -127,7 +127,7 @@ def test_a_missing_gradebook_says_how_to_make_one(tmp_path, empty_course, comman
 
 
 @pytest.mark.parametrize("locked", [False, True], ids=["nothing to grade", "another run grading"])
-def test_a_refused_run_boots_no_server_and_leaves_no_thread_behind(empty_course, locked, monkeypatch):
+def test_refused_run_boots_nothing(empty_course, locked, monkeypatch):
     """A thread still importing torch when a refused run exited could meet logging's shutdown
     half-way through making a handler: the refusal then ended with an AttributeError and exit code
     1 instead of 2 (seen once in CI).  Booting a server, or judging processes, to refuse was also
@@ -152,7 +152,7 @@ def test_a_refused_run_boots_no_server_and_leaves_no_thread_behind(empty_course,
     assert started == []
 
 
-def test_a_folder_that_is_not_a_course_is_refused(tmp_path):
+def test_non_course_folder_refused(tmp_path):
     run = autograder(str(tmp_path), "grade", LESSON)
     assert run.returncode == 2 and "has no nbgrader_config.py" in run.stderr
 
@@ -171,7 +171,7 @@ def test_bad_options_are_refused(empty_course):
     [("3/2", "K must be between 1 and N"), ("0/2", "K must be between 1 and N"), ("half", "write it K/N"),
      ("2/2", "SQLite file")],
 )  # fmt: skip
-def test_a_bad_shard_or_shards_on_a_sqlite_gradebook_are_refused(empty_course, shard, message):
+def test_bad_or_sqlite_shards_refused(empty_course, shard, message):
     run = autograder(empty_course, "grade", LESSON, "--shard", shard)
     assert run.returncode == 2 and message in run.stderr, run.stderr
 
@@ -194,7 +194,7 @@ def cut_short(tmp_path_factory):
 
 
 @requires_bwrap
-def test_a_check_that_could_not_be_decided_is_marked_needs_review_in_the_summary_the_report_and_the_csv(cut_short):
+def test_undecided_check_needs_review(cut_short):
     course, run = cut_short["course"], cut_short["grade"]
     assert run.returncode == 0, run.stderr
     assert "needs review: gina: manual_sgd_step" in run.stdout, run.stdout

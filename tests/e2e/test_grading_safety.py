@@ -82,14 +82,14 @@ def feedback_and_formgrader_view(course) -> tuple[str, str]:
     return open(feedback, encoding="utf-8").read(), view
 
 
-def test_student_html_and_markdown_are_sanitized_in_feedback_and_in_the_formgraders_view(course):
+def test_student_markup_sanitized(course):
     for html in feedback_and_formgrader_view(course):
         assert "<b>bold</b>" in html  # harmless markup stays
         assert "<script>window.pwned" not in html  # (the student's code may quote it, escaped)
         assert not re.search(r"<(img|svg)[^>]*\bon\w+=", html), "an event handler in a real tag"
 
 
-def test_student_links_keep_only_http_mailto_and_in_page_targets_in_feedback_and_the_formgraders_view(course):
+def test_links_keep_safe_targets(course):
     for html in feedback_and_formgrader_view(course):
         body = html[html.index('id="notebook-container"') :]  # the notebook, not the formgrader's own links
         assert dangerous(body) == [], dangerous(body)
@@ -101,7 +101,7 @@ def test_student_links_keep_only_http_mailto_and_in_page_targets_in_feedback_and
             assert hrefs.count(target) >= 3, target  # the added cell, the HTML and the Markdown output
 
 
-def test_the_feedback_page_carries_a_policy_that_lets_nothing_run(course):
+def test_feedback_policy_runs_nothing(course):
     feedback, _ = feedback_and_formgrader_view(course)
     head = feedback[: feedback.index("</head>")]
     policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', head)
@@ -109,7 +109,7 @@ def test_the_feedback_page_carries_a_policy_that_lets_nothing_run(course):
     assert head.index("Content-Security-Policy") < head.index("<style")  # before anything it governs
 
 
-def test_a_quiz_answer_that_is_a_link_stays_text_in_the_report_which_carries_its_policy(course):
+def test_quiz_link_stays_text(course):
     folder = course["course"]
     assert autograder(folder, "report", LESSON).returncode == 0
     page = open(os.path.join(folder, "reports", f"{LESSON}.html"), encoding="utf-8").read()
@@ -118,7 +118,7 @@ def test_a_quiz_answer_that_is_a_link_stays_text_in_the_report_which_carries_its
     assert '<head><meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;' in page
 
 
-def test_a_student_id_that_is_a_formula_stays_text_in_the_report_and_the_export(course):
+def test_formula_id_stays_text(course):
     folder = course["course"]
     assert autograder(folder, "report", LESSON).returncode == 0
     with open(os.path.join(folder, "reports", f"{LESSON}.csv"), newline="") as f:
@@ -130,12 +130,12 @@ def test_a_student_id_that_is_a_formula_stays_text_in_the_report_and_the_export(
     assert "'" + EVIL_ID in exported and EVIL_ID not in exported
 
 
-def test_graded_copies_are_not_readable_by_everyone(course):
+def test_graded_copies_not_public(course):
     graded = os.path.join(course["course"], "autograded", "ada", LESSON, f"{LESSON}.ipynb")
     assert os.stat(graded).st_mode & 0o777 == 0o440
 
 
-def test_a_second_grading_run_on_the_same_course_is_refused_while_the_first_works(course):
+def test_concurrent_run_refused(course):
     folder = course["course"]
     release, good = course["release"], course["good"]
     slow = answered(release, {**good, "train_accumulated": good["train_accumulated"] + "\nimport time\ntime.sleep(8)"})
@@ -155,7 +155,7 @@ def test_a_second_grading_run_on_the_same_course_is_refused_while_the_first_work
     assert first.returncode == 0, out + err
 
 
-def test_a_run_killed_half_way_is_graded_again_by_rerunning_nbgrader_autograde(tmp_path):
+def test_killed_autograde_is_regraded(tmp_path):
     course = make_course(str(tmp_path / "course"))
     nbgrader(course, "generate_assignment", LESSON)
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))

@@ -69,7 +69,7 @@ def probe_line(graded: str) -> list[str]:
     raise AssertionError("the probe did not print")
 
 
-def test_a_kernel_has_no_new_privileges_and_no_capabilities_and_its_own_user(tmp_path):
+def test_kernel_is_locked_down(tmp_path):
     course = make_course(str(tmp_path / "course"))
     graded = probed_class(course)
     done = grade(course)
@@ -85,7 +85,7 @@ def test_a_kernel_has_no_new_privileges_and_no_capabilities_and_its_own_user(tmp
 
 
 @pytest.mark.skipif(shutil.which("runuser") is None, reason="runuser is needed to switch users")
-def test_as_an_unprivileged_user_a_kernel_is_locked_down_the_same_way(tmp_path_factory, unprivileged_user):
+def test_locked_down_as_unprivileged(tmp_path_factory, unprivileged_user):
     if os.geteuid() != 0:
         pytest.skip("the suite already runs unprivileged: the test above covers it")
     base = tmp_path_factory.mktemp("unprivileged")
@@ -102,7 +102,7 @@ def test_as_an_unprivileged_user_a_kernel_is_locked_down_the_same_way(tmp_path_f
     assert uid != "0" and leader == "True"
 
 
-def test_a_second_clone_grades_with_its_own_grader(tmp_path):
+def test_clone_uses_its_own_grader(tmp_path):
     """Grading from a clone other than the one the environment was installed from: the kernels
     import the grader from where the grading command imported it, and it is visible inside."""
     clone = copy_working_tree(str(tmp_path / "second-clone"), untracked=True)

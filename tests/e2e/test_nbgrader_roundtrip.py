@@ -66,7 +66,7 @@ def _hidden_lines(nb) -> set[str]:
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_release_keeps_no_solution_and_no_hidden_test(course, assignment):
+def test_release_keeps_nothing_hidden(course, assignment):
     source, release = _source(course, assignment), _release(course, assignment)
     text = "".join("".join(c["source"]) for c in release["cells"])
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
@@ -81,13 +81,13 @@ def test_the_release_keeps_no_solution_and_no_hidden_test(course, assignment):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_source_notebook_validates(course, assignment):
+def test_source_validates(course, assignment):
     done = nbgrader(course, "validate", os.path.join("notebooks", assignment, f"{assignment}.ipynb"))
     assert "Success! Your notebook passes all the tests." in done.stdout
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_unanswered_release_fails_every_test(course, assignment):
+def test_release_fails_every_test(course, assignment):
     done = nbgrader(course, "validate", "--invert", os.path.join("release", assignment, f"{assignment}.ipynb"))
     assert "Success! The notebook does not pass any tests." in done.stdout
 
@@ -126,13 +126,13 @@ def _scores(course, assignment, student):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_a_complete_submission_gets_full_marks_and_a_blank_one_none(course, graded, assignment):
+def test_full_marks_and_none(course, graded, assignment):
     full = points(_source(course, assignment))
     assert _scores(course, assignment, "alice") == full
     assert _scores(course, assignment, "erin") == {g: 0.0 for g in full}
 
 
-def test_lesson3_partial_credit_is_scored_as_expected(course, graded):
+def test_lesson3_partial_credit(course, graded):
     full = points(_source(course, LESSON))
     expected = {
         "bob": {**full, "test_train_step_dirty_start": 0.0},  # a wrong quiz answer costs nothing
@@ -145,7 +145,7 @@ def test_lesson3_partial_credit_is_scored_as_expected(course, graded):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_quick_checks_carry_no_points_so_no_shipped_key_earns_any(assignment):
+def test_quick_checks_carry_no_points(assignment):
     """The self-check tells right from wrong with the hashed keys shipped in autograder/quizzes/,
     which anyone can try four letters against: the quick checks are formative."""
     cells = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))["cells"]
@@ -157,7 +157,7 @@ def test_quick_checks_carry_no_points_so_no_shipped_key_earns_any(assignment):
     assert quiz and all(not m.get("grade") and "points" not in m for m in quiz)
 
 
-def test_feedback_shows_the_diagnosis(course, graded):
+def test_feedback_shows_diagnosis(course, graded):
     nbgrader(course, "generate_feedback", LESSON)
     [html] = glob.glob(os.path.join(course, "feedback", "bob", LESSON, "*.html"))
     text = open(html, encoding="utf-8").read()
@@ -167,7 +167,7 @@ def test_feedback_shows_the_diagnosis(course, graded):
     assert "never_clears" in text and "loss_not_scaled" in text and "no_clear" in text
 
 
-def test_feedback_hides_the_code_of_hidden_tests(course, graded):
+def test_feedback_hides_hidden_tests(course, graded):
     import html as html_module
 
     visible = {line.strip() for c in _release(course, LESSON)["cells"] for line in "".join(c["source"]).splitlines()}
@@ -182,7 +182,7 @@ def test_feedback_hides_the_code_of_hidden_tests(course, graded):
             assert line not in text, (student, line)
 
 
-def test_export_writes_every_student_grade(course, graded):
+def test_export_writes_every_grade(course, graded):
     nbgrader(course, "export", "--to", "grades.csv")
     with open(os.path.join(course, "grades.csv")) as f:
         rows = {(row["assignment"], row["student_id"]): row for row in csv.DictReader(f)}

@@ -34,7 +34,7 @@ def problems(notebook) -> list[str]:
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_source_notebook_runs_top_to_bottom_cleanly(assignment, tmp_path):
+def test_source_runs_cleanly(assignment, tmp_path):
     source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))
     notebook, seconds = execute(source, str(tmp_path))
     assert problems(notebook) == []
@@ -42,7 +42,7 @@ def test_the_source_notebook_runs_top_to_bottom_cleanly(assignment, tmp_path):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_answered_student_version_runs_cleanly_too(assignment, tmp_path):
+def test_answered_runs_cleanly(assignment, tmp_path):
     source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))
     release = read(os.path.join(ROOT, "release", assignment, f"{assignment}.ipynb"))
     notebook, _ = execute(answered(release, solutions(source)), str(tmp_path))
@@ -50,7 +50,7 @@ def test_the_answered_student_version_runs_cleanly_too(assignment, tmp_path):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_source_notebooks_store_no_outputs(assignment):
+def test_notebooks_store_no_outputs(assignment):
     for folder in ("notebooks", "release"):
         nb = read(os.path.join(ROOT, folder, assignment, f"{assignment}.ipynb"))
         for cell in nb["cells"]:
@@ -59,7 +59,7 @@ def test_source_notebooks_store_no_outputs(assignment):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_committed_release_matches_what_the_source_generates(assignment, course):
+def test_release_is_up_to_date(assignment, course):
     committed = read(os.path.join(ROOT, "release", assignment, f"{assignment}.ipynb"))
     generated = read(os.path.join(course, "release", assignment, f"{assignment}.ipynb"))
     assert committed == generated, (

@@ -95,7 +95,7 @@ def answer(page: Page, hub, student: str) -> None:
     )
 
 
-def test_a_class_on_the_hub_from_release_to_feedback(hub, chromium):
+def test_release_to_feedback(hub, chromium):
     # 1. The instructor generates and releases lesson 3 from the course's formgrader.
     instructor = login(chromium, hub, "instructor1")
     row = formgrader(instructor, hub)
@@ -184,7 +184,7 @@ def hub_run(hub, user: str, *command: str):
     return subprocess.run(["runuser", "-u", user, "--", *command], capture_output=True, text=True)
 
 
-def test_the_grading_server_runs_as_the_grader_account_with_the_postgresql_gradebook(hub):
+def test_grader_runs_on_postgresql(hub):
     done = hub.as_grader("id", "-un")
     assert done.stdout.strip() == GRADER
     config = open(os.path.join(hub.course, "nbgrader_config.py")).read()

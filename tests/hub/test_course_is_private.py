@@ -98,7 +98,7 @@ def test_the_story_ran_to_the_end(story):
         ok(story[step])
 
 
-def test_submitting_in_another_students_name_is_refused_at_collect_and_noted(hub, story):
+def test_impersonation_refused(hub, story):
     assert f"student2+{LESSON}+" in story["impersonation"].stderr  # nbgrader's submit took it
     log = story["collected"].stderr
     assert re.search(rf"Refused student2's submission of {LESSON} .*belongs to student1, not student2", log), log
@@ -108,12 +108,12 @@ def test_submitting_in_another_students_name_is_refused_at_collect_and_noted(hub
     assert len(inbound(hub, f"student2+{LESSON}+*")) == 2
 
 
-def test_the_other_students_own_submission_is_still_collected(hub, story):
+def test_student2s_work_collected(hub, story):
     collected = read(f"{hub.course}/submitted/student2/{LESSON}/{LESSON}.ipynb")
     assert collected["metadata"]["marker"] == "student2's own work"
 
 
-def test_a_forged_early_timestamp_is_collected_with_the_servers_time(hub, story):
+def test_forged_timestamp_is_replaced(hub, story):
     [forged] = [path for path in inbound(hub, f"student1+{LESSON}+2020-01-01*")]
     with open(os.path.join(forged, "timestamp.txt")) as f:
         assert f.read() == EARLY  # the forgery is real: both the name and timestamp.txt say 2020
@@ -126,7 +126,7 @@ def test_a_forged_early_timestamp_is_collected_with_the_servers_time(hub, story)
     assert "claims to be from 2020-01-01T09:00:00" in story["collected"].stderr
 
 
-def test_grading_stores_the_servers_time_and_nbgraders_late_penalty_counts_from_it(hub, story):
+def test_late_penalty_uses_server_time(hub, story):
     from nbgrader.api import Gradebook
 
     with Gradebook(hub.db_url, "autograd-course") as gb:
@@ -146,7 +146,7 @@ CLOSED = [
 
 
 @pytest.mark.parametrize("student", ROSTER["students"])
-def test_a_students_shell_can_read_none_of_the_closed_parts_of_the_course_folder(hub, story, student):
+def test_closed_parts_unreadable(hub, story, student):
     for relative in CLOSED:
         path = os.path.normpath(os.path.join(hub.course, relative))
         assert os.path.exists(path), f"{relative} should exist for this test to mean something"
@@ -163,7 +163,7 @@ def test_a_students_shell_can_read_none_of_the_closed_parts_of_the_course_folder
 
 
 @pytest.mark.parametrize("student", ROSTER["students"])
-def test_a_student_cannot_write_into_submitted(hub, story, student):
+def test_no_writes_into_submitted(hub, story, student):
     for command in (
         ("touch", f"{hub.course}/submitted/{student}/{LESSON}/extra.py"),
         ("mkdir", f"{hub.course}/submitted/intruder"),
@@ -176,7 +176,7 @@ def test_a_student_cannot_write_into_submitted(hub, story, student):
     )
 
 
-def test_a_student_cannot_list_move_or_delete_another_students_submission_in_the_exchange(hub, story):
+def test_cannot_touch_others_work(hub, story):
     [honest] = [path for path in inbound(hub, f"student2+{LESSON}+*") if _owner(path) == "student2"]
     assert as_user(hub, "student1", "ls", os.path.dirname(honest)).returncode != 0
     assert as_user(hub, "student1", "mv", honest, honest + "-moved").returncode != 0
@@ -188,7 +188,7 @@ def _owner(path: str) -> str:
     return pwd.getpwuid(os.stat(path).st_uid).pw_name
 
 
-def test_what_collect_and_grade_write_has_no_mode_for_other_accounts(hub, story):
+def test_outputs_closed_to_others(hub, story):
     for top in ("submitted", "autograded", ".autograder", "feedback"):
         for folder, folders, files in os.walk(os.path.join(hub.course, top)):
             # nbgrader makes feedback pages 0644 on purpose (release_feedback copies that mode into
@@ -199,7 +199,7 @@ def test_what_collect_and_grade_write_has_no_mode_for_other_accounts(hub, story)
                 assert mode & 0o007 == 0, f"{name} is {oct(mode)}"
 
 
-def test_what_students_servers_read_from_the_course_folder_stays_readable(hub, story):
+def test_server_files_stay_readable(hub, story):
     for relative in ("hub/etc/jupyter/nbgrader_config.py", "hub/etc/student/labconfig/page_config.json",
                      "hub/etc/student/jupyter_server_config.d/autograd-course-student.json"):  # fmt: skip
         ok(as_user(hub, "student1", "cat", os.path.join(hub.course, relative)))
@@ -217,17 +217,17 @@ def test_what_students_servers_read_from_the_course_folder_stays_readable(hub, s
 
 
 @pytest.mark.parametrize("member", ROSTER["instructors"] + ROSTER["tas"])
-def test_the_instructors_group_reads_the_course_folder(hub, story, member):
+def test_instructors_read_course(hub, story, member):
     ok(as_user(hub, member, "cat", f"{hub.course}/notebooks/{LESSON}/{LESSON}.ipynb"))
     ok(as_user(hub, member, "ls", f"{hub.course}/submitted"))
 
 
-def test_the_grader_accounts_home_is_private(hub, story):
+def test_grader_home_is_private(hub, story):
     assert stat.S_IMODE(os.stat(f"/home/{GRADER}").st_mode) == 0o700
     assert as_user(hub, "student1", "ls", f"/home/{GRADER}").returncode != 0
 
 
-def test_the_gradebooks_password_is_in_nothing_a_student_can_read(hub, story):
+def test_gradebook_password_hidden(hub, story):
     password = urllib.parse.urlsplit(hub.db_url).password  # given on grep's stdin: not in its own cmdline
     places = [hub.course, hub.state, os.path.dirname(hub.course), "/home", "/tmp", "/var/tmp"]
     found = as_user(hub, "student1", "grep", "-rlsF", "-f", "-", *places, timeout=600, input=password)
@@ -236,7 +236,7 @@ def test_the_gradebooks_password_is_in_nothing_a_student_can_read(hub, story):
     assert as_user(hub, "student1", "sh", "-c", processes, input=password).stdout == ""
 
 
-def test_the_grading_server_and_the_users_servers_run_under_umask_077(hub, story):
+def test_servers_run_under_umask_077(hub, story):
     servers = []
     for status in glob.glob("/proc/[0-9]*/status"):
         try:
@@ -253,7 +253,7 @@ def test_the_grading_server_and_the_users_servers_run_under_umask_077(hub, story
     assert {umask for _, umask in servers} == {"0077"}, servers
 
 
-def test_the_formgrader_shows_the_refusal_in_collects_log(hub, story, chromium):
+def test_formgrader_shows_refusal(hub, story, chromium):
     from tests.hub.test_class_on_hub import login
 
     page = login(chromium, hub, "instructor1")

@@ -100,7 +100,7 @@ def one_grader(prepared, postgres):
     return scores(postgres, database)
 
 
-def test_two_graders_on_one_postgresql_gradebook_give_the_scores_of_one(prepared, postgres, one_grader):
+def test_two_graders_score_like_one(prepared, postgres, one_grader):
     course, database = prepared("two")
     first, second = grader(course, "--shard", "1/2", "--jobs", "1"), grader(course, "--shard", "2/2", "--jobs", "1")
     (code1, out1, err1), (code2, out2, err2) = finish(first), finish(second)
@@ -110,7 +110,7 @@ def test_two_graders_on_one_postgresql_gradebook_give_the_scores_of_one(prepared
     assert scores(postgres, database) == one_grader
 
 
-def test_a_grader_killed_mid_way_and_run_again_loses_and_duplicates_nothing(prepared, postgres, one_grader):
+def test_kill_and_rerun_grades_all_once(prepared, postgres, one_grader):
     course, database = prepared("killed")
     doomed, other = grader(course, "--shard", "1/2", "--jobs", "1"), grader(course, "--shard", "2/2", "--jobs", "1")
     tree: list[psutil.Process] = []
@@ -143,7 +143,7 @@ def test_a_grader_killed_mid_way_and_run_again_loses_and_duplicates_nothing(prep
     assert not survivors, survivors  # the killed shard's servers and kernels died with it
 
 
-def test_the_side_by_side_benchmark_grades_a_small_class_the_same_way_three_times():
+def test_benchmark_agrees_three_ways():
     script = os.path.join(ROOT, "benchmarks", "graders_side_by_side.py")
     command = [sys.executable, script, "--n", "2", "--jobs", "2", "--json", "--no-record"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)

@@ -29,7 +29,7 @@ CONTAINERS = declared_containers()
 GRADERS = [c for c in CONTAINERS if c.name in ("grader", "grade")]
 
 
-def test_the_manifests_declare_the_grading_server_and_the_grading_job():
+def test_manifests_have_server_and_job():
     assert {c.workload.split("/")[0] for c in GRADERS} == {"Deployment", "Job"}
 
 
@@ -82,7 +82,7 @@ def graded(postgres, database: str) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("container", GRADERS, ids=lambda c: c.label)
-def test_each_grading_container_grades_its_shard_in_the_course_image(container, course_image, make_class, postgres):
+def test_container_grades_its_shard(container, course_image, make_class, postgres):
     course, database = make_class(container)
     done = grade_in_pod(course_image, container, course)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -92,9 +92,7 @@ def test_each_grading_container_grades_its_shard_in_the_course_image(container, 
 
 
 @pytest.mark.parametrize("container", GRADERS, ids=lambda c: c.label)
-def test_without_an_unmasked_proc_grading_stops_at_once_and_names_the_setting(
-    container, course_image, make_class, postgres
-):
+def test_masked_proc_stops_at_once(container, course_image, make_class, postgres):
     course, database = make_class(container)
     began = time.monotonic()
     done = grade_in_pod(course_image, without(container, "procMount"), course, timeout=300)

@@ -188,13 +188,13 @@ def token_for(hub: dict, user: str, *scopes: str) -> str:
     return json.loads(body)["token"]
 
 
-def test_the_grading_server_in_the_image_releases_an_assignment(image_hub):
+def test_grading_server_releases(image_hub):
     for step in (["nbgrader", "generate_assignment", LESSON, "--force"], ["nbgrader", "release_assignment", LESSON]):
         done = in_grading_server(*step)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
-def test_the_formgrader_answers_an_instructor_through_the_hub_and_refuses_a_student(image_hub):
+def test_formgrader_refuses_students(image_hub):
     url = f"{image_hub['hub_url']}/services/{COURSE_ID}/formgrader/api/assignments"
     instructor = token_for(image_hub, "instructor1", f"access:services!service={COURSE_ID}")
     status, body = call(url, instructor)
@@ -204,7 +204,7 @@ def test_the_formgrader_answers_an_instructor_through_the_hub_and_refuses_a_stud
     assert call(url, student)[0] == 403
 
 
-def test_a_students_server_from_the_image_lists_the_released_assignment(image_hub):
+def test_student_sees_the_release(image_hub):
     token = token_for(image_hub, "student1", "servers!user=student1", "read:servers!user=student1",
                       "access:servers!user=student1")  # fmt: skip
     status, body = call(f"{image_hub['api']}/users/student1/server", token, "POST")

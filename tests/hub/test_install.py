@@ -85,7 +85,7 @@ def snapshot(course: str) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def test_the_course_folder_is_closed_to_a_student_and_open_to_the_instructors_group(course):
+def test_course_for_instructors_only(course):
     done = install(course)
     assert done.returncode == 0, done.stderr
     assert f"instructors' group {GROUP}: made; added {TEACHER}" in done.stdout
@@ -99,7 +99,7 @@ def test_the_course_folder_is_closed_to_a_student_and_open_to_the_instructors_gr
         assert as_user(STUDENT, "cat", os.path.join(course, path)).returncode == 0, path
 
 
-def test_only_what_students_servers_read_keeps_a_mode_for_other_accounts(course):
+def test_only_server_files_are_open(course):
     assert install(course).returncode == 0
     grader, group = pwd.getpwnam(GRADER).pw_uid, grp.getgrnam(GROUP).gr_gid
     for path, (uid, gid, mode) in snapshot(course).items():
@@ -118,7 +118,7 @@ def test_only_what_students_servers_read_keeps_a_mode_for_other_accounts(course)
     assert stat.S_IMODE(os.stat(os.path.join(course, ".ci", "run")).st_mode) == 0o750  # set-user-id gone
 
 
-def test_the_hubs_database_and_cookie_secret_stay_roots_only(course):
+def test_hub_secrets_stay_roots_only(course):
     assert install(course).returncode == 0
     for name in ("jupyterhub.sqlite", "jupyterhub_cookie_secret"):
         path = os.path.join(course, "hub", name)
@@ -128,7 +128,7 @@ def test_the_hubs_database_and_cookie_secret_stay_roots_only(course):
             assert as_user(user, "cat", path).returncode != 0, user
 
 
-def test_the_courses_exchange_folders_are_the_graders_and_students_can_only_add_to_inbound(course):
+def test_students_only_add_to_inbound(course):
     assert install(course).returncode == 0
     exchange = os.path.join(os.path.dirname(course), "exchange", "autograd-course")
     grader = pwd.getpwnam(GRADER).pw_uid
@@ -146,7 +146,7 @@ def test_the_courses_exchange_folders_are_the_graders_and_students_can_only_add_
     assert as_user(STUDENT, "mv", os.path.join(inbound, "someone-elses"), os.path.join(inbound, "x")).returncode != 0
 
 
-def test_an_exchange_course_folder_made_by_a_student_stops_the_install_before_any_change(course):
+def test_student_owned_exchange_stops(course):
     exchange = os.path.join(os.path.dirname(course), "exchange")
     os.makedirs(os.path.join(exchange, "autograd-course"))
     os.chown(os.path.join(exchange, "autograd-course"), pwd.getpwnam(STUDENT).pw_uid, -1)
@@ -156,7 +156,7 @@ def test_an_exchange_course_folder_made_by_a_student_stops_the_install_before_an
     assert snapshot(course) == before
 
 
-def test_links_in_the_course_folder_carry_no_change_to_what_they_point_at(course):
+def test_link_targets_are_left_alone(course):
     outside = os.path.join(os.path.dirname(course), "outside")
     os.makedirs(outside)
     with open(os.path.join(outside, "file"), "w") as f:
@@ -171,7 +171,7 @@ def test_links_in_the_course_folder_carry_no_change_to_what_they_point_at(course
     assert os.lstat(os.path.join(course, "reports-link")).st_uid == pwd.getpwnam(GRADER).pw_uid
 
 
-def test_a_roster_student_in_the_instructors_group_stops_the_install_before_any_change(course):
+def test_student_in_instructors_stops(course):
     subprocess.run(["groupadd", GROUP], check=True)
     subprocess.run(["gpasswd", "-a", STUDENT, GROUP], check=True, capture_output=True)
     before = snapshot(course)
@@ -180,7 +180,7 @@ def test_a_roster_student_in_the_instructors_group_stops_the_install_before_any_
     assert snapshot(course) == before
 
 
-def test_a_missing_grader_account_is_said_and_nothing_changes(course):
+def test_no_grader_changes_nothing(course):
     before = snapshot(course)
     done = install(course, "--grader", "no-such-grader")
     assert done.returncode == 2 and "there is no account 'no-such-grader'" in done.stderr

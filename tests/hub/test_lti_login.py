@@ -271,7 +271,7 @@ def groups_of(hub: dict, name: str) -> list[str]:
     return sorted(answer.json()["groups"])
 
 
-def test_an_instructor_launching_from_the_course_is_in_its_instructors_and_formgrader_groups_only(lti_hub):
+def test_instructor_gets_its_groups(lti_hub):
     sub = "7d0b1d5e-3c4a-4e1f-9a53-2f64c0b1a9e2"  # Canvas's sub: an opaque id
     done = launch(lti_hub, person(CONTEXTS[COURSE], f"{ROLE}#Instructor", sub=sub))
     assert logged_in(done), f"{done['answer'].status_code} {done['answer'].text[-800:]}\n{lti_hub['log']()}"
@@ -285,7 +285,7 @@ def test_an_instructor_launching_from_the_course_is_in_its_instructors_and_formg
     assert done["session"].get(f"{lti_hub['url']}/hub/home", allow_redirects=False).status_code == 200
 
 
-def test_a_teaching_assistant_is_in_the_tas_and_formgrader_groups_and_is_no_admin(lti_hub):
+def test_ta_gets_ta_groups_not_admin(lti_hub):
     # Moodle and Canvas send the principal role with the sub-role: the TA sub-role decides.
     claims = person(CONTEXTS[COURSE], f"{ROLE}#Instructor", f"{ROLE}/Instructor#TeachingAssistant", sub="ta1")
     done = launch(lti_hub, claims, method="GET")
@@ -294,14 +294,14 @@ def test_a_teaching_assistant_is_in_the_tas_and_formgrader_groups_and_is_no_admi
     assert api(lti_hub, "/users/ta1").json()["admin"] is False
 
 
-def test_a_learner_is_in_the_students_groups_of_the_course_the_launch_came_from(lti_hub):
+def test_learner_joins_its_course(lti_hub):
     done = launch(lti_hub, person(CONTEXTS[OTHER_COURSE], f"{ROLE}#Learner", sub="Student.One"))
     assert logged_in(done), done["answer"].text[-800:]
     assert groups_of(lti_hub, "student.one") == [f"nbgrader-{OTHER_COURSE}", f"students-{OTHER_COURSE}"]
     assert api(lti_hub, "/users/student.one").json()["admin"] is False
 
 
-def test_a_learner_of_two_courses_keeps_the_first_course_when_launching_from_the_second(lti_hub):
+def test_second_launch_keeps_first(lti_hub):
     for context in (CONTEXTS[COURSE], CONTEXTS[OTHER_COURSE]):
         done = launch(lti_hub, person(context, f"{ROLE}#Learner", sub="student.both"))
         assert logged_in(done), done["answer"].text[-800:]
@@ -314,34 +314,34 @@ def test_a_learner_of_two_courses_keeps_the_first_course_when_launching_from_the
                                                   f"students-{OTHER_COURSE}", f"tas-{COURSE}"]  # fmt: skip
 
 
-def test_a_launch_from_an_lms_course_the_roster_does_not_name_is_refused_and_says_why(lti_hub):
+def test_unknown_lms_course_refused(lti_hub):
     done = launch(lti_hub, person("ctx-unknown", f"{ROLE}#Learner", sub="stranger1"))
     assert_refused(lti_hub, done, 403, "stranger1", says="ctx-unknown")
 
 
-def test_a_launch_with_no_course_role_is_refused(lti_hub):
+def test_no_course_role_refused(lti_hub):
     done = launch(lti_hub, person(CONTEXTS[COURSE], f"{ROLE}#ContentDeveloper", sub="designer1"))
     assert_refused(lti_hub, done, 403, "designer1", says="ContentDeveloper")
 
 
-def test_an_id_token_signed_by_another_key_is_refused(lti_hub):
+def test_wrong_key_token_refused(lti_hub):
     done = launch(lti_hub, person(CONTEXTS[COURSE], f"{ROLE}#Instructor", sub="forger1"), sign_with_stranger=True)
     assert_refused(lti_hub, done, 400, "forger1", says="Signature verification failed")
 
 
-def test_an_id_token_from_an_unknown_issuer_is_refused(lti_hub):
+def test_unknown_issuer_refused(lti_hub):
     done = launch(lti_hub, person(CONTEXTS[COURSE], f"{ROLE}#Instructor", sub="forger2", iss="https://lms.example"))
     assert_refused(lti_hub, done, 400, "forger2", says="Invalid issuer")
 
 
-def test_an_expired_id_token_is_refused(lti_hub):
+def test_expired_token_refused(lti_hub):
     now = int(time.time())
     claims = person(CONTEXTS[COURSE], f"{ROLE}#Learner", sub="late1", iat=now - 400, exp=now - 100)
     done = launch(lti_hub, claims)
     assert_refused(lti_hub, done, 400, "late1", says="Signature has expired")
 
 
-def test_a_launch_posted_again_is_refused_even_with_the_cookies_of_the_first(lti_hub):
+def test_replayed_launch_refused(lti_hub):
     done = launch(lti_hub, person(CONTEXTS[COURSE], f"{ROLE}#Learner", sub="student2"))
     assert logged_in(done)
     # the same browser posts the same id_token and state again: the hub used up its state cookie
@@ -354,7 +354,7 @@ def test_a_launch_posted_again_is_refused_even_with_the_cookies_of_the_first(lti
     assert_refused(lti_hub, {"answer": again}, 403, says="already used")
 
 
-def test_the_hub_publishes_the_urls_an_lms_registers(lti_hub):
+def test_hub_publishes_lms_urls(lti_hub):
     """What docs/instructor.md tells an admin to type into Canvas or Moodle, as the hub itself gives it."""
     config = browser().get(f"{lti_hub['url']}/hub/lti13/config", timeout=10).json()
     assert config["oidc_initiation_url"] == f"{lti_hub['url']}/hub/lti13/oauth_login"
@@ -363,7 +363,7 @@ def test_the_hub_publishes_the_urls_an_lms_registers(lti_hub):
     assert {r["redirect_uri"] for r in lti_hub["lms"].requests} == {f"{lti_hub['url']}/hub/lti13/oauth_callback"}
 
 
-def test_a_hub_that_names_users_by_their_moodle_login_name_uses_it_as_their_account_name(moodle_hub):
+def test_moodle_login_names_accounts(moodle_hub):
     ext = {"user_username": "student3", "lms": "moodle-2"}
     done = launch(moodle_hub, person(CONTEXTS[COURSE], f"{ROLE}#Learner", sub="17", **{f"{CLAIM}/ext": ext}))
     assert logged_in(done), f"{done['answer'].status_code} {done['answer'].text[-800:]}\n{moodle_hub['log']()}"

@@ -48,7 +48,7 @@ def show_course(page: Page, course: str) -> None:
     expect(page.locator("#course_list_dropdown")).to_be_enabled(timeout=LOAD_MS)
 
 
-def test_a_student_of_both_courses_fetches_from_each(two_courses, chromium):
+def test_student_of_both_fetches_each(two_courses, chromium):
     page = student_lab(chromium, two_courses, "student1")
     assignments_tab(page)
     assert courses_listed(page) == sorted(RELEASED)
@@ -65,7 +65,7 @@ def test_a_student_of_both_courses_fetches_from_each(two_courses, chromium):
 
 
 @pytest.mark.parametrize("student, course", [("student2", COURSE_ID), ("student3", SPRING_ID)])
-def test_a_student_of_one_course_sees_only_that_one(two_courses, chromium, student, course):
+def test_student_of_one_sees_only_it(two_courses, chromium, student, course):
     page = student_lab(chromium, two_courses, student)
     assignments_tab(page)
     assert courses_listed(page) == [course]
@@ -78,7 +78,7 @@ def test_a_student_of_one_course_sees_only_that_one(two_courses, chromium, stude
 @pytest.mark.parametrize(
     "instructor, own, other", [("instructor1", COURSE_ID, SPRING_ID), ("instructor2", SPRING_ID, COURSE_ID)]
 )
-def test_an_instructor_opens_their_formgrader_and_is_refused_the_other(two_courses, chromium, instructor, own, other):
+def test_own_formgrader_only(two_courses, chromium, instructor, own, other):
     page = login(chromium, two_courses, instructor)
     page.wait_for_url(f"**/user/{instructor}/lab**", timeout=LOAD_MS)
     page.goto(f"{two_courses.url}/services/{own}/formgrader", timeout=LOAD_MS)
@@ -90,7 +90,7 @@ def test_an_instructor_opens_their_formgrader_and_is_refused_the_other(two_cours
     screenshot(page, f"two-courses-4-{instructor}-refused-{other}")
 
 
-def test_each_course_keeps_its_own_gradebook_and_exchange_folder(two_courses, postgres):
+def test_own_gradebook_and_exchange(two_courses, postgres):
     for course, lesson in RELEASED.items():
         database = two_courses.db_urls[course].rsplit("/", 1)[1]
         assert postgres.sql("SELECT name FROM assignment", database=database).split() == [lesson]
@@ -100,7 +100,7 @@ def test_each_course_keeps_its_own_gradebook_and_exchange_folder(two_courses, po
     assert os.stat(two_courses.courses[COURSE_ID]).st_uid != os.stat(two_courses.courses[SPRING_ID]).st_uid
 
 
-def test_each_grading_server_runs_as_its_grader_in_its_folder_with_its_course_id(two_courses):
+def test_server_runs_as_its_grader(two_courses):
     import psutil
 
     def cwd(process):

@@ -109,9 +109,7 @@ def outputs(cell, kind: str) -> list[str]:
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_student_notebook_installs_the_course_and_runs_alone_in_a_colab_like_python(
-    assignment, repository, colab_python, tmp_path
-):
+def test_installs_and_runs_alone(assignment, repository, colab_python, tmp_path):
     run([colab_python, "-m", "pip", "uninstall", "--quiet", "--yes", "autograd-course"], "/", env=clean_env())
     assert course_location(colab_python) is None, "the fresh Python must not have the course yet"
     source = read(os.path.join(repository, "notebooks", assignment, f"{assignment}.ipynb"))
@@ -135,7 +133,7 @@ def test_the_student_notebook_installs_the_course_and_runs_alone_in_a_colab_like
     assert "✅" in checks and "❌" not in checks
 
 
-def test_the_explorers_work_with_ipywidgets_7_7_as_colab_has_it(colab_python):
+def test_explorers_on_ipywidgets_7_7(colab_python):
     version = run([colab_python, "-c", "import ipywidgets; print(ipywidgets.__version__)"], "/", env=clean_env())
     assert version.startswith("7.7"), version
     # The same view tests that run with ipywidgets 8 in the course's own environment.

@@ -80,7 +80,7 @@ def scores(course: str, assignment: str, student: str) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_every_colab_saved_submission_gets_the_score_of_the_same_answers_from_jupyterlab(graded, assignment):
+def test_scores_match_jupyterlab(graded, assignment):
     course, handed_in = graded
     for student in handed_in[assignment]:
         family = student.split("_")[0]
@@ -88,14 +88,14 @@ def test_every_colab_saved_submission_gets_the_score_of_the_same_answers_from_ju
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_scores_are_the_real_ones_full_marks_and_none(graded, assignment):
+def test_scores_are_full_and_none(graded, assignment):
     course, _ = graded
     full = points(read(os.path.join(course, "notebooks", assignment, f"{assignment}.ipynb")))
     assert scores(course, assignment, "good_colab_lost_every_metadata") == full
     assert scores(course, assignment, "blank_colab_lost_every_metadata") == {g: 0.0 for g in full}
 
 
-def test_lesson3_mistakes_cost_the_same_points_from_colab(graded):
+def test_lesson3_mistakes_cost_same(graded):
     course, _ = graded
     full = points(read(os.path.join(course, "notebooks", LESSON3, f"{LESSON3}.ipynb")))
     wrong = scores(course, LESSON3, "wrong_colab_lost_every_metadata")
@@ -104,7 +104,7 @@ def test_lesson3_mistakes_cost_the_same_points_from_colab(graded):
     assert worse["test_train_step"] == 0.0 and sum(worse.values()) == 0.0
 
 
-def test_the_graded_notebook_says_what_was_restored(graded):
+def test_says_what_was_restored(graded):
     course, _ = graded
     path = os.path.join(course, "autograded", "good_colab_lost_answer_metadata_and_more", LESSON3, f"{LESSON3}.ipynb")
     nb = read(path)
