@@ -54,8 +54,8 @@ def test_no_grad_keeps_no_activations():
     assert cost.tracked_mb == (256 + 512 + 512) * 1024 * 4 / 1e6
     assert cost.no_grad_mb == 0.0
     assert cost.tracked_ms > 0 and cost.no_grad_ms > 0 and math.isfinite(cost.time_ratio)
-    # "The time gain is smaller and varies": only a loose check that no_grad() is not far slower.
-    assert cost.time_ratio > 0.2
+    # The lesson says the time gain is small and varies, so no timing is asserted: on a busy machine
+    # either pass can take longer.
 
 
 def test_tracking_cost_inside_no_grad():
