@@ -82,7 +82,7 @@ def _cell(text: str) -> str:
 
 def realworld_table() -> str:
     """The README's table: every real-world file with its source, what was adapted, and its label,
-    which is also the grader's verdict (tests/unit/autograder/test_realworld.py checks that)."""
+    which is also the grader's verdict (tests/e2e/test_realworld.py checks that)."""
     rows = [
         "| file | source | adapted | label = verdict |",
         "| --- | --- | --- | --- |",
