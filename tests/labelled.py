@@ -1,6 +1,6 @@
 """Labelled student-style files, shared by the corpus written here (tests/fixtures/corpus/) and the corpus of
-real-world code (tests/fixtures/realworld/): reading their headers, judging them through the real CLI, and
-the real-world README's table, which is made from the headers.
+real-world code (tests/fixtures/realworld/): reading their headers, judging them (through the real CLI, or
+the API it calls), and the real-world README's table, which is made from the headers.
 
     python -m tests.labelled          rewrite the table in tests/fixtures/realworld/README.md from the headers
 
@@ -59,6 +59,21 @@ def labelled_files(root: str) -> list[tuple[str, str, bool, str]]:
                 label = header(path)
                 found.append((exercise, path, label["passed"], label["code"]))
     return found
+
+
+def diagnose_here(exercise: str, paths: list[str], timeout: float) -> dict[str, dict]:
+    """Each file's line as `python -m autograder diagnose` prints it, from the API that command calls
+    (``diagnose_files``), in this process: one warm server and one judging pool (per timeout) serve
+    every exercise, where each command would start its own."""
+    from dataclasses import replace
+
+    from autograder.diagnose import diagnose_files
+    from autograder.sandbox.limits import DEFAULTS
+
+    limits = replace(DEFAULTS, check_seconds=timeout)
+    rows = [json.loads(verdict.to_json(path)) for path, verdict in diagnose_files(exercise, paths, limits=limits)]
+    assert [r["file"] for r in rows] == paths, "one verdict per file, in order"
+    return {r["file"]: r for r in rows}
 
 
 def diagnose(exercise: str, paths: list[str], timeout: float, cwd: str) -> dict[str, dict]:

@@ -1,18 +1,19 @@
 """Every labelled student-style file in tests/fixtures/corpus/<exercise>/ gets the verdict its first
-line promises, through the real CLI (`python -m autograder diagnose`), run from another folder."""
+line promises, from the API behind `python -m autograder diagnose` (in this process, so that one warm
+server judges all of them; tests/e2e/test_realworld.py goes through the command itself)."""
 
 import os
 
 import pytest
 
-from tests.labelled import CORPUS, diagnose, internals, labelled_files
+from tests.labelled import CORPUS, diagnose_here, internals, labelled_files
 
 HANG_TIMEOUT = 6  # seconds: a hang variant only has to be cut off
 FILES = labelled_files(CORPUS)
 
 
 @pytest.fixture(scope="module")
-def verdicts(tmp_path_factory):
+def verdicts():
     """Verdicts per exercise, computed on first use: `pytest -k <exercise>` judges only that one."""
     cache = {}
 
@@ -20,11 +21,10 @@ def verdicts(tmp_path_factory):
         if exercise not in cache:
             hangs = [p for e, p, _, code in FILES if e == exercise and code == "timeout"]
             others = [p for e, p, _, code in FILES if e == exercise and code != "timeout"]
-            tmp = tmp_path_factory.mktemp(exercise)
             cache[exercise] = {}
             if hangs:
-                cache[exercise].update(diagnose(exercise, hangs, HANG_TIMEOUT, tmp))
-            cache[exercise].update(diagnose(exercise, others, 60, tmp))
+                cache[exercise].update(diagnose_here(exercise, hangs, HANG_TIMEOUT))
+            cache[exercise].update(diagnose_here(exercise, others, 60))
         return cache[exercise]
 
     return of

@@ -1,25 +1,26 @@
 """Training and inference code nobody here wrote (tests/fixtures/realworld/: PyTorch's docs and examples, d2l,
 fastbook, minGPT/nanoGPT, Accelerate, transformers, Lightning, forums), each adapted into an exercise's
-signature and labelled by reading before the grader ran: the grader must agree with every label,
-through the real CLI, run from another folder."""
+signature and labelled by reading before the grader ran: the grader must agree with every label.  The verdicts
+come from the API behind `python -m autograder diagnose`, in this process (one warm server for all);
+the command itself, run from another folder, must print the same verdicts for one exercise's files."""
 
 import os
 
 import pytest
 
-from tests.labelled import REALWORLD, diagnose, internals, labelled_files, realworld_table
+from tests.labelled import REALWORLD, diagnose, diagnose_here, internals, labelled_files, realworld_table
 
 FILES = labelled_files(REALWORLD)
 
 
 @pytest.fixture(scope="module")
-def verdicts(tmp_path_factory):
+def verdicts():
     cache = {}
 
     def of(exercise):
         if exercise not in cache:
             paths = [p for e, p, _, _ in FILES if e == exercise]
-            cache[exercise] = diagnose(exercise, paths, 60, tmp_path_factory.mktemp(exercise))
+            cache[exercise] = diagnose_here(exercise, paths, 60)
         return cache[exercise]
 
     return of
@@ -54,3 +55,9 @@ def test_grader_agrees_with_label(verdicts, exercise, path, passed, code):
     assert (row["code"], row["passed"]) == (code, passed), row["message"]
     assert row["message"].strip()
     assert internals(row) == [], f"the message shows the grader's internals: {row['message']}"
+
+
+def test_cli_prints_same_verdicts(verdicts, tmp_path):
+    paths = [p for e, p, _, _ in FILES if e == "train_step"]
+    printed = diagnose("train_step", paths, 60, str(tmp_path))
+    assert printed == {path: verdicts("train_step")[path] for path in paths}
