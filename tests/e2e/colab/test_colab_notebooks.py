@@ -58,7 +58,10 @@ def colab_python(tmp_path_factory) -> str:
     folder = str(tmp_path_factory.mktemp("colab-python") / "venv")
     venv.EnvBuilder(with_pip=True).create(folder)
     python = os.path.join(folder, "bin", "python")
-    run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", REQUIREMENTS], folder)
+    # --no-compile: this environment lives for one run, so Python compiles only what gets imported,
+    # on first use, instead of every module of torch and its neighbours up front.
+    run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", "-r", REQUIREMENTS],
+        folder)  # fmt: skip
     return python
 
 
