@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import grp
-import importlib.util
 import os
 import pwd
 import stat
@@ -87,11 +86,10 @@ def fail(problems: list[str]) -> int:
 
 def read_roster(path: str, course_id: str) -> dict[str, list[str]]:
     """The people of one course of the roster (hub/roster.py reads and checks it)."""
-    if "hub_roster" not in sys.modules:  # the hub's folder is no package (a dataclass needs its module listed)
-        spec = importlib.util.spec_from_file_location("hub_roster", os.path.join(HERE, "roster.py"))
-        sys.modules["hub_roster"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["hub_roster"])
-    roster = sys.modules["hub_roster"]
+    if HERE not in sys.path:  # the hub's folder is no package: its files import each other from beside them
+        sys.path.insert(0, HERE)
+    import roster
+
     courses = {course.id: course for course in roster.load(path)}
     if course_id not in courses:
         raise ValueError(f"it has no course {course_id!r} (it has {', '.join(sorted(courses))})")

@@ -76,12 +76,12 @@ os.environ.update(renamed(os.environ))
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRADER_ROSTER", os.path.join(HERE, "roster.toml")))
 
-# The roster, read and checked by hub/roster.py (beside this file; the hub's folder is no package).
-if "hub_roster" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("hub_roster", os.path.join(HERE, "roster.py"))
-    sys.modules["hub_roster"] = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(sys.modules["hub_roster"])
-roster = sys.modules["hub_roster"]
+# The roster, read and checked by hub/roster.py.  The hub's folder is no package: its files import
+# each other from beside them (hub/lti.py, hub/install.py and hub/ngshare_service.py do the same).
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+import roster  # noqa: E402
+
 COURSES = roster.load(ROSTER_PATH)
 SEVERAL = len(COURSES) > 1
 if not SEVERAL:  # one course: its folder and grader account may also come from the environment

@@ -29,7 +29,6 @@ Importing this module changes nothing; ``configure`` does.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
 import sys
@@ -46,15 +45,10 @@ TEACHING_ASSISTANT = {f"{MEMBERSHIP}#TeachingAssistant", f"{MEMBERSHIP}/Instruct
 LEARNER = {f"{MEMBERSHIP}#Learner", f"{MEMBERSHIP}/Learner#Learner"}
 ACCOUNT = re.compile(r"[a-z_][a-z0-9_.-]{0,31}")  # hub/roster.py's account names (useradd's rules)
 
-
-def _load_roster_module():
-    """hub/roster.py, beside this file (the hub's folder is no package)."""
-    if "hub_roster" not in sys.modules:
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "roster.py")
-        spec = importlib.util.spec_from_file_location("hub_roster", path)
-        module = sys.modules["hub_roster"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules["hub_roster"]
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:  # the hub's folder is no package: its files import each other from beside them
+    sys.path.insert(0, HERE)
+import roster  # noqa: E402
 
 
 class LaunchRefused(ValueError):
@@ -197,9 +191,7 @@ def configure(c, settings: Mapping[str, str]) -> None:
                                  "AUTOGRADER_LTI_JWKS_URL") if not settings.get(name)]  # fmt: skip
     if missing:
         raise ValueError(f"AUTOGRADER_AUTH=lti13 needs {', '.join(missing)} (the platform's settings; see hub/lti.py)")
-    roster = _load_roster_module()
-    here = os.path.dirname(os.path.abspath(__file__))
-    courses = roster.load(settings.get("AUTOGRADER_ROSTER", os.path.join(here, "roster.toml")))
+    courses = roster.load(settings.get("AUTOGRADER_ROSTER", os.path.join(HERE, "roster.toml")))
     if not any(course.lti_context for course in courses):
         raise ValueError('AUTOGRADER_AUTH=lti13: no course of the roster has lti_context = "<the LMS course\'s id>"')
     claim = settings.get("AUTOGRADER_LTI_USERNAME_CLAIM", "sub")

@@ -136,7 +136,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--database", required=True, help="ngshare's database URL")
     parser.add_argument("--storage", required=True, help="the folder where ngshare keeps the files")
     args = parser.parse_args(argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # hub/roster.py lies beside this file
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:  # the hub's folder is no package: its files import each other from beside them
+        sys.path.insert(0, here)
     from roster import RosterError, load
 
     try:

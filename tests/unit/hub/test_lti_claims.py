@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 _spec = importlib.util.spec_from_file_location("hub_lti", os.path.join(ROOT, "hub", "lti.py"))
 lti = sys.modules["hub_lti"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lti)
-roster = lti._load_roster_module()
+roster = lti.roster
 
 ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim"
