@@ -187,7 +187,15 @@ def open_page(browser: Browser):
 
 
 def load(page: Page, url: str):
-    response = page.goto(url, timeout=LOAD_MS)
+    for attempt in range(3):
+        try:
+            response = page.goto(url, timeout=LOAD_MS)
+            break
+        except PlaywrightError as error:
+            # A link that left the page was aborted (no network); Chromium may commit its error page
+            # only after this navigation began, and that interrupts it. Loading again is then right.
+            if "interrupted by another navigation" not in str(error) or attempt == 2:
+                raise
     page.locator(CONTENT).first.wait_for(state="attached", timeout=LOAD_MS)
     page.evaluate(PROBE_JS)
     return response
