@@ -372,10 +372,12 @@ CASES = [
     # On a busy machine the processes (one scheduling group at low priority) may not reach the
     # memory limit within the short cell limit the suite sets: either stop contains them.
     Case("memory_many_processes", "before", "Needs review", _with_nasty(MANY)),
+    # Its processes end with the cell that ran out of time, in the kernel and in the scoring job:
+    # the checks after it are scored as usual.
     Case(
         "fork_bomb",
-        "before",
-        "Needs review",
+        "full",
+        "this cell ran longer than its limit",
         _with_nasty("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
     ),
     # An answer cell that ends the process ends the scoring of what comes after it: those checks

@@ -38,8 +38,8 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..checks import FAILED_LINE
-from ..sandbox.limits import SCORE_GRACE_SECONDS, SandboxLimits
-from .execute import NOT_RUN, STOPPED, error_output, shared_cells
+from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
+from .execute import NOT_RUN, STOPPED, SandboxedExecute, error_output, shared_cells
 from .notes import add_note, add_review
 from .structure import released_notebook
 
@@ -167,6 +167,15 @@ def _did_not_run(cell) -> bool:
     )
 
 
+def scoring_limits(config) -> Limits:
+    """The sandbox's limits for scoring, where an answer cell gets the time it had in the kernel:
+    nbgrader's ExecutePreprocessor.timeout when the course sets it (it is SandboxedExecute's
+    timeout, which is SandboxLimits.cell_seconds unless set)."""
+    limits = SandboxLimits(config=config).limits()
+    cell_seconds = SandboxedExecute(config=config).timeout
+    return replace(limits, cell_seconds=int(cell_seconds)) if cell_seconds else limits
+
+
 class ScoreChecks(NbGraderPreprocessor):
     """Score each test cell's checks outside the student's kernel (see the module's docstring)."""
 
@@ -178,7 +187,7 @@ class ScoreChecks(NbGraderPreprocessor):
         self._quizzes(nb)
         if not targets:
             return nb, resources
-        limits = SandboxLimits(parent=self).limits()
+        limits = scoring_limits(self.config)
         pool = shared_pool(limits)  # judging starts while the job runs
         released = released_notebook(self.config, resources)
         template = [c.source for c in shared_cells(released) if c.cell_type == "code"] if released is not None else []
