@@ -1,7 +1,9 @@
 """The sandbox every student job runs in, the same for ``diagnose`` and for grading, tried here through
-``python -m autograder diagnose``: time, memory and process limits, no network, nothing written or
-deleted outside the job's own folder, no privileges (as root and as an ordinary user), one clear
-refusal without bubblewrap, and torch kept as installed (the tamper watch and the code lock)."""
+``diagnose``'s API (``diagnose_files``, what ``python -m autograder diagnose`` calls and prints, in this
+process: one warm server for every test) and, where the command itself matters, the command: time,
+memory and process limits, no network, nothing written or deleted outside the job's own folder, no
+privileges (as root and as an ordinary user), one clear refusal without bubblewrap, and torch kept
+as installed (the tamper watch and the code lock)."""
 
 import json
 import os
@@ -10,11 +12,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 
 from tests.conftest import requires_bwrap
 
 
-def diagnose(tmp_path, body, *options):
+def diagnose(tmp_path, body, **limits):
     source = tmp_path / "student.py"
     source.write_text(
         "import os, socket, time, torch\n"
@@ -26,10 +29,18 @@ def diagnose(tmp_path, body, *options):
         "    optimizer.step()\n"
         "    return loss.item()\n"
     )
-    command = [sys.executable, "-m", "autograder", "diagnose", "train_step", str(source), *options]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    [row] = diagnose_rows("train_step", [source], **limits)
+    return row
+
+
+def diagnose_rows(exercise: str, files: list, **limits) -> list[dict]:
+    """Each file's line as ``python -m autograder diagnose`` prints it (``memory_mb``, ``check_seconds``:
+    its --memory-mb and --timeout)."""
+    from autograder.diagnose import diagnose_files
+    from autograder.sandbox.limits import DEFAULTS
+
+    found = diagnose_files(exercise, [str(f) for f in files], limits=replace(DEFAULTS, **limits))
+    return [json.loads(verdict.to_json(path)) for path, verdict in found]
 
 
 @requires_bwrap
@@ -86,7 +97,7 @@ def test_no_network(tmp_path):
 
 
 def test_memory_hog_stopped(tmp_path):
-    row = diagnose(tmp_path, "    junk = torch.ones(2_000_000_000)", "--memory-mb", "1500")
+    row = diagnose(tmp_path, "    junk = torch.ones(2_000_000_000)", memory_mb=1500)
     assert row["code"] == "error"
     assert "memory" in row["message"]
 
@@ -101,13 +112,13 @@ def test_split_memory_hog_stopped(tmp_path):
         "            os._exit(0)\n"
         "    time.sleep(60)"
     )
-    row = diagnose(tmp_path, body, "--memory-mb", "1500", "--timeout", "40")
+    row = diagnose(tmp_path, body, memory_mb=1500, check_seconds=40)
     assert row["code"] == "error", row
     assert "memory" in row["message"], row
 
 
 def test_hang_hits_time_limit(tmp_path):
-    row = diagnose(tmp_path, "    time.sleep(1000)", "--timeout", "4")
+    row = diagnose(tmp_path, "    time.sleep(1000)", check_seconds=4)
     assert row["code"] == "timeout"
 
 
@@ -183,9 +194,8 @@ def probe_fields(row) -> dict:
 
 @requires_bwrap
 def test_child_has_no_privileges(tmp_path):
-    command = [sys.executable, "-m", "autograder", "diagnose", "graph_ops", str(status_probe(tmp_path))]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    fields = probe_fields(json.loads(done.stdout))
+    [row] = diagnose_rows("graph_ops", [status_probe(tmp_path)])
+    fields = probe_fields(row)
     assert (fields["nnp"], fields["capeff"], fields["capbnd"], fields["pid"]) == ("1", "0" * 16, "0" * 16, "1")
     if os.geteuid() == 0:
         assert int(fields["uid"]) >= 61000 and fields["shadow"] == "denied"
@@ -240,9 +250,6 @@ def test_reshaped_torch_cannot_pass(tmp_path):
     for name, forgery in (("code_in_place.py", CODE_IN_PLACE), ("torch_internals.py", TORCH_INTERNALS)):
         files.append(tmp_path / name)
         files[-1].write_text(forgery + "\n" + NEVER_CLEARS)
-    command = [sys.executable, "-m", "autograder", "diagnose", "train_step", *map(str, files)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    assert done.returncode == 0, done.stderr
-    code_in_place, torch_internals = (json.loads(line) for line in done.stdout.splitlines())
+    code_in_place, torch_internals = diagnose_rows("train_step", files)
     assert code_in_place["code"] == "error" and "Tensor.backward.__code__" in code_in_place["message"]
     assert torch_internals["code"] == "tampered" and "torch.autograd.graph.Variable" in torch_internals["message"]
