@@ -43,6 +43,12 @@ INPUTS = (
     "pyproject.toml",
     "lab/overrides.json",
 )
+# Installed as dependencies of dependencies, then removed (the list is part of the fingerprint below).
+# rfc3987-syntax: jsonschema's optional checker of the "iri" format, which jupyter-events pulls in
+# (jsonschema[format-nongpl]). Importing it builds dozens of parsers, in every process that imports
+# nbformat: the grader, each nbgrader command, each Jupyter server. Nothing in the course checks
+# IRIs, and jsonschema works without it (it then leaves that one format unchecked).
+UNWANTED = ("rfc3987-syntax",)
 # The course's JupyterLab settings (no "get notified about Jupyter news?" popup, no update checks),
 # installed where JupyterLab reads settings for every user of an environment: here, on Binder and on the hub.
 LAB_SETTINGS = os.path.join("lab", "overrides.json")
@@ -70,7 +76,7 @@ BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 
 
 def _fingerprint() -> str:
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(" ".join(UNWANTED).encode())
     for name in INPUTS:
         with open(os.path.join(ROOT, name), "rb") as f:
             digest.update(f.read())
@@ -91,6 +97,8 @@ def setup() -> None:
     # ngshare's nbgrader exchange declares a jupyter-core pin no JupyterLab 4 satisfies: see that file.
     exchange = os.path.join(ROOT, "hub", "requirements-ngshare-exchange.txt")
     subprocess.run(pip + ["--no-deps", "-r", exchange], check=True)
+    uninstall = [os.path.join(BIN, "python"), "-m", "pip", "uninstall", "--disable-pip-version-check", "-q", "-y"]
+    subprocess.run(uninstall + list(UNWANTED), check=True)
     install_lab_settings(VENV)
     with open(STAMP, "w") as f:
         f.write(_fingerprint())

@@ -3,11 +3,13 @@
 import ast
 import glob
 import importlib.metadata
+import importlib.util
 import json
 import os
 import re
 import sys
 
+import nbformat
 import yaml
 
 from tests.conftest import ROOT
@@ -108,3 +110,17 @@ def test_tests_run_on_pinned_versions():
     for name, version in (pip_pins("requirements-dev.txt") | pip_pins()).items():
         installed = importlib.metadata.version(name).split("+")[0]  # torch reports 2.13.0+cpu
         assert installed == version, f"{name}: {installed} installed, {version} pinned"
+
+
+def test_unwanted_packages_removed():
+    """course.py setup removes what it lists in UNWANTED, and nbformat still validates without it."""
+    spec = importlib.util.spec_from_file_location("course_script", os.path.join(ROOT, "course.py"))
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    for name in course.UNWANTED:
+        try:
+            importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        raise AssertionError(f"{name} is installed, though course.py setup removes it")
+    nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]))
