@@ -57,7 +57,10 @@ def _parser() -> argparse.ArgumentParser:
         "would, but in parallel and from a warm sandboxed kernel server. Submissions already graded "
         "to the end are skipped unless --force.",
     )
-    grade.add_argument("assignment", metavar="ASSIGNMENT")
+    grade.add_argument(
+        "assignment", metavar="ASSIGNMENT", nargs="+",
+        help="one or more: several are graded one after another by the same warm servers",
+    )  # fmt: skip
     grade.add_argument(
         "--jobs",
         type=int,
@@ -149,21 +152,33 @@ def grade_main(args) -> int:
     if args.jobs < 0:
         return _fail("--jobs must not be negative")
     _quiet_gradebook()
+    assignments = list(dict.fromkeys(args.assignment))  # each once, in the order given
     try:
         shard = Shard.parse(args.shard) if args.shard is not None else None
-        grader = Grader(args.course, args.assignment, jobs=args.jobs, force=args.force, shard=shard)
-        summary = grader.run(args.student)
+        # Every assignment and student is checked before anything is graded.
+        graders = [Grader(args.course, a, jobs=args.jobs, force=args.force, shard=shard) for a in assignments]
+        for grader in graders:
+            grader.check(args.student)
     except (GradeError, SandboxError) as error:
         return _fail(str(error))
-    for line in summary.lines():
-        print(line)
-    _print_class_table(args, summary)
-    if summary.interrupted:
-        return 130
-    return 1 if summary.count("failed") else 0
+    failed = False
+    for number, grader in enumerate(graders):
+        try:
+            summary = grader.run(args.student)
+        except (GradeError, SandboxError) as error:
+            return _fail(str(error))
+        if number:
+            print()
+        for line in summary.lines():
+            print(line)
+        _print_class_table(args.course, grader.assignment, summary)
+        if summary.interrupted:
+            return 130
+        failed = failed or bool(summary.count("failed"))
+    return 1 if failed else 0
 
 
-def _print_class_table(args, summary) -> None:
+def _print_class_table(course: str, assignment: str, summary) -> None:
     """The students of this run, their scores, codes and notes (``report.class_table``)."""
     from .grading.course import GradeError
     from .grading.report import build_report, class_table
@@ -172,7 +187,7 @@ def _print_class_table(args, summary) -> None:
     if not students:
         return
     try:
-        report = build_report(args.course, args.assignment)
+        report = build_report(course, assignment)
     except GradeError:
         return
     print()

@@ -125,7 +125,6 @@ class Grader:
         self.stream = stream if stream is not None else sys.stderr
         self.app, self.coursedir = self.view.app, self.view.coursedir
         self.thread_log = _ThreadLog()  # nbgrader's messages, kept per thread, shown only for a failure
-        self.app.log.handlers[:] = [self.thread_log]
         self.shard = shard
         if shard is not None and shard.count > 1 and self.coursedir.db_url.startswith("sqlite"):
             raise GradeError(
@@ -193,6 +192,8 @@ class Grader:
         # nbgrader sets this around each autograding pass and deletes it afterwards; set for
         # the whole run, concurrent passes cannot delete it from under each other.
         os.environ["NBGRADER_EXECUTION"] = "autograde"
+        # nbgrader's logger is one per process (named after the app's class): this run's from now on.
+        self.app.log.handlers[:] = [self.thread_log]
         # Each converter changes into the course folder and back; starting there, "back" is
         # the same folder for every thread.
         here = os.getcwd()
@@ -203,20 +204,26 @@ class Grader:
         finally:
             os.chdir(here)
 
+    def check(self, students: list[str] | None = None) -> None:
+        """GradeError for what would stop this run before it grades anything: no submission at all
+        (outside a shard), or one of ``students`` without a submission."""
+        everyone = self.submissions()
+        unknown = sorted(set(students or ()) - set(everyone))
+        if unknown:
+            raise GradeError(f"No submission of {self.assignment} from: {', '.join(unknown)}.")
+        if not everyone and self.shard is None:
+            folder = self.coursedir.format_path(self.coursedir.submitted_directory, "<student>", self.assignment)
+            raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
+
     def _run(self, students: list[str] | None, started: float) -> Summary:
+        self.check(students)
         everyone = self.submissions()
         if students:
-            unknown = sorted(set(students) - set(everyone))
-            if unknown:
-                raise GradeError(f"No submission of {self.assignment} from: {', '.join(unknown)}.")
             everyone = [s for s in everyone if s in students]
         if self.shard is not None:
             everyone = [s for s in self.shard.take(self.submissions()) if s in everyone]
             if not everyone:
                 return Summary(self.assignment, [], time.monotonic() - started, shard=self.shard)
-        if not everyone:
-            folder = self.coursedir.format_path(self.coursedir.submitted_directory, "<student>", self.assignment)
-            raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
         todo = [s for s in everyone if self.force or not self.is_complete(s)]
         outcomes = {s: SubmissionResult(s, "skipped") for s in everyone if s not in todo}
         if todo and self.warm:

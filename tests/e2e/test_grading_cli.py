@@ -15,6 +15,7 @@ from tests.conftest import requires_bwrap
 from tests.course_copy import NEVER_CLEARS, answered, make_course, nbgrader, read, solutions, write
 
 LESSON = "lesson3_zeroing_grad"
+OTHER = "lesson1_requires_grad"
 
 
 def autograder(course: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -164,6 +165,23 @@ def test_bad_options_are_refused(empty_course):
     assert run.returncode == 2 and "nobody" in run.stderr
     run = autograder(empty_course, "grade")
     assert run.returncode == 2
+
+
+def test_several_checked_first(tmp_path):
+    """Given several assignments, grade checks them all, and the students named, before grading any."""
+    course = make_course(str(tmp_path / "course"))
+    for assignment in (LESSON, OTHER):
+        nbgrader(course, "generate_assignment", assignment)
+    release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
+    write(os.path.join(course, "submitted", "ada", LESSON, f"{LESSON}.ipynb"), release)
+    run = autograder(course, "grade", LESSON, "lesson9_nothing")
+    assert run.returncode == 2 and "Unknown assignment 'lesson9_nothing'" in run.stderr
+    run = autograder(course, "grade", LESSON, OTHER)
+    assert run.returncode == 2 and f"No submissions of {OTHER}" in run.stderr
+    write(os.path.join(course, "submitted", "bob", OTHER, f"{OTHER}.ipynb"), release)
+    run = autograder(course, "grade", LESSON, OTHER, "--student", "ada")
+    assert run.returncode == 2 and f"No submission of {OTHER} from: ada" in run.stderr
+    assert not os.path.exists(os.path.join(course, "autograded"))
 
 
 @pytest.mark.parametrize(

@@ -67,9 +67,12 @@ def graded(tmp_path_factory):
         handed_in[assignment] = submissions(source, release, assignment)
         for student, nb in handed_in[assignment].items():
             write(os.path.join(course, "submitted", student, assignment, f"{assignment}.ipynb"), nb)
-        done = subprocess.run([sys.executable, "-m", "autograder", "grade", assignment, "--jobs", "2"], cwd=course,
-                              capture_output=True, text=True, timeout=1800)  # fmt: skip
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    # Every lesson in one run, as an instructor grading the whole course would.
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", *ASSIGNMENTS, "--jobs", "2"], cwd=course,
+                          capture_output=True, text=True, timeout=1800)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    for assignment in ASSIGNMENTS:
+        assert f"{assignment}: {len(handed_in[assignment])} graded" in done.stdout, done.stdout[-4000:]
     return course, handed_in
 
 
