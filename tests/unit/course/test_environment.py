@@ -112,15 +112,25 @@ def test_tests_run_on_pinned_versions():
         assert installed == version, f"{name}: {installed} installed, {version} pinned"
 
 
-def test_unwanted_packages_removed():
-    """course.py setup removes what it lists in UNWANTED, and nbformat still validates without it."""
+def unwanted() -> tuple[str, ...]:
     spec = importlib.util.spec_from_file_location("course_script", os.path.join(ROOT, "course.py"))
     course = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(course)
-    for name in course.UNWANTED:
+    return course.UNWANTED
+
+
+def test_unwanted_packages_removed():
+    """course.py setup removes what it lists in UNWANTED, and nbformat still validates without it."""
+    for name in unwanted():
         try:
             importlib.metadata.distribution(name)
         except importlib.metadata.PackageNotFoundError:
             continue
         raise AssertionError(f"{name} is installed, though course.py setup removes it")
     nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1")]))
+
+
+def test_image_removes_unwanted_too():
+    with open(os.path.join(ROOT, "hub", "image", "Containerfile")) as f:
+        removed = re.findall(r"pip uninstall -y ([\w.\- ]+?) *\\?\n", f.read())
+    assert removed == [" ".join(unwanted())]
