@@ -16,17 +16,10 @@ from autograder.judge import judge_scenarios
 from autograder.sandbox.client import in_order, shared_server
 from autograder.sandbox.limits import DEFAULTS
 from tests.conftest import requires_bwrap
+from tests.course_copy import CORRECT_TRAIN_STEP
 
 pytestmark = requires_bwrap
 
-CORRECT = """
-def train_step(model, optimizer, loss_fn, x, y):
-    optimizer.zero_grad()
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    optimizer.step()
-    return loss.item()
-"""
 FORK_BOMB = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
 SLEEPER = "import time\nwhile True:\n    time.sleep(0.1)"
 CHECK = {"exercise": "train_step", "function": "train_step", "start": "fresh", "seed": 0}
@@ -53,20 +46,20 @@ def score(answers: list[str], cell_seconds: int = 2):
 
 
 def test_fork_bomb_ended_check_scored():
-    code, verdict = score([CORRECT, FORK_BOMB])
+    code, verdict = score([CORRECT_TRAIN_STEP, FORK_BOMB])
     assert code == 0
     assert verdict.passed, verdict.message
 
 
 def test_hanging_cell_check_scored():
-    code, verdict = score([CORRECT, SLEEPER])
+    code, verdict = score([CORRECT_TRAIN_STEP, SLEEPER])
     assert code == 0
     assert verdict.passed, verdict.message
 
 
 def test_answer_after_timeout_runs():
     """Run All goes on after a cell that ran out of time: a later answer still counts."""
-    code, verdict = score([FORK_BOMB, CORRECT])
+    code, verdict = score([FORK_BOMB, CORRECT_TRAIN_STEP])
     assert code == 0
     assert verdict.passed, verdict.message
 
