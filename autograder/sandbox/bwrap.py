@@ -89,6 +89,40 @@ def readable_paths() -> list[str]:
     return sorted(p for p in paths if os.path.isdir(p))
 
 
+def unreadable_by_jobs(folders: list[str]) -> list[str]:
+    """What in ``folders`` another user could not read: a folder without read and search permission
+    for others, a file without read permission.  As root, every job runs as a user of its own, so
+    what the sandbox binds (the Python environment, the grader's packages) must be readable by any
+    user; a copy made under umask 077 is not, and its jobs would fail to import the lessons' helpers
+    half-way through a notebook.  Within the grader's packages every file is looked at; of the
+    environment (thousands of files) only its folders as bound."""
+    packages = set(_package_folders())
+    found = []
+    for top in folders:
+        for folder, dirs, files in os.walk(top) if top in packages else [(top, [], [])]:
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            if os.stat(folder).st_mode & 0o005 != 0o005:
+                found.append(folder)
+            found += [os.path.join(folder, f) for f in files if not os.stat(os.path.join(folder, f)).st_mode & 0o004]
+    return found
+
+
+def check_readable_by_jobs() -> None:
+    """``SandboxError`` when jobs, running as other users, could not read what they import."""
+    if os.geteuid() != 0:
+        return  # every job keeps the grader's user id: what the grader reads, they read
+    tops = readable_paths()
+    found = unreadable_by_jobs(tops)
+    if found:
+        shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        fix = " ".join(t for t in tops if any(f == t or f.startswith(t + os.sep) for f in found))
+        raise SandboxError(
+            f"student code runs as other users here, and they cannot read {shown}: readable by their owner "
+            f"only, as a copy made under umask 077 is. Make them readable by everyone (chmod -R a+rX {fix}) "
+            "and run the command again; no student code was run."
+        )
+
+
 def _system_binds() -> list[str]:
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64"):
@@ -121,6 +155,7 @@ def bwrap_command(scratch: str, command: list[str], hidden: list[str] = ()) -> l
     """``command`` run in a new sandbox whose only writable place is ``scratch``, with ``hidden``
     (paths inside the readable ones) emptied."""
     args = [bubblewrap(), *_system_binds()]
+    check_readable_by_jobs()
     made: set[str] = {"/usr", "/etc", "/dev", "/proc", "/tmp", "/bin", "/lib", "/lib64", "/sbin"}
     for path in [*readable_paths(), scratch]:
         for parent in _parents(path):

@@ -14,7 +14,11 @@ import sys
 import tempfile
 from dataclasses import replace
 
+import pytest
+
+from autograder.sandbox import bwrap
 from tests.conftest import requires_bwrap
+from tests.course_copy import copy_working_tree
 
 
 def diagnose(tmp_path, body, **limits):
@@ -138,6 +142,42 @@ def test_no_bubblewrap_refuses_to_run(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == f"autograder: {NO_BUBBLEWRAP}"
     assert done.stdout == "" and not (tmp_path / "ran.txt").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only as root does student code run as other users")
+def test_private_copy_refused(tmp_path):
+    """A copy of the course made under umask 077: student code, run as other users, could not import
+    the grader's packages or the lessons' helpers."""
+    previous = os.umask(0o077)
+    try:
+        course = copy_working_tree(str(tmp_path / "copy"))
+    finally:
+        os.umask(previous)
+    source = tmp_path / "student.py"
+    source.write_text("open('ran.txt', 'w').write('x')\ndef manual_sgd_step(params, lr):\n    pass\n")
+    command = [sys.executable, "-m", "autograder", "diagnose", "manual_sgd_step", str(source)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=course, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "umask 077" in done.stderr and f"chmod -R a+rX {course}/autograder" in done.stderr, done.stderr
+    assert done.stdout == "" and not (tmp_path / "ran.txt").exists()
+
+
+def test_unreadable_files_found(tmp_path, monkeypatch):
+    package = tmp_path / "package"
+    (package / "inner").mkdir(parents=True)
+    (package / "open.py").write_text("")
+    (package / "private.py").write_text("")
+    (package / "private.py").chmod(0o600)
+    (package / "inner").chmod(0o700)
+    environment = tmp_path / "environment"
+    (environment / "lib").mkdir(parents=True)
+    (environment / "lib" / "private.py").write_text("")
+    (environment / "lib" / "private.py").chmod(0o600)  # not looked at: only the environment's top
+    monkeypatch.setattr(bwrap, "_package_folders", lambda: [str(package)])
+    found = bwrap.unreadable_by_jobs([str(environment), str(package)])
+    assert sorted(found) == [str(package / "inner"), str(package / "private.py")]
+    environment.chmod(0o700)
+    assert str(environment) in bwrap.unreadable_by_jobs([str(environment)])
 
 
 def test_bad_arguments_exit_nonzero(tmp_path):
