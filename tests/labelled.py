@@ -61,16 +61,19 @@ def labelled_files(root: str) -> list[tuple[str, str, bool, str]]:
     return found
 
 
-def diagnose_here(exercise: str, paths: list[str], timeout: float) -> dict[str, dict]:
+def diagnose_here(exercise: str, paths: list[str], timeout: float | None = None, **limits) -> dict[str, dict]:
     """Each file's line as `python -m autograder diagnose` prints it, from the API that command calls
-    (``diagnose_files``), in this process: one warm server and one judging pool (per timeout) serve
-    every exercise, where each command would start its own."""
+    (``diagnose_files``), in this process: one warm server and one judging pool serve every exercise,
+    where each command would start its own.  ``timeout`` is the command's --timeout; ``limits`` are
+    other fields of ``Limits`` (``memory_mb``: its --memory-mb)."""
     from dataclasses import replace
 
     from autograder.diagnose import diagnose_files
     from autograder.sandbox.limits import DEFAULTS
 
-    limits = replace(DEFAULTS, check_seconds=timeout)
+    if timeout is not None:
+        limits["check_seconds"] = timeout
+    limits = replace(DEFAULTS, **limits)
     rows = [json.loads(verdict.to_json(path)) for path, verdict in diagnose_files(exercise, paths, limits=limits)]
     assert [r["file"] for r in rows] == paths, "one verdict per file, in order"
     return {r["file"]: r for r in rows}

@@ -204,9 +204,9 @@ class Grader:
         finally:
             os.chdir(here)
 
-    def check(self, students: list[str] | None = None) -> None:
-        """GradeError for what would stop this run before it grades anything: no submission at all
-        (outside a shard), or one of ``students`` without a submission."""
+    def check(self, students: list[str] | None = None) -> list[str]:
+        """The students with a submission; GradeError for what would stop this run before it grades
+        anything: no submission at all (outside a shard), or one of ``students`` without one."""
         everyone = self.submissions()
         unknown = sorted(set(students or ()) - set(everyone))
         if unknown:
@@ -214,14 +214,13 @@ class Grader:
         if not everyone and self.shard is None:
             folder = self.coursedir.format_path(self.coursedir.submitted_directory, "<student>", self.assignment)
             raise GradeError(f"No submissions of {self.assignment} to grade (looked for {folder}).")
+        return everyone
 
     def _run(self, students: list[str] | None, started: float) -> Summary:
-        self.check(students)
-        everyone = self.submissions()
-        if students:
-            everyone = [s for s in everyone if s in students]
+        submitted = self.check(students)
+        everyone = [s for s in submitted if s in students] if students else submitted
         if self.shard is not None:
-            everyone = [s for s in self.shard.take(self.submissions()) if s in everyone]
+            everyone = [s for s in self.shard.take(submitted) if s in everyone]
             if not everyone:
                 return Summary(self.assignment, [], time.monotonic() - started, shard=self.shard)
         todo = [s for s in everyone if self.force or not self.is_complete(s)]

@@ -89,17 +89,15 @@ def readable_paths() -> list[str]:
     return sorted(p for p in paths if os.path.isdir(p))
 
 
-def unreadable_by_jobs(folders: list[str]) -> list[str]:
-    """What in ``folders`` another user could not read: a folder without read and search permission
-    for others, a file without read permission.  As root, every job runs as a user of its own, so
-    what the sandbox binds (the Python environment, the grader's packages) must be readable by any
-    user; a copy made under umask 077 is not, and its jobs would fail to import the lessons' helpers
-    half-way through a notebook.  Within the grader's packages every file is looked at; of the
-    environment (thousands of files) only its folders as bound."""
-    packages = set(_package_folders())
-    found = []
-    for top in folders:
-        for folder, dirs, files in os.walk(top) if top in packages else [(top, [], [])]:
+def unreadable_by_jobs(packages: list[str], folders: list[str]) -> list[str]:
+    """What another user could not read: a folder without read and search permission for others, a
+    file without read permission; in ``packages`` every file and folder, in ``folders`` (the Python
+    environment's, thousands of files) only each folder itself.  As root, every job runs as a user
+    of its own, so what the sandbox binds must be readable by any user; a copy made under umask 077
+    is not, and its jobs would fail to import the lessons' helpers half-way through a notebook."""
+    found = [f for f in folders if os.stat(f).st_mode & 0o005 != 0o005]
+    for top in packages:
+        for folder, dirs, files in os.walk(top):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
             if os.stat(folder).st_mode & 0o005 != 0o005:
                 found.append(folder)
@@ -111,8 +109,8 @@ def check_readable_by_jobs() -> None:
     """``SandboxError`` when jobs, running as other users, could not read what they import."""
     if os.geteuid() != 0:
         return  # every job keeps the grader's user id: what the grader reads, they read
-    tops = readable_paths()
-    found = unreadable_by_jobs(tops)
+    tops, packages = readable_paths(), _package_folders()
+    found = unreadable_by_jobs(packages, [t for t in tops if t not in packages])
     if found:
         shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
         fix = " ".join(t for t in tops if any(f == t or f.startswith(t + os.sep) for f in found))

@@ -12,13 +12,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import replace
 
 import pytest
 
 from autograder.sandbox import bwrap
 from tests.conftest import requires_bwrap
 from tests.course_copy import copy_working_tree
+from tests.labelled import diagnose_here
 
 
 def diagnose(tmp_path, body, **limits):
@@ -33,18 +33,7 @@ def diagnose(tmp_path, body, **limits):
         "    optimizer.step()\n"
         "    return loss.item()\n"
     )
-    [row] = diagnose_rows("train_step", [source], **limits)
-    return row
-
-
-def diagnose_rows(exercise: str, files: list, **limits) -> list[dict]:
-    """Each file's line as ``python -m autograder diagnose`` prints it (``memory_mb``, ``check_seconds``:
-    its --memory-mb and --timeout)."""
-    from autograder.diagnose import diagnose_files
-    from autograder.sandbox.limits import DEFAULTS
-
-    found = diagnose_files(exercise, [str(f) for f in files], limits=replace(DEFAULTS, **limits))
-    return [json.loads(verdict.to_json(path)) for path, verdict in found]
+    return diagnose_here("train_step", [str(source)], **limits)[str(source)]
 
 
 @requires_bwrap
@@ -116,13 +105,13 @@ def test_split_memory_hog_stopped(tmp_path):
         "            os._exit(0)\n"
         "    time.sleep(60)"
     )
-    row = diagnose(tmp_path, body, memory_mb=1500, check_seconds=40)
+    row = diagnose(tmp_path, body, memory_mb=1500, timeout=40)
     assert row["code"] == "error", row
     assert "memory" in row["message"], row
 
 
 def test_hang_hits_time_limit(tmp_path):
-    row = diagnose(tmp_path, "    time.sleep(1000)", check_seconds=4)
+    row = diagnose(tmp_path, "    time.sleep(1000)", timeout=4)
     assert row["code"] == "timeout"
 
 
@@ -162,7 +151,7 @@ def test_private_copy_refused(tmp_path):
     assert done.stdout == "" and not (tmp_path / "ran.txt").exists()
 
 
-def test_unreadable_files_found(tmp_path, monkeypatch):
+def test_unreadable_files_found(tmp_path):
     package = tmp_path / "package"
     (package / "inner").mkdir(parents=True)
     (package / "open.py").write_text("")
@@ -173,11 +162,10 @@ def test_unreadable_files_found(tmp_path, monkeypatch):
     (environment / "lib").mkdir(parents=True)
     (environment / "lib" / "private.py").write_text("")
     (environment / "lib" / "private.py").chmod(0o600)  # not looked at: only the environment's top
-    monkeypatch.setattr(bwrap, "_package_folders", lambda: [str(package)])
-    found = bwrap.unreadable_by_jobs([str(environment), str(package)])
+    found = bwrap.unreadable_by_jobs(packages=[str(package)], folders=[str(environment)])
     assert sorted(found) == [str(package / "inner"), str(package / "private.py")]
     environment.chmod(0o700)
-    assert str(environment) in bwrap.unreadable_by_jobs([str(environment)])
+    assert bwrap.unreadable_by_jobs(packages=[], folders=[str(environment)]) == [str(environment)]
 
 
 def test_bad_arguments_exit_nonzero(tmp_path):
@@ -234,8 +222,8 @@ def probe_fields(row) -> dict:
 
 @requires_bwrap
 def test_child_has_no_privileges(tmp_path):
-    [row] = diagnose_rows("graph_ops", [status_probe(tmp_path)])
-    fields = probe_fields(row)
+    probe = str(status_probe(tmp_path))
+    fields = probe_fields(diagnose_here("graph_ops", [probe])[probe])
     assert (fields["nnp"], fields["capeff"], fields["capbnd"], fields["pid"]) == ("1", "0" * 16, "0" * 16, "1")
     if os.geteuid() == 0:
         assert int(fields["uid"]) >= 61000 and fields["shadow"] == "denied"
@@ -290,6 +278,6 @@ def test_reshaped_torch_cannot_pass(tmp_path):
     for name, forgery in (("code_in_place.py", CODE_IN_PLACE), ("torch_internals.py", TORCH_INTERNALS)):
         files.append(tmp_path / name)
         files[-1].write_text(forgery + "\n" + NEVER_CLEARS)
-    code_in_place, torch_internals = diagnose_rows("train_step", files)
+    code_in_place, torch_internals = diagnose_here("train_step", [str(f) for f in files]).values()
     assert code_in_place["code"] == "error" and "Tensor.backward.__code__" in code_in_place["message"]
     assert torch_internals["code"] == "tampered" and "torch.autograd.graph.Variable" in torch_internals["message"]
