@@ -33,7 +33,8 @@ def postgres_bin() -> str | None:
 
 def run(*command: str, user: str | None = None, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
     if user:
-        command = ("runuser", "-u", user, "--", *command)
+        # found on our PATH: the environment given to the command may have a PATH without /usr/sbin
+        command = (shutil.which("runuser") or "runuser", "-u", user, "--", *command)
     done = subprocess.run(command, capture_output=True, text=True, **kwargs)
     if check and done.returncode != 0:
         raise AssertionError(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")

@@ -93,11 +93,14 @@ class Hub:
         and umask (077, which its terminals inherit): what an instructor types in the grading
         server's terminal."""
         folder, grader = self.courses.get(course, self.course), f"grader-{course}"
-        env = ["env", f"AUTOGRADER_DB_URL={self.db_urls.get(course, self.db_url)}", f"AUTOGRADER_COURSE_ID={course}",
-               f"JUPYTER_CONFIG_PATH={folder}/hub/etc/jupyter", f"AUTOGRADER_EXCHANGE={self.exchange}",
-               f"HOME=/home/{grader}", f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
+        env = ["env", f"AUTOGRADER_COURSE_ID={course}", f"JUPYTER_CONFIG_PATH={folder}/hub/etc/jupyter",
+               f"AUTOGRADER_EXCHANGE={self.exchange}", f"HOME=/home/{grader}",
+               f"PATH={os.path.dirname(sys.executable)}:/usr/bin:/bin"]  # fmt: skip
         umask = ["sh", "-c", 'umask 077 && exec "$@"', "sh"]
-        return run(*env, *umask, *command, user=grader, check=False, cwd=folder, timeout=timeout)
+        # The gradebook's password goes through the environment (runuser keeps it), never on a command
+        # line, which every account on the machine can read in /proc while the command runs.
+        secret = dict(os.environ, AUTOGRADER_DB_URL=self.db_urls.get(course, self.db_url))
+        return run(*env, *umask, *command, user=grader, check=False, cwd=folder, timeout=timeout, env=secret)
 
 
 @pytest.fixture(scope="package")
