@@ -17,3 +17,24 @@ def test_benchmark_grades_same_twice():
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["same_scores"] is True and figures["n"] == 2
     assert set(figures["seconds"]) == {"stock", "grade"} and figures["speedup_vs_stock"]["grade"] > 0
+
+
+def test_suite_profile_counts_a_small_run(tmp_path):
+    script = os.path.join(ROOT, "benchmarks", "suite_profile.py")
+    tests = os.path.join("tests", "unit", "course", "test_environment.py")
+    command = [sys.executable, script, "--json", "--no-record", "--interval", "0.2", "-n", "0", "-p",
+               "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}", tests]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["exit_code"] == 0 and figures["tests"] > 0
+    assert set(figures["worker_seconds_by_folder"]) == {"unit/course"}
+    assert figures["cpu_seconds_by_kind"].get("pytest", 0) > 0  # the one pytest process, sampled
+
+
+def test_suite_profile_exits_as_the_suite(tmp_path):
+    script = os.path.join(ROOT, "benchmarks", "suite_profile.py")
+    command = [sys.executable, script, "--json", "--no-record", "-n", "0", "-p", "no:cacheprovider",
+               f"--basetemp={tmp_path / 'inner'}", os.path.join("tests", "no-such-file.py")]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 4, done.stderr[-2000:]  # pytest's own code for a usage error: no such file
