@@ -48,7 +48,7 @@ KINDS = [
     ("PostgreSQL", r"postgres"),
     ("containers (podman, runc)", r"podman|conmon|runc|buildah"),
     ("pytest workers", r"exec\(eval\(sys\.stdin\.readline"),
-    ("pytest", r"pytest|course\.py test"),
+    ("pytest", r"-m pytest\b|/pytest(\s|$)|course\.py test"),  # not what runs in pytest's temporary folders
 ]
 
 

@@ -38,3 +38,11 @@ def test_suite_profile_exits_as_the_suite(tmp_path):
                f"--basetemp={tmp_path / 'inner'}", os.path.join("tests", "no-such-file.py")]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert done.returncode == 4, done.stderr[-2000:]  # pytest's own code for a usage error: no such file
+
+
+def test_suite_profile_kinds_by_command_not_folder():
+    from benchmarks.suite_profile import kind_of
+
+    assert kind_of("/venv/bin/python -m pytest -q") == kind_of("/venv/bin/pytest tests") == "pytest"
+    assert kind_of("/usr/bin/bwrap --bind /tmp/pytest-of-root/pytest-3/x /x") == "other"
+    assert kind_of("/venv/bin/python -m ipykernel_launcher -f /tmp/pytest-of-root/k.json").startswith("kernels")

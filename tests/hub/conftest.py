@@ -99,8 +99,8 @@ class Hub:
         umask = ["sh", "-c", 'umask 077 && exec "$@"', "sh"]
         # The gradebook's password goes through the environment (runuser keeps it), never on a command
         # line, which every account on the machine can read in /proc while the command runs.
-        secret = dict(os.environ, AUTOGRADER_DB_URL=self.db_urls.get(course, self.db_url))
-        return run(*env, *umask, *command, user=grader, check=False, cwd=folder, timeout=timeout, env=secret)
+        environment = dict(os.environ, AUTOGRADER_DB_URL=self.db_urls.get(course, self.db_url))
+        return run(*env, *umask, *command, user=grader, check=False, cwd=folder, timeout=timeout, env=environment)
 
 
 @pytest.fixture(scope="package")
