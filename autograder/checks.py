@@ -19,6 +19,7 @@ import json
 import os
 from dataclasses import replace
 
+from .display import shown_lines, wrapped
 from .sandbox.limits import DEFAULTS
 
 QUIZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quizzes")
@@ -26,7 +27,7 @@ QUIZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quizzes")
 
 #: What a failed check's exception shows under the ❌ line: that the cell counts as failed, without
 #: repeating the hint or naming the grader's exception.
-FAILED_LINE = "Not passed yet: this cell counts as failed until its check shows ✅."
+FAILED_LINE = "Not passed yet: this cell counts as failed until its check shows ✅ passed."
 
 
 class NotYet(AssertionError):
@@ -44,10 +45,9 @@ def _report(verdict, printed: str = "") -> None:
         shown = "\n".join("    " + line for line in lines[:15])
         more = f"\n    ... ({len(lines) - 15} more lines)" if len(lines) > 15 else ""
         print(f"Your function printed:\n{shown}{more}")
+    print("\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message)))
     if verdict.passed:
-        print(f"✅ {verdict.exercise}: {verdict.message}")
         return
-    print(f"❌ {verdict.exercise} [{verdict.code}]: {verdict.message}")
     raise NotYet(f"{verdict.exercise}: {verdict.code}: {verdict.message}")
 
 
@@ -115,6 +115,11 @@ def load_quiz(assignment: str) -> dict:
         return json.load(f)
 
 
+def _say(text: str) -> None:
+    """Print ``text`` wrapped at word boundaries (Jupyter would break a long line inside a word)."""
+    print("\n".join(wrapped(text, indent="")))
+
+
 def check_quiz(assignment: str, question: str, answer) -> None:
     """Check one multiple-choice answer (a letter such as "b").  The quick checks are formative:
     this self-check tells right from wrong, so they carry no points.  The key stores only hashes,
@@ -126,10 +131,10 @@ def check_quiz(assignment: str, question: str, answer) -> None:
     item = quiz[question]
     if not isinstance(answer, str) or answer.strip().lower() not in item["choices"]:
         choices = ", ".join(f'"{c}"' for c in item["choices"])
-        print(f'❌ {question}: answer with one of {choices}, as a string, e.g. {question} = "a".')
+        _say(f'❌ {question}: not answered yet. Answer with one of {choices}, as a string, e.g. {question} = "a".')
         raise NotYet(f"{question}: {answer!r} is not one of the choices {choices}")
     if _answer_hash(assignment, question, answer.strip().lower()) == item["answer_sha256"]:
-        print(f"✅ {question}: right. {item['why']}")
+        _say(f"✅ {question}: right. {item['why']}")
         return
-    print(f"❌ {question}: not quite. Hint: {item['hint']}")
+    _say(f"❌ {question}: not quite yet. Hint: {item['hint']}")
     raise NotYet(f"{question}: not the right answer yet. Hint: {item['hint']}")

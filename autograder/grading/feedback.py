@@ -35,6 +35,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import List, Unicode
 
+from ..display import NOT_PASSED, PASSED, shown_lines, wrapped
 from .sanitize import PAGE_POLICY
 
 PLACEHOLDER = "# (hidden tests ran here; their code is not shown)"
@@ -95,7 +96,7 @@ def summary_markdown(rows: list[dict]) -> str:
         "| --- | --- | --- | --- |",
     ]
     for row in map(_with_error_fix, rows):
-        mark = "✅ passed" if row["passed"] else "❌ not yet"
+        mark = f"✅ {PASSED}" if row["passed"] else f"❌ {NOT_PASSED}"
         todo = "nothing: well done" if row["passed"] else _cell_text(row["fix"])
         lines.append(f"| `{row['exercise']}` | {mark} | `{row['code']}` | {todo} |")
     lines += ["", "Each test cell below says more; the graders ran more scenarios than your notebook's test cells."]
@@ -121,11 +122,11 @@ def verdict_text(verdicts: list[dict], stopped: bool) -> str:
         )
     for v in map(_with_error_fix, verdicts):
         if v["passed"]:
-            lines.append(f"✅ {v['exercise']}: {v['what'] or v['fix']}")
+            lines += shown_lines(v["exercise"], v["code"], True, v["what"] or v["fix"])
         else:
-            lines.append(f"❌ {v['exercise']} [{v['code']}] To fix: {v['fix']}")
+            lines += shown_lines(v["exercise"], v["code"], False, v["fix"], fix_label="To fix:")
             if v["what"]:
-                lines.append(f"   What the grader saw: {v['what']}")
+                lines += wrapped(f"What the grader saw: {v['what']}")
     return "\n".join(lines) + "\n"
 
 

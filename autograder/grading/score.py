@@ -38,6 +38,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..checks import FAILED_LINE
+from ..display import shown_lines
 from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
 from .execute import NOT_RUN, STOPPED, SandboxedExecute, error_output, shared_cells
 from .notes import add_note, add_review
@@ -272,9 +273,7 @@ class ScoreChecks(NbGraderPreprocessor):
                     verdict = replace(verdict, review=f"scoring stopped before this check ran: {ended['detail']}")
             results.append({**check, "code": verdict.code, "passed": verdict.passed, "message": verdict.message,
                             "review": verdict.review})  # fmt: skip
-            mark = "✅" if verdict.passed else "❌"
-            code = "" if verdict.passed else f" [{verdict.code}]"
-            line = f"{mark} {verdict.exercise}{code}: {verdict.message}"
+            line = "\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message))
             # Each distinct verdict once (two seeds usually agree), what to fix before what passed.
             shown = passes if verdict.passed else failures
             if line not in shown:

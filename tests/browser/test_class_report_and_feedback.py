@@ -127,7 +127,7 @@ def test_feedback_opens_with_summary(graded_class, browser, student, code):
         assert verdicts.count() == 2  # the fresh and the dirty-start test cells
         for i in range(2):
             text = verdicts.nth(i).inner_text()
-            assert text.count("❌ train_step") == 1 and f"[{code}] To fix:" in text, text
+            assert text.count("❌ train_step") == 1 and f"[{code}]: not passed yet" in text and "To fix:" in text, text
             if student == "gus":
                 assert re.search(r"To fix: SyntaxError on line 3 of In \[\d+\]", text), text
             width = verdicts.nth(i).evaluate("e => [e.scrollWidth, e.clientWidth, getComputedStyle(e).whiteSpace]")

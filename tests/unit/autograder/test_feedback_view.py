@@ -46,7 +46,7 @@ def test_summary_first_no_repeats():
     nb, _ = CheckSummary().preprocess(_graded(), {})
     assert nb.cells[0].id == SUMMARY_ID
     summary = nb.cells[0].source
-    assert "| `train_step` | ❌ not yet | `never_clears` | Call optimizer.zero_grad()" in summary
+    assert "| `train_step` | ❌ not passed yet | `never_clears` | Call optimizer.zero_grad()" in summary
     assert "| `manual_sgd_step` | ✅ passed | `ok` |" in summary
     [output] = nb.cells[3].outputs
     assert output.output_type == "stream" and "NotYet" not in output.text
