@@ -7,10 +7,12 @@
     python3 course.py test   set up .venv if needed, then run the whole test suite
                              (--fast: the unit tests only, tests/unit/)
     python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml,
-                             a lesson or autograder/codes.py: rewrite every lesson's badges and Colab
-                             install cell, regenerate the student notebooks with nbgrader, the README's
-                             badges and lesson-length table, and the code tables in docs/codes.md
-    python3 course.py stats  (course authors) print each lesson's core path and whole length
+                             a lesson or autograder/codes.py: rewrite every lesson's badges, Colab
+                             install cell and time cell (the lesson is run to be timed), regenerate the
+                             student notebooks with nbgrader, the README's badges and lesson-length
+                             table, and the code tables in docs/codes.md
+    python3 course.py stats  (course authors) run every lesson and print how long a beginner takes over each
+                             part of it, activity by activity (sync writes the same into the lessons)
 
 Setting up is skipped when .venv already matches requirements*.txt and pyproject.toml.
 Extra arguments after `test` go to pytest (e.g. `python3 course.py test -k corpus`).
@@ -271,14 +273,17 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def synced_notebook(nb: dict, repository: str, branch: str, assignment: str) -> dict:
-    """The source notebook with its badge cell first and its install cell right after the title."""
-    cells = [c for c in nb["cells"] if c.get("id") not in ("badges", "install")]
+def synced_notebook(nb: dict, repository: str, branch: str, assignment: str, time: dict | None = None) -> dict:
+    """The source notebook with its badge cell first and its install cell right after the title, then
+    its time cell (made from ``time``, the lesson's account; without it, the time cell stays as it is)."""
+    handed_out = ("badges", "install") if time is None else ("badges", "install", TIME_CELL)
+    cells = [c for c in nb["cells"] if c.get("id") not in handed_out]
     badges = _locked_cell("markdown", "badges", badges_markdown(repository, branch, assignment))
     install = _locked_cell("code", "install", install_cell_source(repository, branch))
     for cell in (badges, install):
         cell["source"] = _lines(cell["source"])
-    return {**nb, "cells": [badges, cells[0], install, *cells[1:]]}
+    told = [] if time is None else [time_cell(nb, time)]
+    return {**nb, "cells": [badges, cells[0], install, *told, *cells[1:]]}
 
 
 def readme_block(repository: str, branch: str) -> str:
@@ -288,21 +293,26 @@ def readme_block(repository: str, branch: str) -> str:
     return "\n".join([README_START, *rows, README_END])
 
 
-# ---- how long a lesson takes: the core path (before "## Exercises") and the whole notebook ----
-
-# The stated speeds of a beginner: technical prose is read at about 150 words a minute; code is read,
-# run and its output looked at, one non-blank line every 5 s (12 lines a minute: the lesson's lines
-# are short and new); each quick-check question needs about 45 s of thinking on top of reading it;
-# an explorer's guided sequence takes about 3 minutes of clicking.
-WORDS_PER_MINUTE = 150
-CODE_LINES_PER_MINUTE = 12
-SECONDS_PER_QUESTION = 45
-EXPLORER_MINUTES = 3
-CORE_PATH_MINUTES = 15  # what each lesson's "about 15 minutes" promises, checked by the tests
-HANDED_OUT = ("badges", "install")  # cells made by `sync`, not part of the lesson's text
+# ---- how long a lesson takes: an account of what a beginner does in it, cell by cell ----
+#
+# Time is told, not targeted: nothing holds a lesson to a number of minutes. The account counts what a
+# beginner does with each cell of the *executed* lesson (what it printed and drew too), at the rates below,
+# and `sync` writes the result into each lesson (its `time` cell) and the README. The rates are a
+# beginner's: technical English, often not the reader's first language, and new code.
+READING_WORDS_PER_MINUTE = 120  # prose, quick-check questions and their feedback, the explorers' guide steps
+SECONDS_PER_CODE_LINE = 6  # reading one non-blank line of code before running it
+SECONDS_PER_RUN = 10  # running a code cell and finding what it printed
+SECONDS_PER_OUTPUT_LINE = 4  # reading one printed line and comparing it with what the text says
+SECONDS_PER_FIGURE = 30  # looking at a figure until it shows what the text says
+SECONDS_PER_QUESTION = 45  # thinking about a quick-check question before answering it
+SECONDS_PER_EXPLORER = 60  # a first look at an explorer's controls, before its guide
+SECONDS_PER_GUIDE_STEP = 40  # one guide step: do what it asks, read its ✓ note, look at what changed
+HANDED_OUT = ("badges", "install", "time")  # cells made by `sync`, not part of the lesson's text
+TIME_CELL = "time"
 # What a student never reads in a code cell: the solution (the student sees one line to replace
 # instead) and the hidden tests.
 _HIDDEN = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)\b.*?^[ \t]*### END \1\b[^\n]*\n?", re.S | re.M)
+_EXPLORER = re.compile(r"^from (gradlessons\.\w+) import (\w+Explorer)\b.*?^\2\(\)", re.S | re.M)
 
 
 def _sections(nb: dict) -> dict[str, list[dict]]:
@@ -331,44 +341,213 @@ def code_lines(source: str) -> int:
     return solutions + sum(1 for line in _HIDDEN.sub("", source).splitlines() if line.strip())
 
 
-def _length(cells: list[dict]) -> dict:
-    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
-    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
-    # A word has a letter or digit in it: markdown's `#`, `-` and `·` are not read.
-    words = sum(len(re.findall(r"\S*\w\S*", text)) for text in markdown)
-    lines = sum(code_lines(text) for text in code)
-    questions = sum(1 for text in markdown if re.match(r"\s*\*\*Question\b", text))
-    explorers = sum(1 for text in code if re.search(r"\b\w+Explorer\(\)", text))
-    exact = (
-        words / WORDS_PER_MINUTE
-        + lines / CODE_LINES_PER_MINUTE
-        + questions * SECONDS_PER_QUESTION / 60
-        + explorers * EXPLORER_MINUTES
-    )
-    return {"cells": len(cells), "words": words, "code_lines": lines, "questions": questions,
-            "explorers": explorers, "exact_minutes": exact, "minutes": round(exact)}  # fmt: skip
+def words(text: str) -> int:
+    """Words a student reads: a word has a letter or digit in it (markdown's `#`, `-` and `·` are not read)."""
+    return len(re.findall(r"\S*\w\S*", text))
 
 
-def lesson_stats(assignment: str) -> dict:
-    """Cells, words and estimated minutes of the core path and of the whole lesson."""
-    with open(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"), encoding="utf-8") as f:
-        parts = _sections(json.load(f))
-    return {"core": _length(parts["core"]), "all": _length(parts["core"] + parts["exercises"] + parts["deeper"])}
+def printed(cell: dict) -> tuple[int, int]:
+    """(lines of text, figures) that an executed code cell shows: its printed lines, the text of its
+    result and errors (one line each: the course's errors show one), and its images. A widget is
+    counted as its explorer, not here."""
+    lines = figures = 0
+    for output in cell.get("outputs", []):
+        kind = output.get("output_type")
+        if kind == "stream":
+            lines += len("".join(output.get("text", "")).strip("\n").splitlines())
+        elif kind == "error":
+            lines += 1
+        elif kind in ("execute_result", "display_data"):
+            data = output.get("data", {})
+            if any(key.startswith("image/") for key in data):
+                figures += 1
+            elif "application/vnd.jupyter.widget-view+json" not in data and "text/plain" in data:
+                lines += len("".join(data["text/plain"]).strip("\n").splitlines())
+    return lines, figures
 
 
-def length_block() -> str:
-    rows = [
-        "| lesson | core path: words | code lines | questions | minutes | whole lesson: words | code lines | minutes |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+def _question(cell: dict) -> bool:
+    return cell["cell_type"] == "markdown" and re.match(r"\s*\*\*Question\b", "".join(cell["source"])) is not None
+
+
+def account(cells: list[dict], feedback_words: list[int], guides: dict[str, list[str]]) -> dict:
+    """What a beginner does in ``cells`` (executed, with their outputs), and the seconds it takes.
+
+    ``feedback_words``: the words of each quick-check question's feedback, in order (read once each);
+    ``guides``: the prompts of each explorer's guide steps, by the explorer's class name."""
+    done = dict.fromkeys(("words", "code_cells", "code_lines", "output_lines", "figures", "questions",
+                          "feedback_words", "explorers", "guide_steps", "guide_words"), 0)  # fmt: skip
+    for cell in cells:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            done["words"] += words(text)
+            if _question(cell):
+                later = feedback_words[done["questions"] :]
+                done["feedback_words"] += later[0] if later else 0
+                done["questions"] += 1
+            continue
+        done["code_cells"] += 1
+        done["code_lines"] += code_lines(text)
+        lines, figures = printed(cell)
+        done["output_lines"] += lines
+        done["figures"] += figures
+        for _, name in _EXPLORER.findall(text):
+            steps = guides.get(name, [])
+            done["explorers"] += 1
+            done["guide_steps"] += len(steps)
+            done["guide_words"] += sum(words(step) for step in steps)
+    seconds = {
+        "reading": 60 * (done["words"] + done["feedback_words"] + done["guide_words"]) / READING_WORDS_PER_MINUTE,
+        "code": done["code_lines"] * SECONDS_PER_CODE_LINE + done["code_cells"] * SECONDS_PER_RUN,
+        "output": done["output_lines"] * SECONDS_PER_OUTPUT_LINE + done["figures"] * SECONDS_PER_FIGURE,
+        "questions": done["questions"] * SECONDS_PER_QUESTION,
+        "explorers": done["explorers"] * SECONDS_PER_EXPLORER + done["guide_steps"] * SECONDS_PER_GUIDE_STEP,
+    }
+    total = sum(seconds.values())
+    return {**done, "seconds": seconds, "minutes": max(1, round(total / 60)) if cells else 0}
+
+
+def quiz_feedback_words(assignment: str) -> list[int]:
+    """The words of each quick-check answer's explanation (`why`), in question order."""
+    path = os.path.join(ROOT, "autograder", "quizzes", f"{assignment}.json")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        quiz = json.load(f)
+    return [words(quiz[key].get("why", "")) for key in sorted(quiz, key=lambda k: int(k[1:]))]
+
+
+def explorer_guides(nb: dict) -> dict[str, list[str]]:
+    """The prompts of the guide steps of every explorer the lesson starts (needs the course's packages)."""
+    found = {}
+    for cell in nb["cells"]:
+        for module, name in _EXPLORER.findall("".join(cell["source"])) if cell["cell_type"] == "code" else []:
+            explorer = getattr(importlib.import_module(module), name)()
+            found[name] = [step.prompt for step in explorer.state.guide.steps]
+    return found
+
+
+def lesson_time(assignment: str, executed: dict, guides: dict[str, list[str]]) -> dict:
+    """The account of each part of an executed lesson: the core path, the exercises, Going deeper."""
+    parts = _sections(executed)
+    feedback = quiz_feedback_words(assignment)
+    return {part: account(cells, feedback if part == "core" else [], guides) for part, cells in parts.items()}
+
+
+def _sections_named(nb: dict) -> str:
+    """'sections 1–9' for the numbered headings of the core path."""
+    numbers = [int(m) for c in _sections(nb)["core"] if c["cell_type"] == "markdown"
+               for m in re.findall(r"^## (\d+)\.", "".join(c["source"]), re.M)]  # fmt: skip
+    if len(numbers) < 2:
+        return "the core path"
+    return f"the core path (sections {min(numbers)}–{max(numbers)})"
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def time_text(nb: dict, time: dict) -> str:
+    """The lesson's `time` cell: the minutes of each part and what the core path's minutes count."""
+    core, exercises, deeper = time["core"], time["exercises"], time["deeper"]
+    counted = [
+        f"reading {_plural(core['words'], 'word')} of text",
+        f"reading and running {_plural(core['code_cells'], 'code cell')} ({_plural(core['code_lines'], 'line')})",
+        f"reading {_plural(core['output_lines'], 'printed line')}"
+        + (f" and looking at {_plural(core['figures'], 'figure')}" if core["figures"] else ""),
     ]
-    for assignment in assignments():
-        lengths = lesson_stats(assignment)
-        core, whole = lengths["core"], lengths["all"]
-        rows.append(
-            f"| `{assignment}` | {core['words']} | {core['code_lines']} | {core['questions']} | {core['minutes']} "
-            f"| {whole['words']} | {whole['code_lines']} | {whole['minutes']} |"
-        )
+    if core["questions"]:
+        counted.append(f"thinking about {_plural(core['questions'], 'quick-check question')} and reading their answers")
+    if core["explorers"]:
+        counted.append(f"the explorer's {_plural(core['guide_steps'], 'guided step')}")
+    exercises_cells = _sections(nb)["exercises"]
+    solutions = sum(
+        1 for c in exercises_cells if c["cell_type"] == "code" and "### BEGIN SOLUTION" in "".join(c["source"])
+    )
+    lines = [
+        f"**Time.** About **{_plural(core['minutes'], 'minute')}** for {_sections_named(nb)}, counted from what a "
+        f"beginner does in it: {'; '.join(counted)}.",
+        f"The exercises: about {_plural(exercises['minutes'], 'minute')} to read and run, plus the time you take to "
+        f"write {_plural(solutions, 'function')}.",
+    ]
+    if deeper["minutes"]:
+        lines[-1] += f" *Going deeper* (optional): about {_plural(deeper['minutes'], 'minute')}."
+    return "\n".join(lines)
+
+
+def time_cell(nb: dict, time: dict) -> dict:
+    cell = _locked_cell("markdown", TIME_CELL, time_text(nb, time))
+    cell["source"] = _lines(cell["source"])
+    return cell
+
+
+def course_python() -> str:
+    """A Python with the course's packages: this one when it has them (an author's activated .venv, the
+    tests), else .venv's, set up first if needed."""
+    if all(importlib.util.find_spec(name) is not None for name in ("nbclient", "nbgrader", "gradlessons")):
+        return sys.executable
+    setup()
+    return os.path.join(BIN, "python")
+
+
+MEASURE = """
+import json, sys
+import nbformat
+from nbclient import NotebookClient
+sys.path.insert(0, sys.argv[1])
+import course
+nb = nbformat.read(sys.argv[2], as_version=4)
+NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": sys.argv[3]}}).execute()
+for cell in nb.cells:
+    for output in cell.get("outputs", []):
+        for key in output.get("data", {}):
+            if key.startswith("image/"):
+                output["data"][key] = ""  # counted, not needed: the account only counts figures
+json.dump({"executed": nb, "guides": course.explorer_guides(nb)}, sys.stdout)
+"""
+
+
+def measure(assignment: str) -> dict:
+    """Run the source lesson top to bottom in the course's environment; its account (`lesson_time`)."""
+    import tempfile
+
+    path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run([course_python(), "-c", MEASURE, ROOT, path, scratch],
+                              capture_output=True, text=True, cwd=scratch)  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(f"course.py: {assignment} did not run top to bottom:\n{done.stderr[-3000:]}")
+    found = json.loads(done.stdout)
+    return lesson_time(assignment, found["executed"], found["guides"])
+
+
+def length_block(times: dict[str, dict]) -> str:
+    rows = [
+        "| lesson | core path: minutes | words | code cells (lines) | printed lines, figures | questions "
+        "| explorer steps | exercises: minutes to read and run | Going deeper: minutes |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    rows += [length_row(assignment, time) for assignment, time in times.items()]
     return "\n".join([LENGTH_START, *rows, LENGTH_END])
+
+
+def length_row(assignment: str, time: dict) -> str:
+    """The README's line for one lesson's account."""
+    core = time["core"]
+    return (
+        f"| `{assignment}` | {core['minutes']} | {core['words']:,} | {core['code_cells']} ({core['code_lines']}) "
+        f"| {core['output_lines']}, {core['figures']} | {core['questions']} | {core['guide_steps']} "
+        f"| {time['exercises']['minutes']} | {time['deeper']['minutes']} |"
+    )
+
+
+def rates_text() -> str:
+    return (
+        f"(text at {READING_WORDS_PER_MINUTE} words a minute; each code line {SECONDS_PER_CODE_LINE} s and each run "
+        f"{SECONDS_PER_RUN} s; each printed line {SECONDS_PER_OUTPUT_LINE} s, each figure {SECONDS_PER_FIGURE} s; "
+        f"{SECONDS_PER_QUESTION} s of thinking per question; {SECONDS_PER_EXPLORER} s per explorer and "
+        f"{SECONDS_PER_GUIDE_STEP} s per guide step)"
+    )
 
 
 CODES = re.compile(r"(<!-- codes: ([\w ]+?) \(made by .*?-->\n).*?(<!-- /codes -->)", re.S)
@@ -390,11 +569,14 @@ def codes_blocks(text: str) -> str:
 
 
 def stats(extra: list[str]) -> int:
-    print(length_block().split("\n", 1)[1].rsplit("\n", 1)[0])
-    print(
-        f"(minutes: words / {WORDS_PER_MINUTE} + code lines / {CODE_LINES_PER_MINUTE} "
-        f"+ {SECONDS_PER_QUESTION} s per quick-check question + {EXPLORER_MINUTES} min per explorer)"
-    )
+    """Run every lesson, then print the README's table and each part's account, activity by activity."""
+    times = {assignment: measure(assignment) for assignment in assignments()}
+    print(length_block(times).split("\n", 1)[1].rsplit("\n", 1)[0])
+    print(rates_text())
+    for assignment, time in times.items():
+        for part, done in time.items():
+            spent = ", ".join(f"{what} {seconds / 60:.1f}" for what, seconds in done["seconds"].items())
+            print(f"{assignment} {part}: {done['minutes']} min ({spent})")
     return 0
 
 
@@ -422,23 +604,23 @@ def sync(extra: list[str]) -> int:
     if not CODES.search(codes_text):
         sys.exit(f"course.py: {CODES_DOC} has no code table block (a line `<!-- codes: EXERCISE ... -->` ... "
                  "`<!-- /codes -->`).")  # fmt: skip
+    times = {}
     for assignment in assignments():
         path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
         with open(path, encoding="utf-8") as f:
             nb = json.load(f)
         with open(path, "w", encoding="utf-8") as f:
             f.write(_dump(synced_notebook(nb, repository, branch, assignment)))
+        times[assignment] = measure(assignment)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(_dump(synced_notebook(nb, repository, branch, assignment, times[assignment])))
     with open(readme, "w", encoding="utf-8") as f:
         text = block.sub(lambda _: readme_block(repository, branch), text, count=1)
-        f.write(lengths.sub(lambda _: length_block(), text, count=1))
+        f.write(lengths.sub(lambda _: length_block(times), text, count=1))
     with open(codes_doc, "w", encoding="utf-8") as f:
         f.write(codes_blocks(codes_text))
     # The student notebooks come from the sources, through nbgrader as always.
-    if importlib.util.find_spec("nbgrader") is not None:
-        nbgrader = [sys.executable, "-m", "nbgrader"]
-    else:
-        setup()
-        nbgrader = [os.path.join(BIN, "python"), "-m", "nbgrader"]
+    nbgrader = [course_python(), "-m", "nbgrader"]
     # nbgrader runs the `alembic` command of its own environment when it creates a gradebook: that
     # environment's bin goes first on PATH, also when its python was called without activating it.
     env = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(nbgrader[0]), os.environ.get("PATH", "")])}

@@ -11,6 +11,9 @@ from nbclient import NotebookClient
 
 from tests.conftest import ASSIGNMENTS, ROOT
 from tests.course_copy import answered, read, solutions
+from tests.unit.course.test_course_sync import load_course
+
+course = load_course()
 
 pytestmark = pytest.mark.slow
 
@@ -33,12 +36,38 @@ def problems(notebook) -> list[str]:
     return found
 
 
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """Each source lesson run top to bottom once, for every test of this file that reads its outputs."""
+    done = {}
+
+    def run(assignment: str):
+        if assignment not in done:
+            source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))
+            done[assignment] = execute(source, str(tmp_path_factory.mktemp(assignment)))
+        return done[assignment]
+
+    return run
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_source_runs_cleanly(assignment, tmp_path):
-    source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))
-    notebook, seconds = execute(source, str(tmp_path))
+def test_source_runs_cleanly(assignment, executed):
+    notebook, seconds = executed(assignment)
     assert problems(notebook) == []
     print(f"{assignment}: run-all took {seconds:.1f} s")
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_time_told_from_the_run(assignment, executed):
+    """The lesson's time cell and the README's row are the account of what this run shows."""
+    notebook, _ = executed(assignment)
+    executed_nb = json.loads(nbformat.writes(notebook))
+    time = course.lesson_time(assignment, executed_nb, course.explorer_guides(executed_nb))
+    source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))
+    [told] = [cell for cell in source["cells"] if cell.get("id") == course.TIME_CELL]
+    assert "".join(told["source"]) == course.time_text(executed_nb, time), "run `python3 course.py sync`"
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        assert course.length_row(assignment, time) in f.read(), "run `python3 course.py sync`"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -149,25 +149,31 @@ def test_code_tables_regenerated():
     assert drifted != text and course.codes_blocks(drifted) == text
 
 
-def test_readme_lengths_from_notebooks():
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    assert course.length_block() in readme, "run `python3 course.py sync`"
+def md(text: str) -> dict:
+    return {"cell_type": "markdown", "source": [text], "metadata": {}}
+
+
+def code(text: str, *outputs: dict) -> dict:
+    return {"cell_type": "code", "source": [text], "metadata": {}, "outputs": list(outputs)}
+
+
+def stdout(text: str) -> dict:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+PNG = {"output_type": "display_data", "data": {"image/png": "", "text/plain": "<Figure>"}, "metadata": {}}
+WIDGET = {"output_type": "display_data", "data": {"application/vnd.jupyter.widget-view+json": {}, "text/plain": "x"}}
 
 
 def test_lesson_splits_by_headings():
-    def md(text):
-        return {"cell_type": "markdown", "source": [text], "metadata": {}}
-
-    def code(text):
-        return {"cell_type": "code", "source": [text], "metadata": {}, "outputs": []}
-
     nb = {
         "cells": [
             {"cell_type": "markdown", "id": "badges", "source": ["[badge]"], "metadata": {}},
             md("# Lesson 9 · Title words"),
+            {"cell_type": "markdown", "id": "time", "source": ["**Time.** About 3 minutes"], "metadata": {}},
             md("## 1. Core part\nfour more words here"),
             code("x = 1"),
-            code("GradExplorer()"),
+            code("from gradlessons.tangent_explorer import TangentExplorer\nTangentExplorer()"),
             md("## 2. Exercises"),
             code("def f(): pass"),
             md("## Going deeper (optional): more"),
@@ -175,48 +181,66 @@ def test_lesson_splits_by_headings():
         ]
     }
     parts = course._sections(nb)
-    assert [len(parts[k]) for k in ("core", "exercises", "deeper")] == [4, 2, 2]
-    core = course._length(parts["core"])
-    assert (core["cells"], core["words"], core["code_lines"], core["explorers"]) == (4, 11, 2, 1)
+    assert [len(parts[k]) for k in ("core", "exercises", "deeper")] == [4, 2, 2]  # the time cell is not read
+    core = course.account(parts["core"], [], {"TangentExplorer": ["Drag the slider to x = 0.", "Pick sin x."]})
+    assert (core["words"], core["code_cells"], core["code_lines"]) == (11, 2, 3)
+    assert (core["explorers"], core["guide_steps"], core["guide_words"]) == (1, 2, 9)
 
 
-def test_lesson_minutes_from_rates():
-    """Words at 150 a minute, code at 12 lines a minute, 45 s a question."""
-
-    def md(text):
-        return {"cell_type": "markdown", "source": [text], "metadata": {}}
-
-    def code(text):
-        return {"cell_type": "code", "source": [text], "metadata": {}, "outputs": []}
-
-    prose = " ".join(["word"] * 300)  # 2 minutes of reading
+def test_account_counts_what_a_beginner_does():
+    """Every activity at its stated rate: text, code read and run, what cells print and draw, quick-check
+    questions with their answers, and the explorer's guide steps."""
+    prose = " ".join(["word"] * 240)  # 2 minutes of reading
     cells = [
         md(prose),
-        code("\n".join(f"x{i} = {i}" for i in range(18)) + "\n\n\n"),  # 18 lines: blank ones are not read
-        code("# a comment is read too\nGradExplorer()\n"),  # 2 lines and an explorer (3 minutes)
+        code("\n".join(f"x{i} = {i}" for i in range(18)) + "\n\n\n", stdout("one\ntwo\n"), PNG),  # 18 lines read
+        code("from gradlessons.graph_explorer import GraphExplorer\nGraphExplorer()\n", WIDGET),  # not a printed line
         md("**Question 1.** Which one?"),
         code("### BEGIN SOLUTION\nanswer = 'b'\nmore = 1\n### END SOLUTION\n"),  # the one line to replace
+        code("check()", stdout("✅ q1: right.\n")),
         md("**Question 2.** And now?"),
         code("answer = 'c'\n### BEGIN HIDDEN TESTS\nassert answer\n### END HIDDEN TESTS\n"),  # hidden: unread
     ]
-    length = course._length(cells)
-    assert (length["code_lines"], length["questions"], length["explorers"]) == (18 + 2 + 1 + 1, 2, 1)
-    words = 300 + 4 + 4
-    expected = words / 150 + 22 / 12 + 2 * 45 / 60 + 3
-    assert length["exact_minutes"] == pytest.approx(expected)
-    assert length["minutes"] == round(expected) == 8
-
-
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_core_paths_fit_their_minutes(assignment):
-    core = course.lesson_stats(assignment)["core"]
-    assert core["exact_minutes"] <= course.CORE_PATH_MINUTES, (
-        f"{assignment}'s core path takes {core['exact_minutes']:.1f} minutes by `course.py stats`: "
-        "move detail to Going deeper or into a gradlessons helper"
+    done = course.account(cells, [30, 60, 99], {"GraphExplorer": ["Tick a.", "Click apply."]})
+    assert (done["code_cells"], done["code_lines"], done["output_lines"], done["figures"]) == (
+        5,
+        18 + 2 + 1 + 1 + 1,
+        3,
+        1,
     )
+    assert (done["questions"], done["feedback_words"], done["guide_steps"], done["guide_words"]) == (2, 90, 2, 4)
+    words = 240 + 4 + 4
+    expected = (
+        (words + 90 + 4) / 120 * 60
+        + 23 * course.SECONDS_PER_CODE_LINE + 5 * course.SECONDS_PER_RUN
+        + 3 * course.SECONDS_PER_OUTPUT_LINE + course.SECONDS_PER_FIGURE
+        + 2 * course.SECONDS_PER_QUESTION
+        + course.SECONDS_PER_EXPLORER + 2 * course.SECONDS_PER_GUIDE_STEP
+    )  # fmt: skip
+    assert sum(done["seconds"].values()) == pytest.approx(expected)
+    assert done["minutes"] == round(expected / 60)
+
+
+def test_errors_count_one_line():
+    error = {"output_type": "error", "ename": "RuntimeError", "evalue": "x", "traceback": ["a", "b", "c"]}
+    result = {"output_type": "execute_result", "data": {"text/plain": "tensor([1.,\n 2.])"}, "metadata": {}}
+    assert course.printed(code("f()", error, result)) == (3, 0)
+
+
+def test_time_cell_says_what_it_counts():
+    nb = {"cells": [md("# Lesson 9"), md("## 1. One"), md("## 2. Two"), md("## 3. Exercises"),
+                    code("### BEGIN SOLUTION\nx = 1\n### END SOLUTION")]}  # fmt: skip
+    time = {part: course.account(course._sections(nb)[part], [], {}) for part in ("core", "exercises", "deeper")}
+    told = course.time_text(nb, time)
+    assert told.startswith("**Time.** About **1 minute** for the core path (sections 1–2)")
+    assert "reading 6 words of text" in told and told.endswith("write 1 function.")  # no Going deeper: not named
+    synced = course.synced_notebook(nb, GITHUB, "main", "lesson9", time)
+    assert [c.get("id") for c in synced["cells"][:4]] == ["badges", None, "install", "time"]
+    again = course.synced_notebook(synced, GITHUB, "main", "lesson9", time)
+    assert again == synced  # one time cell, replaced in place
+    assert course.synced_notebook(synced, GITHUB, "main", "lesson9") == synced  # no account: kept as it is
 
 
 def test_questions_need_bold_labels():
     text = "The **Question 1.** label in the middle of a paragraph is not a question."
-    cells = [{"cell_type": "markdown", "source": [text], "metadata": {}}]
-    assert course._length(cells)["questions"] == 0
+    assert course.account([md(text)], [], {})["questions"] == 0
