@@ -1,16 +1,17 @@
-"""The experiments behind lesson 3's figures, so that the lesson shows each result in one line.
+"""Lesson 3's data, its example networks and its figures.
 
-Each experiment comes in layers, as in the explorers: plain functions that run real PyTorch code and
-return numbers or tensors (tested headless in ``tests/unit/gradlessons/test_lesson3.py``, which checks the
-numbers the lesson states), ``..._figure`` functions that draw those numbers into a pyplot-free
-matplotlib ``Figure``, and ``plot_...`` functions that show such a figure the way ``draw_graph`` does:
-as a plain PNG image (``IPython.display.Image``), which a cell displays by ending with it: a static
-output, so it also shows in the feedback page and with any ipywidgets version (Colab's 7.7). So the
-lesson needs no ``%matplotlib inline`` and leaves no pyplot figure open.
+Plain functions build the data and networks and run the optional sections' experiments (tested
+headless in ``tests/unit/gradlessons/test_lesson3.py``, which checks the numbers the lesson states),
+``..._figure`` functions draw numbers into a pyplot-free matplotlib ``Figure``, and ``plot_...``
+functions show such a figure the way ``draw_graph`` does: as a plain PNG image
+(``IPython.display.Image``), which a cell displays by ending with it: a static output, so it also
+shows in the feedback page and with any ipywidgets version (Colab's 7.7). So the lesson needs no
+``%matplotlib inline`` and leaves no pyplot figure open.
 
 Every function draws its random numbers inside ``torch.random.fork_rng`` with its own seed: a call
 gives the same result every time, whatever ran before, and leaves the notebook's random state as it
-was. A student who wants to see the code behind a figure reads it with ``plot_forgetting_to_clear??``.
+was. The loops a lesson section is about stay in the lesson's cells: ``plot_forgetting_to_clear`` only
+draws the two lists of slopes that the lesson's loops collected.
 """
 
 from __future__ import annotations
@@ -43,41 +44,20 @@ def line_data(n: int = 40, noise: float = 0.3, seed: int = 0) -> tuple[torch.Ten
     return x, y
 
 
-def fit_line_slopes(
-    x: torch.Tensor, y: torch.Tensor, clear_grads: bool, steps: int = 60, lr: float = 0.05, seed: int = 1
-) -> list[float]:
-    """Fit ``y ≈ w·x + b`` (an ``nn.Linear(1, 1)``) with SGD on the whole data, ``steps`` times.
-
-    With ``clear_grads`` each step starts with ``optimizer.zero_grad()``; without it, nothing is ever
-    cleared, so every step uses the sum of all gradients so far. The same ``seed`` gives both runs the
-    same starting weights. Returns the slope ``w`` after every step.
-    """
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        model = nn.Linear(1, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    slopes = []
-    for _ in range(steps):
-        if clear_grads:
-            optimizer.zero_grad()
-        nn.functional.mse_loss(model(x), y).backward()
-        optimizer.step()
-        slopes.append(model.weight.item())
-    return slopes
-
-
-def plot_forgetting_to_clear(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> Image:
+def plot_forgetting_to_clear(never_cleared: list[float], cleared: list[float]) -> Image:
     """Show :func:`forgetting_to_clear_figure` (end a cell with the result to display it)."""
-    return _shown(forgetting_to_clear_figure(x, y, steps), "the slope, cleared and never cleared")
+    return _shown(forgetting_to_clear_figure(never_cleared, cleared), "the slope, cleared and never cleared")
 
 
-def forgetting_to_clear_figure(x: torch.Tensor, y: torch.Tensor, steps: int = 60) -> Figure:
-    """The slope learned step by step, cleared every step and never cleared, against the true slope."""
+def forgetting_to_clear_figure(never_cleared: list[float], cleared: list[float]) -> Figure:
+    """Draw two lists of slopes, one per training step, that the lesson's own loops collected (never
+    cleared and cleared every step), against the true slope.  It only draws: the loops are in the lesson."""
     fig = Figure(figsize=(5, 3))
     fig.subplots_adjust(**MARGINS)
     ax = fig.subplots()
-    ax.plot(fit_line_slopes(x, y, clear_grads=True, steps=steps), label="zero_grad() every step")
-    ax.plot(fit_line_slopes(x, y, clear_grads=False, steps=steps), color="tab:red", label="never cleared")
+    steps = range(1, len(cleared) + 1)
+    ax.plot(steps, cleared, label="zero_grad() every step")
+    ax.plot(range(1, len(never_cleared) + 1), never_cleared, color="tab:red", label="never cleared")
     ax.axhline(TRUE_SLOPE, color="gray", linestyle="--", label=f"true slope {TRUE_SLOPE:g}")
     ax.set_xlabel("step")
     ax.set_ylabel("learned slope w")

@@ -1,25 +1,25 @@
-"""The measurements behind lesson 4, so that the lesson shows each result in one line.
+"""The batch-size sweep of lesson 4's *Going deeper*: a figure of section 3's measurement repeated
+at several batch sizes.
 
+The lesson itself measures in its own cells (a ``saved_tensors_hooks`` pack hook for the memory,
+``time.perf_counter()`` for the time); this module only repeats that measurement for the figure.
 What a graph keeps is read from the graph itself: every node of ``t.grad_fn``'s graph exposes the
 tensors it saved for ``backward()`` as attributes named ``_saved_...``. :func:`saved_tensors` collects
 them; :func:`activation_mb` adds up the memory of those that are not parameters (the activations),
 each piece of memory once. These numbers are exact and the same on every machine.
 
 Time is not: a forward pass's wall time depends on the machine and on what else runs. So
-:func:`tracking_cost` takes the best of a few runs, and the lesson only states what holds everywhere
-(no memory kept under ``no_grad()``; a smaller, varying time gain), never a fixed number of
-milliseconds. The tests in ``tests/unit/gradlessons/test_lesson4.py`` check the memory exactly and the
-times only loosely.
+:func:`tracking_cost` takes the best of a few runs. The tests in ``tests/unit/gradlessons/test_lesson4.py``
+check the memory exactly and the times only loosely.
 
 As in :mod:`gradlessons.lesson3`: plain functions return numbers, ``..._figure`` draws them into a
-pyplot-free ``Figure``, and ``plot_...`` / ``show_...`` show them (a PNG in an ``ipywidgets.Output``,
-or printed lines).
+pyplot-free ``Figure``, and ``plot_...`` shows it (a PNG in an ``ipywidgets.Output``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import ipywidgets as widgets
@@ -46,33 +46,6 @@ def saved_tensors(t: torch.Tensor) -> list[tuple[str, str, torch.Tensor]]:
                     found.append((type(node).__name__, name, value))
         todo += [child for child, _ in node.next_functions]
     return found
-
-
-@dataclass(frozen=True)
-class SavedTensor:
-    """One row of :func:`saved_tensors_table`: which node keeps which tensor, and whose memory it is."""
-
-    node: str
-    attribute: str
-    shape: tuple[int, ...]
-    same_memory_as: str | None  # the name of the given tensor whose memory it is, or None
-
-
-def saved_tensors_table(t: torch.Tensor, names: Mapping[str, torch.Tensor]) -> list[SavedTensor]:
-    """:func:`saved_tensors` of ``t``, each matched by memory address (``data_ptr()``) with the named
-    tensors: a match means the graph keeps that very tensor (or a view of it), not a copy."""
-    by_address = {tensor.data_ptr(): name for name, tensor in names.items()}
-    return [
-        SavedTensor(node, attribute, tuple(s.shape), by_address.get(s.data_ptr()))
-        for node, attribute, s in saved_tensors(t)
-    ]
-
-
-def show_saved_tensors(t: torch.Tensor, names: Mapping[str, torch.Tensor]) -> None:
-    """Print :func:`saved_tensors_table`, one line per saved tensor."""
-    for row in saved_tensors_table(t, names):
-        memory = row.same_memory_as or "no tensor named here"
-        print(f"{row.node:15} {row.attribute:14} shape {str(row.shape):8} same memory as {memory}")
 
 
 def activation_mb(t: torch.Tensor, model: nn.Module) -> float:
@@ -119,17 +92,6 @@ def tracking_cost(model: nn.Module, x: torch.Tensor, repeats: int = 5) -> Tracki
         no_grad_mb = activation_mb(model(x), model)
         no_grad_s = best_seconds(lambda: model(x), repeats)
     return TrackingCost(len(x), tracked_mb, no_grad_mb, tracked_s * 1e3, no_grad_s * 1e3)
-
-
-def compare_tracking_cost(model: nn.Module, x: torch.Tensor, repeats: int = 5) -> None:
-    """Print :func:`tracking_cost` as two lines: memory, then the time and its ratio. (It returns
-    nothing, so a cell that ends with it shows only these lines.)"""
-    cost = tracking_cost(model, x, repeats)
-    print(f"activations kept: tracking on {cost.tracked_mb:.2f} MB, no_grad() {cost.no_grad_mb:.2f} MB")
-    print(
-        f"forward time    : tracking on {cost.tracked_ms:.2f} ms, no_grad() {cost.no_grad_ms:.2f} ms "
-        f"(ratio {cost.time_ratio:.2f}; it changes from run to run)"
-    )
 
 
 def batch_sweep(model: nn.Module, batch_sizes: Sequence[int], in_features: int, repeats: int = 3) -> list[TrackingCost]:

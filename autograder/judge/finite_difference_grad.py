@@ -1,6 +1,6 @@
 """Judging finite_difference_grad: the returned estimate against the judge's own central difference
-with the same eps, and x as the seed made it; whether f ever saw a tensor that requires grad is what
-the job saw, and names the use of autograd."""
+with the same eps, and x against x as the seed made it, bit for bit (any change is ``modifies_x``);
+whether f ever saw a tensor that requires grad is what the job saw, and names the use of autograd."""
 
 from __future__ import annotations
 
@@ -27,6 +27,14 @@ def schema(scenario: Field):
             "n_calls": Number(integer=True),
         }
     )
+
+
+def unchanged(after: torch.Tensor, before: torch.Tensor) -> bool:
+    """The same dtype, shape and bits: any change of x counts, however small (adding eps to an entry and
+    subtracting it again can round to a neighbouring number; NaN and -0.0 are compared bit for bit)."""
+    if after.dtype != before.dtype or tuple(after.shape) != tuple(before.shape):
+        return False
+    return bool(torch.equal(after.reshape(-1).view(torch.uint8), before.reshape(-1).view(torch.uint8)))
 
 
 def central(function, x: torch.Tensor, eps: float, scale: float = 2.0) -> torch.Tensor:
@@ -71,7 +79,7 @@ def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
     if obs["any_call_requires_grad"] or obs["x_requires_grad"] or obs["x_grad_set"]:
         return Verdict(NAME, "used_autograd", MESSAGES["used_autograd"])
     x = make_x(scenario)
-    if not same(obs["x_after"], x, rtol=1e-12 if scenario.dtype == "float64" else 1e-6, atol=0.0):
+    if not unchanged(obs["x_after"], x):
         return Verdict(NAME, "modifies_x", MESSAGES["modifies_x"])
     ret = obs["returned"]
     if not ret["is_tensor"]:
@@ -113,14 +121,15 @@ def _other_step(function, x: torch.Tensor, got: torch.Tensor, eps: float, rtol: 
 
 
 MESSAGES = {
-    "ok": "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape as x, x untouched.",
+    "ok": "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape as x, x exactly as it was.",
     "used_autograd": (
         "Your function used autograd (f saw a tensor that requires grad, or x got a .grad): here the "
         "point is to estimate the gradient WITHOUT autograd, only by calling f on nudged copies of x."
     ),
     "modifies_x": (
-        "x was different after your function returned: nudge a copy (x.clone()) instead of x itself, "
-        "or put the original value back exactly."
+        "x was not exactly the same after your function returned (even a change in the last digit counts: "
+        "adding eps to an entry and subtracting it again can round to a slightly different number). "
+        "Nudge a copy (x.clone()), or save each entry's old value and write that value back."
     ),
     "wrong_type": "Your function returned {kind}, not a tensor: return a tensor shaped like x.",
     "wrong_shape": (

@@ -73,19 +73,71 @@ def test_forked_path_names_mistake(fn, code):
     assert verdict.code == code, verdict.message
 
 
-def test_one_ulp_off_not_modifying():
-    def inplace_arithmetic(f, x, eps=1e-4):
-        grad = torch.zeros_like(x)
-        flat_x = x.view(-1)
-        with torch.no_grad():
-            for i in range(flat_x.numel()):
-                flat_x[i] += eps
-                up = f(x)
-                flat_x[i] -= 2 * eps
-                down = f(x)
-                flat_x[i] += eps
-                grad.view(-1)[i] = (up - down) / (2 * eps)
-        return grad
+def inplace_undone_by_arithmetic(f, x, eps=1e-4):
+    grad = torch.zeros_like(x)
+    flat_x = x.view(-1)
+    with torch.no_grad():
+        for i in range(flat_x.numel()):
+            flat_x[i] += eps
+            up = f(x)
+            flat_x[i] -= 2 * eps
+            down = f(x)
+            flat_x[i] += eps
+            grad.view(-1)[i] = (up - down) / (2 * eps)
+    return grad
 
-    scenarios = ex.suite()
-    assert judge.judge(scenarios, observations_of("finite_difference_grad", inplace_arithmetic, scenarios)).code == "ok"
+
+def inplace_restoring_saved_value(f, x, eps=1e-4):
+    grad = torch.zeros_like(x)
+    flat_x = x.view(-1)
+    with torch.no_grad():
+        for i in range(flat_x.numel()):
+            old = flat_x[i].item()
+            flat_x[i] = old + eps
+            up = f(x)
+            flat_x[i] = old - eps
+            down = f(x)
+            flat_x[i] = old
+            grad.view(-1)[i] = (up - down) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_undoing_a_nudge_by_arithmetic_is_modifies_x(seed):
+    scenarios = ex.suite("all", seed)
+    verdict = judge.judge(scenarios, observations_of("finite_difference_grad", inplace_undone_by_arithmetic, scenarios))
+    assert verdict.code == "modifies_x", verdict.message
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_writing_back_the_saved_value_is_ok(seed):
+    scenarios = ex.suite("all", seed)
+    verdict = judge.judge(
+        scenarios, observations_of("finite_difference_grad", inplace_restoring_saved_value, scenarios)
+    )
+    assert verdict.code == "ok", verdict.message
+
+
+def test_one_rounding_step_counts_as_a_change():
+    x = torch.tensor([0.3, -1.7], dtype=torch.float64)
+    nudged = x.clone()
+    nudged[0] = torch.nextafter(nudged[0], torch.tensor(1.0, dtype=torch.float64))
+    assert not judge.unchanged(nudged, x)
+    assert judge.unchanged(x.clone(), x)
+
+
+def test_other_dtype_or_sign_of_zero_counts_as_a_change():
+    x = torch.tensor([0.0, 2.0])
+    assert not judge.unchanged(x.double(), x)
+    assert not judge.unchanged(torch.tensor([-0.0, 2.0]), x)
+    assert not judge.unchanged(x.reshape(2, 1), x)
+
+
+def test_nan_left_in_place_is_unchanged():
+    x = torch.tensor([float("nan"), 1.0])
+    assert judge.unchanged(x.clone(), x)
+
+
+def test_modifies_x_message_names_both_fixes():
+    message = judge.MESSAGES["modifies_x"]
+    assert "x.clone()" in message and "old value" in message and "last digit" in message
