@@ -346,23 +346,35 @@ def words(text: str) -> int:
     return len(re.findall(r"\S*\w\S*", text))
 
 
-def printed(cell: dict) -> tuple[int, int]:
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def printed(cell: dict, widgets: dict | None = None) -> tuple[int, int]:
     """(lines of text, figures) that an executed code cell shows: its printed lines, the text of its
-    result and errors (one line each: the course's errors show one), and its images. A widget is
-    counted as its explorer, not here."""
+    result and errors (one line each: the course's errors show one), and its images, also those shown
+    in an ``ipywidgets.Output`` (``draw_graph``), read from the notebook's saved widget state
+    (``widgets``: model id -> state). An explorer's widgets are counted as its guide, not here."""
+    return _shown(cell.get("outputs", []), widgets or {})
+
+
+def _shown(outputs: list[dict], widgets: dict) -> tuple[int, int]:
     lines = figures = 0
-    for output in cell.get("outputs", []):
+    for output in outputs:
         kind = output.get("output_type")
+        data = output.get("data", {})
         if kind == "stream":
             lines += len("".join(output.get("text", "")).strip("\n").splitlines())
         elif kind == "error":
             lines += 1
-        elif kind in ("execute_result", "display_data"):
-            data = output.get("data", {})
-            if any(key.startswith("image/") for key in data):
-                figures += 1
-            elif "application/vnd.jupyter.widget-view+json" not in data and "text/plain" in data:
-                lines += len("".join(data["text/plain"]).strip("\n").splitlines())
+        elif any(key.startswith("image/") for key in data):
+            figures += 1
+        elif WIDGET_VIEW in data:
+            model = widgets.get(data[WIDGET_VIEW].get("model_id"), {})
+            if model.get("model_name") == "OutputModel":
+                more = _shown(model.get("state", {}).get("outputs", []), widgets)
+                lines, figures = lines + more[0], figures + more[1]
+        elif "text/plain" in data:
+            lines += len("".join(data["text/plain"]).strip("\n").splitlines())
     return lines, figures
 
 
@@ -370,11 +382,14 @@ def _question(cell: dict) -> bool:
     return cell["cell_type"] == "markdown" and re.match(r"\s*\*\*Question\b", "".join(cell["source"])) is not None
 
 
-def account(cells: list[dict], feedback_words: list[int], guides: dict[str, list[str]]) -> dict:
+def account(
+    cells: list[dict], feedback_words: list[int], guides: dict[str, list[str]], widgets: dict | None = None
+) -> dict:
     """What a beginner does in ``cells`` (executed, with their outputs), and the seconds it takes.
 
     ``feedback_words``: the words of each quick-check question's feedback, in order (read once each);
-    ``guides``: the prompts of each explorer's guide steps, by the explorer's class name."""
+    ``guides``: the prompts of each explorer's guide steps, by the explorer's class name; ``widgets``: the
+    notebook's saved widget state (model id -> state), for what ``Output`` widgets show."""
     done = dict.fromkeys(("words", "code_cells", "code_lines", "output_lines", "figures", "questions",
                           "feedback_words", "explorers", "guide_steps", "guide_words"), 0)  # fmt: skip
     for cell in cells:
@@ -388,10 +403,11 @@ def account(cells: list[dict], feedback_words: list[int], guides: dict[str, list
             continue
         done["code_cells"] += 1
         done["code_lines"] += code_lines(text)
-        lines, figures = printed(cell)
+        explorers = _EXPLORER.findall(text)
+        lines, figures = printed(cell, None if explorers else widgets)
         done["output_lines"] += lines
         done["figures"] += figures
-        for _, name in _EXPLORER.findall(text):
+        for _, name in explorers:
             steps = guides.get(name, [])
             done["explorers"] += 1
             done["guide_steps"] += len(steps)
@@ -431,7 +447,9 @@ def lesson_time(assignment: str, executed: dict, guides: dict[str, list[str]]) -
     """The account of each part of an executed lesson: the core path, the exercises, Going deeper."""
     parts = _sections(executed)
     feedback = quiz_feedback_words(assignment)
-    return {part: account(cells, feedback if part == "core" else [], guides) for part, cells in parts.items()}
+    widgets = executed.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    state = widgets.get("state", {})
+    return {part: account(cells, feedback if part == "core" else [], guides, state) for part, cells in parts.items()}
 
 
 def _sections_named(nb: dict) -> str:
@@ -498,11 +516,13 @@ sys.path.insert(0, sys.argv[1])
 import course
 nb = nbformat.read(sys.argv[2], as_version=4)
 NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": sys.argv[3]}}).execute()
-for cell in nb.cells:
-    for output in cell.get("outputs", []):
-        for key in output.get("data", {}):
-            if key.startswith("image/"):
-                output["data"][key] = ""  # counted, not needed: the account only counts figures
+widgets = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+shown = [o for c in nb.cells for o in c.get("outputs", [])]
+shown += [o for m in widgets.values() for o in m.get("state", {}).get("outputs", [])]
+for output in shown:
+    for key in output.get("data", {}):
+        if key.startswith("image/"):
+            output["data"][key] = ""  # counted, not needed: the account only counts figures
 json.dump({"executed": nb, "guides": course.explorer_guides(nb)}, sys.stdout)
 """
 

@@ -137,4 +137,4 @@ def check_quiz(assignment: str, question: str, answer) -> None:
         _say(f"✅ {question}: right. {item['why']}")
         return
     _say(f"❌ {question}: not quite yet. Hint: {item['hint']}")
-    raise NotYet(f"{question}: not the right answer yet. Hint: {item['hint']}")
+    raise NotYet(f"{question}: not the right answer yet (the hint is printed above)")

@@ -227,6 +227,16 @@ def test_errors_count_one_line():
     assert course.printed(code("f()", error, result)) == (3, 0)
 
 
+def test_figures_in_output_widgets_count():
+    """draw_graph shows its picture in an ipywidgets.Output: the notebook keeps it in the widget state."""
+    view = {"output_type": "display_data", "data": {course.WIDGET_VIEW: {"model_id": "m1"}, "text/plain": "Output()"}}
+    widgets = {"m1": {"model_name": "OutputModel", "state": {"outputs": [PNG, stdout("4 nodes\n")]}}}
+    assert course.printed(code("draw_graph(loss)", view), widgets) == (1, 1)
+    assert course.printed(code("draw_graph(loss)", view)) == (0, 0)  # no saved state: nothing to read
+    explorer = code("from gradlessons.graph_explorer import GraphExplorer\nGraphExplorer()", view)
+    assert course.account([explorer], [], {}, widgets)["figures"] == 0  # an explorer counts as its guide
+
+
 def test_time_cell_says_what_it_counts():
     nb = {"cells": [md("# Lesson 9"), md("## 1. One"), md("## 2. Two"), md("## 3. Exercises"),
                     code("### BEGIN SOLUTION\nx = 1\n### END SOLUTION")]}  # fmt: skip
