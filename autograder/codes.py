@@ -103,6 +103,7 @@ MEANINGS: dict[str, dict[str, str]] = {
         "wrong_scale": "divided by `eps` instead of `2·eps`",
         "forward_difference": "a one-sided difference, `(f(x + eps) − f(x)) / eps` (or the backward one)",
         "ignores_eps": "the `eps` argument was ignored: the result is the central difference of another step (1e-2 … 1e-8), or much closer to the exact gradient than the given `eps` allows",
+        "wrong_dtype": "the estimate is right but has another dtype than `x` (typically `torch.zeros(x.shape)`, always float32, for a float64 `x`); with a wrong estimate too, the message adds the dtype to that code",
         "wrong_value": "any other wrong estimate (e.g. the sign flipped)",
     },
     "input_gradient": {
@@ -200,7 +201,7 @@ REVISIT: dict[str, dict[str, str]] = {
         "clips_gradients": "Going deeper (optional): more on debugging gradients",
     },
     "train_accumulated": {
-        "": "2. Gradients add up: accumulation",
+        "": "6. Gradient accumulation: one update from several micro-batches",
         "never_clears": "3. The bug: forgetting to clear",
         "clears_once": "3. The bug: forgetting to clear",
         "clears_after_step": "5. Where the clear may go, and why first",
@@ -209,28 +210,28 @@ REVISIT: dict[str, dict[str, str]] = {
         "clips_gradients": "Going deeper (optional): more on debugging gradients",
     },
     "manual_sgd_step": {
-        "": "6. Clearing by hand; `None` versus zeros",
-        "update_tracked": "6. Clearing by hand; `None` versus zeros",
+        "": "7. Clearing by hand; `None` versus zeros",
+        "update_tracked": "7. Clearing by hand; `None` versus zeros",
         "none_grad_crash": "Going deeper (optional): why `None` is cheaper, and what optimizers do with it",
     },
     "predict": {
         "": "4. `model.eval()` is not `no_grad()`",
         "builds_graph": "2. `torch.no_grad()`",
-        "detach_only": "2. `torch.no_grad()`",
+        "detach_only": "6. `detach()` or `no_grad()`: a frozen backbone",
         "mode_not_restored": "5. Switching to eval and back: `try` / `finally`",
         "not_restored_on_error": "5. Switching to eval and back: `try` / `finally`",
         "swallows_error": "5. Switching to eval and back: `try` / `finally`",
         "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
     },
     "evaluate": {
-        "": "8. Validation loops: keep numbers, not loss tensors",
+        "": "7. Validation loops: keep numbers, not loss tensors",
         "not_eval": "4. `model.eval()` is not `no_grad()`",
         "mode_not_restored": "5. Switching to eval and back: `try` / `finally`",
         "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
     },
     "head_forward": {
-        "": "7. `detach()` or `no_grad()`: a frozen backbone",
-        "inference_tensor": "6. `torch.inference_mode()`",
+        "": "6. `detach()` or `no_grad()`: a frozen backbone",
+        "inference_tensor": "Going deeper (optional): `torch.inference_mode()`",
         "grad_left_off": "Going deeper (optional): `torch.set_grad_enabled(False)` as a statement",
     },
 }

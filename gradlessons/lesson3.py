@@ -1,7 +1,7 @@
 """Lesson 3's data, its example networks and its figures.
 
-Plain functions build the data and networks and run the optional sections' experiments (tested
-headless in ``tests/unit/gradlessons/test_lesson3.py``, which checks the numbers the lesson states),
+Plain functions build the data and the dead-unit network (tested headless in
+``tests/unit/gradlessons/test_lesson3.py``, which also checks the numbers the lesson states),
 ``..._figure`` functions draw numbers into a pyplot-free matplotlib ``Figure``, and ``plot_...``
 functions show such a figure the way ``draw_graph`` does: as a plain PNG image
 (``IPython.display.Image``), which a cell displays by ending with it: a static output, so it also
@@ -10,13 +10,13 @@ shows in the feedback page and with any ipywidgets version (Colab's 7.7). So the
 
 Every function draws its random numbers inside ``torch.random.fork_rng`` with its own seed: a call
 gives the same result every time, whatever ran before, and leaves the notebook's random state as it
-was. The loops a lesson section is about stay in the lesson's cells: ``plot_forgetting_to_clear`` only
-draws the two lists of slopes that the lesson's loops collected.
+was. The loops and measurements a lesson section is about stay in the lesson's cells:
+``plot_forgetting_to_clear`` only draws the two lists of slopes that the lesson's loops collected, and
+``plot_layer_grad_norms`` only draws the per-layer gradient norms that the lesson's cell measured.
 """
 
 from __future__ import annotations
 
-import functools
 import io
 import warnings
 
@@ -83,62 +83,37 @@ def dead_relu_net(
     return net, x, y
 
 
-def deep_tanh_net(weight_std: float, depth: int = 20, width: int = 32, seed: int = 0) -> nn.Sequential:
-    """``depth`` layers of ``Linear(width, width)`` + ``Tanh``, weights drawn with ``nn.init.normal_``
-    at standard deviation ``weight_std``, biases zero."""
-    layers: list[nn.Module] = []
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        for _ in range(depth):
-            linear = nn.Linear(width, width)
-            nn.init.normal_(linear.weight, std=weight_std)
-            nn.init.zeros_(linear.bias)
-            layers += [linear, nn.Tanh()]
-    return nn.Sequential(*layers)
-
-
 def deep_tanh_data(n: int = 64, width: int = 32, seed: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
-    """Inputs and targets for :func:`deep_tanh_net`: standard normal inputs, targets in (−0.5, 0.5)."""
+    """Inputs and targets for the lesson's deep tanh networks (``width`` numbers in and out): standard
+    normal inputs, targets in (−0.5, 0.5)."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return torch.randn(n, width), 0.5 * torch.tanh(torch.randn(n, width))
 
 
-def layer_grad_norms(weight_std: float, depth: int = 20) -> list[float]:
-    """One MSE ``backward()`` through :func:`deep_tanh_net`; the norm of each layer's weight
-    gradient, from layer 1 (the first, nearest the input) to layer ``depth`` (the last)."""
-    net = deep_tanh_net(weight_std, depth=depth)
-    x, y = deep_tanh_data()
-    nn.functional.mse_loss(net(x), y).backward()
-    return [m.weight.grad.norm().item() for m in net if isinstance(m, nn.Linear)]
-
-
-def plot_layer_grad_norms(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> Image:
+def plot_layer_grad_norms(norms: dict[float, list[float]]) -> Image:
     """Show :func:`layer_grad_norms_figure` (end a cell with the result to display it)."""
-    return Image(data=_layer_grad_norms_png(tuple(weight_stds), depth), format="png")
-
-
-@functools.lru_cache(maxsize=8)
-def _layer_grad_norms_png(weight_stds: tuple[float, ...], depth: int) -> bytes:
-    # Seeded inside, so the same arguments always draw the same figure: drawn once per process.
-    return _shown(layer_grad_norms_figure(weight_stds, depth), "gradient norm per layer").data
+    return _shown(layer_grad_norms_figure(norms), "gradient norm per layer")
 
 
 def precompute() -> None:
-    """Draw the lesson's fixed figures ahead of time.  A grading server calls this once, before it
-    starts a kernel per submission: each kernel then shows them without drawing them again."""
-    _layer_grad_norms_png((1.0, 0.3), 20)
+    """Warm matplotlib up ahead of time (fonts, the log-scale axis): a grading server calls this once,
+    before it starts a kernel per submission, so each kernel draws the lesson's figures faster.  It
+    draws placeholder numbers: the measurements are the lesson's own cells."""
+    _shown(layer_grad_norms_figure({1.0: [1.0, 10.0], 0.3: [0.5, 0.4]}), "warm-up")
+    _shown(forgetting_to_clear_figure([0.5, 5.5], [1.0, 3.0]), "warm-up")
 
 
-def layer_grad_norms_figure(weight_stds: tuple[float, ...] = (1.0, 0.3), depth: int = 20) -> Figure:
-    """The weight-gradient norm of every layer of the deep tanh network, one line per init std, on a
-    log scale (the norms span several powers of ten)."""
+def layer_grad_norms_figure(norms: dict[float, list[float]]) -> Figure:
+    """Draw the weight-gradient norm of every layer, one line per weight std (``{std: [layer 1, layer 2,
+    ...]}``, as the lesson's cell measured them), on a log scale (the norms span several powers of
+    ten).  It only draws: the networks, the backward pass and the norms are in the lesson."""
     fig = Figure(figsize=(5, 3))
     fig.subplots_adjust(**MARGINS)
     ax = fig.subplots()
-    layers = range(1, depth + 1)
-    for std in weight_stds:
-        ax.plot(layers, layer_grad_norms(std, depth=depth), marker="o", markersize=3, label=f"weights std {std:g}")
+    depth = max(len(values) for values in norms.values())
+    for std, values in norms.items():
+        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, label=f"weights std {std:g}")
     ax.set_yscale("log")
     ax.set_xlabel("layer (1 = first, nearest the input)")
     ax.set_ylabel("gradient norm")

@@ -1,5 +1,5 @@
 """finite_difference_grad(f, x, eps=1e-4) -> Tensor: the central-difference gradient of the
-scalar-valued f at x (any shape), without autograd, same shape as x, x left unchanged."""
+scalar-valued f at x (any shape), without autograd, same shape and dtype as x, x left unchanged."""
 
 from __future__ import annotations
 

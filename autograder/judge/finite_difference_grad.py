@@ -1,5 +1,6 @@
 """Judging finite_difference_grad: the returned estimate against the judge's own central difference
-with the same eps, and x against x as the seed made it, bit for bit (any change is ``modifies_x``);
+with the same eps, and x against x as the seed made it, bit for bit (any change is ``modifies_x``); the
+estimate must have x's dtype (``wrong_dtype``: float32 would lose the digits a float64 check is for);
 whether f ever saw a tensor that requires grad is what the job saw, and names the use of autograd."""
 
 from __future__ import annotations
@@ -87,6 +88,20 @@ def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
     got = ret["tensor"]
     if tuple(got.shape) != tuple(x.shape):
         return Verdict(NAME, "wrong_shape", MESSAGES["wrong_shape"].format(got=tuple(got.shape), want=tuple(x.shape)))
+    verdict = _judge_value(scenario, x, got)
+    dtype_note = MESSAGES["also_dtype"].format(got=_dtype(got), want=_dtype(x)) if got.dtype != x.dtype else ""
+    if verdict is not None:  # a wrong estimate comes first; a wrong dtype besides it is named too
+        return Verdict(NAME, verdict.code, verdict.message + dtype_note)
+    if dtype_note:
+        return Verdict(NAME, "wrong_dtype", MESSAGES["wrong_dtype"].format(got=_dtype(got), want=_dtype(x)))
+    return None
+
+
+def _dtype(t: torch.Tensor) -> str:
+    return str(t.dtype).replace("torch.", "")
+
+
+def _judge_value(scenario: Field, x: torch.Tensor, got: torch.Tensor) -> Verdict | None:
     function = FIELD_FUNCTIONS[scenario.function]
     eps = DEFAULT_EPS if scenario.eps is None else scenario.eps
     rtol, atol = _tolerances(scenario)
@@ -121,7 +136,10 @@ def _other_step(function, x: torch.Tensor, got: torch.Tensor, eps: float, rtol: 
 
 
 MESSAGES = {
-    "ok": "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape as x, x exactly as it was.",
+    "ok": (
+        "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape and dtype as x, "
+        "x exactly as it was."
+    ),
     "used_autograd": (
         "Your function used autograd (f saw a tensor that requires grad, or x got a .grad): here the "
         "point is to estimate the gradient WITHOUT autograd, only by calling f on nudged copies of x."
@@ -148,6 +166,15 @@ MESSAGES = {
     "ignores_eps": (
         "With eps={eps:g} your function returned what another step size gives: use the eps argument, "
         "not a step size written into the function."
+    ),
+    "wrong_dtype": (
+        "Your estimate has the right numbers, but its dtype is {got} while x is {want}: return the same dtype "
+        "as x. torch.zeros_like(x) makes such a tensor; torch.zeros(x.shape) is always float32, and float32 "
+        "keeps only about 7 significant digits, too few for a check in float64."
+    ),
+    "also_dtype": (
+        " Also, your result's dtype is {got} while x is {want}: return the same dtype as x "
+        "(torch.zeros_like(x), not torch.zeros(x.shape), which is always float32)."
     ),
     "wrong_value": (
         "Your result is not the central-difference estimate of the gradient, nor a one-sided or mis-scaled "

@@ -16,6 +16,10 @@ from .validate import Fields, Flag, InvalidRecord, Items, ListOf, NotFinite, Opt
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation"
 NOT_FINITE = "wrong_update"
 ROUNDS = 2
+UNCHANGED = (
+    "The tensors in params did not change: update them in place (p -= lr * p.grad "
+    "inside torch.no_grad()), not by binding a new tensor to a name."
+)
 
 
 @functools.lru_cache(maxsize=64)
@@ -97,13 +101,16 @@ def _judge_one(scenario: Scenario, obs: dict) -> list[Verdict]:
         elif not all(rnd["requires_grad"]):
             found.setdefault("update_tracked", Verdict(NAME, "update_tracked", MESSAGES["lost_requires_grad"]))
         problem = _update_problem(rnd, scenario.lr)
-        if problem:
-            found.setdefault("wrong_update", Verdict(NAME, "wrong_update", problem))
         kept = [
             g_after is not None and bool(g_after.abs().max() > 0)
             for g_before, g_after in zip(rnd["grads"], rnd["grads_after"])
             if g_before is not None
         ]
+        if kept and all(kept) and problem == UNCHANGED:
+            # One mistake, usually p = p - lr * p.grad: the real problem (nothing changed) said first.
+            found.setdefault("no_clear", Verdict(NAME, "no_clear", MESSAGES["unchanged_and_kept"]))
+        elif problem:
+            found.setdefault("wrong_update", Verdict(NAME, "wrong_update", problem))
         if kept and all(kept):
             found.setdefault("no_clear", Verdict(NAME, "no_clear", MESSAGES["no_clear"]))
         elif any(kept):
@@ -130,10 +137,7 @@ def _update_problem(rnd: dict, lr: float) -> str | None:
         if _close(after, before - lr * grad):
             continue
         if _close(after, before):
-            return (
-                "The tensors in params did not change: update them in place (p -= lr * p.grad "
-                "inside torch.no_grad()), not by binding a new tensor to a name."
-            )
+            return UNCHANGED
         if _close(after, before + lr * grad):
             return "The update went uphill: subtract lr * p.grad, do not add it."
         if _close(after, before - grad):
@@ -151,6 +155,12 @@ MESSAGES = {
     "lost_requires_grad": (
         "After your update a tensor no longer requires grad, so it cannot be trained further: "
         "update it in place under torch.no_grad() instead."
+    ),
+    "unchanged_and_kept": (
+        "The tensors in params did not change, and their gradients were not cleared. If you wrote "
+        "p = p - lr * p.grad: that makes a new tensor and binds the name p to it, so the update (and any "
+        "p.grad = None after it) reaches the new tensor, not the one in params. Update in place "
+        "(p -= lr * p.grad inside torch.no_grad()), then set p.grad = None."
     ),
     "no_clear": (
         "The gradients were not cleared after the update, so the next backward() will add to them: set p.grad = None."

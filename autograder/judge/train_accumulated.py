@@ -29,7 +29,8 @@ def _check_return(run, obs) -> str | None:
         if not loss_matches(g, w, run.rtol):
             hint = " (divided by accum_steps?)" if loss_matches(g * run.k, w, run.rtol) else ""
             return (
-                f"Loss {i} returned is {g:.6g} but that micro-batch's loss is {w:.6g}{hint}: "
+                f"The loss at index {i} of the list you returned is {g:.6g}, but that micro-batch's loss is "
+                f"{w:.6g}{hint}: "
                 "return each micro-batch's unscaled loss."
             )
     return None
@@ -46,21 +47,21 @@ MESSAGES = {
         "first update. Clear at the start of each update, before its first micro-batch."
     ),
     "never_clears": lambda sc: (
-        "Gradients are never cleared: every update also carried the gradients of all the "
+        "Gradients are not cleared between updates: every update also carried the gradients of all the "
         "earlier ones. Clear once per update, before its first micro-batch (optimizer.zero_grad(), "
         "with the parentheses)."
     ),
     "clears_once": lambda sc: (
         "You clear once before the loop, then never again: from the second update on, old "
-        "gradients pile up. Clear again right after each step()."
+        "gradients pile up. Clear at the start of every update, not only before the loop."
     ),
     "clears_after_backward": lambda sc: (
         "The gradients are cleared between backward() and step(), so step() saw nothing."
     ),
     "clears_every_micro_batch": lambda sc: (
         f"The gradients are cleared between the micro-batches of an update, so with accum_steps={sc.accum_steps} "
-        "step() saw only the last micro-batch's gradient. Clear once per update (right after step(), or "
-        "before the first micro-batch of an update), never in between."
+        "step() saw only the last micro-batch's gradient. Clear once per update, before its first "
+        "micro-batch (if i % accum_steps == 0: optimizer.zero_grad()), never in between."
     ),
     "clears_some_params": lambda sc: "Only some parameters are cleared between updates; the others pile up gradients.",
     "loss_not_scaled": lambda sc: (

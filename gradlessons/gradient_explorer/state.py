@@ -412,7 +412,8 @@ def _look_clean_step(state: GradExplorerState) -> str:
     return (
         f"w moved from {format_value(before)} to {format_value(after)} and the loss fell from "
         f"{format_value(state.loss_at(before))} to {format_value(record.loss)}, using this gradient only. "
-        "The clear came after the last `step()` and before this `backward()`: anywhere there gives this same step, "
+        "The clear came after the last `step()` and before this step's first `backward()`: anywhere there gives "
+        "this same step, "
         "and clearing first in each step also removes anything left in `.grad` before training."
     )
 

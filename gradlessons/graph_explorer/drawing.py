@@ -38,7 +38,7 @@ STYLES = {
     "constant": {"boxstyle": "square,pad=0.4", "facecolor": "#eeeeee", "edgecolor": "#888888", "linestyle": "--"},
 }
 LEGEND = {
-    "op": "grad_fn node",
+    "op": "backward node (a grad_fn)",
     "leaf": "AccumulateGrad (leaf, requires grad)",
     "constant": "input without grad (None in next_functions)",
 }

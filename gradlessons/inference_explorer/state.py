@@ -108,10 +108,6 @@ def _mb(run: Run) -> str:
     return f"{run.saved_bytes / 1e6:.2f} MB"
 
 
-def _ms(run: Run) -> str:
-    return f"{run.seconds * 1e3:.2f} ms"
-
-
 def _earlier(runs: Sequence[Run], newest: Run, **switches) -> list[Run]:
     """Runs before ``newest`` whose tracking regime and mode match ``switches``."""
     return [
@@ -130,8 +126,7 @@ def _look_no_grad(run: Run, runs: Sequence[Run]) -> str:
     text = "`output.grad_fn = None` and 0.00 MB saved: under `no_grad()` nothing was recorded."
     same = [r for r in _earlier(runs, run, tracking="tracking") if r.batch_size == run.batch_size]
     if same:
-        text += f" The tracked run at batch {run.batch_size} saved {_mb(same[-1])} and took {_ms(same[-1])}"
-        text += f"; this one took {_ms(run)}."
+        text += f" The tracked run at batch {run.batch_size} saved {_mb(same[-1])}."
     if run.dropout_active:
         text += (
             " But the model was still in train mode: dropout was active, so the output differs from the "
@@ -157,7 +152,9 @@ def _look_big_batch(run: Run, runs: Sequence[Run]) -> str:
 def _look_eval_only(run: Run, runs: Sequence[Run]) -> str:
     return (
         f"Dropout is off: the output equals the eval-mode output (difference {run.max_diff_vs_eval:.3g}). "
-        f"But `output.grad_fn = {run.grad_fn}` and {_mb(run)} saved: `eval()` did not stop the graph."
+        f"But `output.grad_fn = {run.grad_fn}` and {_mb(run)} saved: `eval()` did not stop the graph. "
+        "(That is less than in train mode: in eval mode dropout saves no random mask and makes no new tensor, "
+        "and batch norm saves no batch statistics.)"
     )
 
 

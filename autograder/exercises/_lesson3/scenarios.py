@@ -40,6 +40,9 @@ class Scenario:
     @property
     def name(self) -> str:
         """In words for the student: which model, loss, optimizer and start the check used."""
+        if self.model == "params":  # manual_sgd_step: the tensors of exercises.manual_sgd_step.make_params
+            dtype = "float64" if self.seed % 2 else "float32"
+            return f"three {dtype} tensors, the last one's .grad None, lr={self.lr:g}"
         start = (
             "every .grad None at the start"
             if self.start == "fresh"

@@ -141,3 +141,37 @@ def test_nan_left_in_place_is_unchanged():
 def test_modifies_x_message_names_both_fixes():
     message = judge.MESSAGES["modifies_x"]
     assert "x.clone()" in message and "old value" in message and "last digit" in message
+
+
+def float32_result(f, x, eps=1e-4):
+    grad = torch.zeros(x.shape)  # float32, whatever x is
+    for i in range(x.numel()):
+        up, down = x.clone(), x.clone()
+        up.view(-1)[i] += eps
+        down.view(-1)[i] -= eps
+        grad.view(-1)[i] = (f(up) - f(down)) / (2 * eps)
+    return grad
+
+
+def float32_forward_difference(f, x, eps=1e-4):
+    grad = torch.zeros(x.shape)
+    for i in range(x.numel()):
+        up = x.clone()
+        up.view(-1)[i] += eps
+        grad.view(-1)[i] = (f(up) - f(x)) / eps
+    return grad
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_float32_result_for_a_float64_x_is_wrong_dtype(seed):
+    scenarios = ex.suite("all", seed)
+    verdict = judge.judge(scenarios, observations_of("finite_difference_grad", float32_result, scenarios))
+    assert verdict.code == "wrong_dtype", verdict.message
+    assert "float32" in verdict.message and "float64" in verdict.message
+
+
+def test_a_wrong_estimate_in_the_wrong_dtype_names_both():
+    scenarios = ex.suite()
+    verdict = judge.judge(scenarios, observations_of("finite_difference_grad", float32_forward_difference, scenarios))
+    assert verdict.code == "forward_difference", verdict.message
+    assert "dtype is float32 while x is float64" in verdict.message

@@ -47,7 +47,7 @@ def first_batch_weights() -> torch.Tensor:
 
 
 @pytest.mark.parametrize(
-    ("question", "key"), [("q1", "c"), ("q2", "d"), ("q3", "b"), ("q4", "b"), ("q5", "c"), ("q6", "a")]
+    ("question", "key"), [("q1", "c"), ("q2", "d"), ("q3", "a"), ("q4", "b"), ("q5", "c"), ("q6", "a")]
 )
 def test_keys_are_the_ones_checked_here(question, key):
     assert load_quiz(ASSIGNMENT)[question]["answer_sha256"] == _answer_hash(ASSIGNMENT, question, key)
@@ -67,21 +67,24 @@ def test_q2_clearing_last_gives_the_same_weights_after_every_step():
     assert not torch.equal(fit("never")[1], first[1])  # a) is what never clearing does, not this loop
 
 
-def test_q3_dividing_by_four_gives_the_whole_batch_gradient():
+def test_q3_summed_losses_need_no_division():
     torch.manual_seed(0)
     x, y, model = torch.randn(12, 3), torch.randn(12, 1), nn.Linear(3, 1)
-    nn.MSELoss()(model(x), y).backward()
+    loss_fn = nn.MSELoss(reduction="sum")
+    loss_fn(model(x), y).backward()
     whole = model.weight.grad.clone()
 
     def accumulated(scale):
         model.zero_grad()
         for xb, yb in zip(x.chunk(4), y.chunk(4)):
-            (nn.MSELoss()(model(xb), yb) * scale).backward()
+            (loss_fn(model(xb), yb) * scale(len(xb))).backward()
         return model.weight.grad
 
-    assert torch.allclose(accumulated(1 / 4), whole)  # b)
-    assert not torch.allclose(accumulated(1.0), whole)  # c)
-    assert not torch.allclose(accumulated(4.0), whole)  # a)
+    assert torch.allclose(accumulated(lambda n: 1.0), whole)  # a): the sum of the sums is the whole sum
+    assert not torch.allclose(accumulated(lambda n: 1 / 4), whole)  # b): a quarter of it
+    assert not torch.allclose(accumulated(lambda n: 4.0), whole)  # c)
+    assert not torch.allclose(accumulated(lambda n: 1 / n), whole)  # d): divided by 3
+    assert torch.allclose(accumulated(lambda n: 1 / 4), whole / 4)  # the why: "a quarter of it"
 
 
 def test_q4_reading_grad_after_zero_grad_raises_attribute_error():

@@ -175,11 +175,11 @@ def test_guide_walks_every_step(state):
     assert f"{first.saved_bytes / 1e6:.2f} MB" in guide.note and "batch of 256" in guide.note
     assert "torch.no_grad()" in guide.prompt
 
-    second = run_with(state, no_grad=True, batch=256)
+    run_with(state, no_grad=True, batch=256)
     assert guide.heading == "Step 3 of 5"
     assert "`output.grad_fn = None` and 0.00 MB saved" in guide.note
     assert f"The tracked run at batch 256 saved {first.saved_bytes / 1e6:.2f} MB" in guide.note
-    assert f"this one took {second.seconds * 1e3:.2f} ms" in guide.note
+    assert " ms" not in guide.note  # times of two single runs are too noisy to compare
     assert "dropout was active" in guide.note
     assert "1024 or more" in guide.prompt
 
@@ -193,6 +193,8 @@ def test_guide_walks_every_step(state):
     assert guide.heading == "Step 5 of 5"
     assert "(difference 0)" in guide.note
     assert f"{eval_only.saved_bytes / 1e6:.2f} MB saved: `eval()` did not stop the graph" in guide.note
+    assert eval_only.saved_bytes < big.saved_bytes  # eval mode: no dropout mask, no batch statistics saved
+    assert "less than in train mode" in guide.note
 
     run_with(state, eval_mode=True, no_grad=True)
     assert guide.finished and guide.heading == "Finished"

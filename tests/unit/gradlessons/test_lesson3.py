@@ -65,23 +65,48 @@ def test_dead_unit_stays_dead():
     assert torch.equal(net[0].weight[3].detach(), before)
 
 
+def deep_tanh_net(std: float, depth: int = 20, width: int = 32) -> nn.Sequential:
+    """The network the lesson's cell builds (Going deeper, exploding gradients), the same way."""
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(depth):
+        linear = nn.Linear(width, width)
+        nn.init.normal_(linear.weight, std=std)
+        nn.init.zeros_(linear.bias)
+        layers += [linear, nn.Tanh()]
+    return nn.Sequential(*layers)
+
+
+def layer_grad_norms(std: float) -> list[float]:
+    """The lesson cell's measurement: one backward(), then each layer's weight-gradient norm."""
+    net = deep_tanh_net(std)
+    x, y = lesson3.deep_tanh_data()
+    nn.functional.mse_loss(net(x), y).backward()
+    return [m.weight.grad.norm().item() for m in net if isinstance(m, nn.Linear)]
+
+
 def test_large_weights_explode_grad():
     """Std 1.0 blows the gradient up towards the first layer; std 0.3 keeps every layer's small."""
-    large = lesson3.layer_grad_norms(1.0)
-    gentle = lesson3.layer_grad_norms(0.3)
+    large = layer_grad_norms(1.0)
+    gentle = layer_grad_norms(0.3)
     assert len(large) == len(gentle) == 20
-    assert large[0] > 1000 and large[-1] < 0.1  # thousands at layer 1, tiny at layer 20
+    assert large[0] > 1000 and large[-1] < 0.1  # thousands at layer 1, below 0.1 at layer 20
     assert all(a > b for a, b in zip(large[:10], large[1:11]))  # it grows layer after layer on the way back
-    assert all(0.05 < g < 1 for g in gentle)
+    assert all(0.1 < g < 1 for g in gentle)  # "between 0.1 and 1"
 
 
 def test_deep_net_uses_stated_init():
-    net = lesson3.deep_tanh_net(0.3)
-    linears = [m for m in net if isinstance(m, nn.Linear)]
-    assert len(linears) == 20 and all(isinstance(m, nn.Tanh) for m in net[1::2])
-    assert all(torch.equal(m.bias, torch.zeros(32)) for m in linears)
+    linears = [m for m in deep_tanh_net(0.3) if isinstance(m, nn.Linear)]
+    assert len(linears) == 20 and all(torch.equal(m.bias, torch.zeros(32)) for m in linears)
     weights = torch.cat([m.weight.flatten() for m in linears])
     assert abs(weights.std().item() - 0.3) < 0.01
+
+
+def test_deep_tanh_data_is_seeded_on_its_own():
+    before = torch.random.get_rng_state()
+    x, y = lesson3.deep_tanh_data()
+    assert torch.equal(torch.random.get_rng_state(), before)
+    assert x.shape == y.shape == (64, 32) and y.abs().max() < 0.5
 
 
 def test_figures_are_pyplot_free():
@@ -91,20 +116,23 @@ def test_figures_are_pyplot_free():
     x, y = lesson3.line_data()
     fig = lesson3.forgetting_to_clear_figure(fit_slopes(x, y, clear=False), fit_slopes(x, y, clear=True))
     assert isinstance(fig, Figure) and len(fig.axes[0].get_lines()) == 3  # two runs and the true slope
-    fig = lesson3.layer_grad_norms_figure()
+    fig = lesson3.layer_grad_norms_figure({1.0: [5000.0, 50.0, 0.05], 0.3: [0.5, 0.4, 0.3]})
     assert fig.axes[0].get_yscale() == "log" and len(fig.axes[0].get_lines()) == 2
+    assert list(fig.axes[0].get_lines()[0].get_ydata()) == [5000.0, 50.0, 0.05]  # it draws what it is given
     assert plt.get_fignums() == open_before
 
 
 def test_plot_helpers_show_one_png():
     slopes = [3.0, 2.0, 3.5]
-    for output in (lesson3.plot_forgetting_to_clear(slopes, slopes), lesson3.plot_layer_grad_norms()):
+    shown = (lesson3.plot_forgetting_to_clear(slopes, slopes), lesson3.plot_layer_grad_norms({1.0: slopes}))
+    for output in shown:
         png = output.data  # the PNG bytes the cell displays as image/png
         assert png.startswith(b"\x89PNG")
 
 
-def test_precompute_draws_figure_once(monkeypatch):
+def test_precompute_draws_without_pyplot():
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
     lesson3.precompute()
-    monkeypatch.setattr(lesson3, "layer_grad_norms_figure", lambda *a: 1 / 0)  # drawing again would fail
-    assert lesson3.plot_layer_grad_norms(weight_stds=(1.0, 0.3)).data.startswith(b"\x89PNG")
-    assert lesson3.plot_layer_grad_norms(weight_stds=[1.0, 0.3]).data.startswith(b"\x89PNG")  # a list too
+    assert plt.get_fignums() == open_before
