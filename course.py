@@ -449,7 +449,11 @@ def lesson_time(assignment: str, executed: dict, guides: dict[str, list[str]]) -
     feedback = quiz_feedback_words(assignment)
     widgets = executed.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
     state = widgets.get("state", {})
-    return {part: account(cells, feedback if part == "core" else [], guides, state) for part, cells in parts.items()}
+    told, asked = {}, 0  # questions are numbered through the lesson: a Going deeper one reads its own answer
+    for part, cells in parts.items():
+        told[part] = account(cells, feedback[asked:], guides, state)
+        asked += told[part]["questions"]
+    return told
 
 
 def _sections_named(nb: dict) -> str:

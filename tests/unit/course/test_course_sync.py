@@ -254,3 +254,14 @@ def test_time_cell_says_what_it_counts():
 def test_questions_need_bold_labels():
     text = "The **Question 1.** label in the middle of a paragraph is not a question."
     assert course.account([md(text)], [], {})["questions"] == 0
+
+
+def test_question_in_going_deeper_reads_its_own_answer(tmp_path, monkeypatch):
+    quiz = {"q1": {"why": "one two"}, "q2": {"why": "three four five six"}}
+    (tmp_path / "autograder" / "quizzes").mkdir(parents=True)
+    (tmp_path / "autograder" / "quizzes" / "lesson9.json").write_text(json.dumps(quiz))
+    monkeypatch.setattr(course, "ROOT", str(tmp_path))
+    nb = {"cells": [md("# Lesson 9"), md("**Question 1.** A?"), md("## 2. Exercises"),
+                    md("## Going deeper (optional): more"), md("**Question 2.** B?")]}  # fmt: skip
+    time = course.lesson_time("lesson9", nb, {})
+    assert (time["core"]["feedback_words"], time["deeper"]["feedback_words"]) == (2, 4)
