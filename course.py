@@ -359,7 +359,7 @@ def printed(cell: dict, widgets: dict | None = None) -> tuple[int, int]:
 
 def _shown(outputs: list[dict], widgets: dict) -> tuple[int, int]:
     lines = figures = 0
-    for output in outputs:
+    for output in _joined_streams(outputs):
         kind = output.get("output_type")
         data = output.get("data", {})
         if kind == "stream":
@@ -376,6 +376,23 @@ def _shown(outputs: list[dict], widgets: dict) -> tuple[int, int]:
         elif "text/plain" in data:
             lines += len("".join(data["text/plain"]).strip("\n").splitlines())
     return lines, figures
+
+
+def _joined_streams(outputs: list[dict]) -> list[dict]:
+    """The outputs with consecutive pieces of one stream joined: a kernel may send one printed line in
+    two messages, and a busy machine makes that more likely."""
+    joined: list[dict] = []
+    for output in outputs:
+        last = joined[-1] if joined else {}
+        if (
+            output.get("output_type") == "stream"
+            and last.get("output_type") == "stream"
+            and last.get("name") == output.get("name")
+        ):
+            joined[-1] = {**last, "text": "".join(last["text"]) + "".join(output.get("text", ""))}
+        else:
+            joined.append(output)
+    return joined
 
 
 def _question(cell: dict) -> bool:

@@ -221,6 +221,11 @@ def test_account_counts_what_a_beginner_does():
     assert done["minutes"] == round(expected / 60)
 
 
+def test_line_sent_in_two_pieces_counts_once():
+    pieces = code("print(a, b)", stdout("w.grad: tensor([1.]) | its"), stdout(" shape: [1]\nx.grad: None\n"))
+    assert course.printed(pieces) == (2, 0)
+
+
 def test_errors_count_one_line():
     error = {"output_type": "error", "ename": "RuntimeError", "evalue": "x", "traceback": ["a", "b", "c"]}
     result = {"output_type": "execute_result", "data": {"text/plain": "tensor([1.,\n 2.])"}, "metadata": {}}
