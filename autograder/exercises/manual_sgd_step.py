@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ._lesson3.scenarios import Scenario, lesson3_suite
+from ._lesson3.scenarios import Scenario, lesson3_suite, params_dtype
 
 NAME = "manual_sgd_step"
 
@@ -18,7 +18,7 @@ def make_params(scenario: Scenario) -> tuple[list[torch.Tensor], callable]:
     """Leaf tensors of several shapes and a loss over all but the last one, whose .grad
     therefore stays None (the function must leave it alone)."""
     gen = torch.Generator().manual_seed(scenario.seed)
-    dtype = torch.float64 if scenario.seed % 2 else torch.float32
+    dtype = params_dtype(scenario.seed)
     shapes = [(3, 2), (2,), (4,)]
     params = [torch.randn(s, generator=gen, dtype=dtype).requires_grad_() for s in shapes]
     data = [torch.randn(5, 3, generator=gen, dtype=dtype) for _ in range(2)]

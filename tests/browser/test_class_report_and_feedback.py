@@ -115,8 +115,9 @@ def test_feedback_opens_with_summary(graded_class, browser, student, code):
             for r in summary.locator("tr:has(td)").all()
         }
         assert list(rows) == ["train_step", "train_accumulated", "manual_sgd_step"]
-        assert "not yet" in rows["train_step"][1] and rows["train_step"][2] == code
-        assert "passed" in rows["manual_sgd_step"][1] and rows["manual_sgd_step"][2] == "ok"
+        assert "not passed yet" in rows["train_step"][1] and rows["train_step"][2] == code
+        passed = rows["manual_sgd_step"]
+        assert "✅ passed" in passed[1] and "not" not in passed[1] and passed[2] == "ok"
         assert summary.bounding_box()["y"] < 800  # read first, not 8,000 px down
         if student == "dee":
             assert "zero_grad()" in rows["train_step"][3]  # the one-line fix

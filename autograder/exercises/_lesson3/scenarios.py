@@ -41,7 +41,7 @@ class Scenario:
     def name(self) -> str:
         """In words for the student: which model, loss, optimizer and start the check used."""
         if self.model == "params":  # manual_sgd_step: the tensors of exercises.manual_sgd_step.make_params
-            dtype = "float64" if self.seed % 2 else "float32"
+            dtype = str(params_dtype(self.seed)).replace("torch.", "")
             return f"three {dtype} tensors, the last one's .grad None, lr={self.lr:g}"
         start = (
             "every .grad None at the start"
@@ -142,3 +142,8 @@ def lesson3_suite(exercise: str, start: str = "all", seed: int = 0) -> list[Scen
                 base = replace(base, accum_steps=k, n_batches=2 * k)
             scenarios.append(base)
     return scenarios
+
+
+def params_dtype(seed: int) -> torch.dtype:
+    """The dtype of manual_sgd_step's tensors for ``seed``: float64 for odd seeds, float32 for even ones."""
+    return torch.float64 if seed % 2 else torch.float32
