@@ -378,6 +378,12 @@ def _shown(outputs: list[dict], widgets: dict) -> tuple[int, int]:
     return lines, figures
 
 
+def widget_state(nb: dict) -> dict:
+    """The widget models an executed notebook saved (model id -> model): what its Output widgets show."""
+    saved = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    return saved.get("state", {})
+
+
 def _joined_streams(outputs: list[dict]) -> list[dict]:
     """The outputs with consecutive pieces of one stream joined: a kernel may send one printed line in
     two messages, and a busy machine makes that more likely."""
@@ -464,8 +470,7 @@ def lesson_time(assignment: str, executed: dict, guides: dict[str, list[str]]) -
     """The account of each part of an executed lesson: the core path, the exercises, Going deeper."""
     parts = _sections(executed)
     feedback = quiz_feedback_words(assignment)
-    widgets = executed.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
-    state = widgets.get("state", {})
+    state = widget_state(executed)
     told, asked = {}, 0  # questions are numbered through the lesson: a Going deeper one reads its own answer
     for part, cells in parts.items():
         told[part] = account(cells, feedback[asked:], guides, state)
@@ -537,7 +542,7 @@ sys.path.insert(0, sys.argv[1])
 import course
 nb = nbformat.read(sys.argv[2], as_version=4)
 NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": sys.argv[3]}}).execute()
-widgets = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+widgets = course.widget_state(nb)
 shown = [o for c in nb.cells for o in c.get("outputs", [])]
 shown += [o for m in widgets.values() for o in m.get("state", {}).get("outputs", [])]
 for output in shown:
