@@ -25,6 +25,11 @@ cannot decide a check from the student's code alone (the scoring job was stopped
 it cannot read), the check fails and the submission is marked "needs review" (``add_review``):
 ``grade``'s summary, the report and its CSV list it.  Quiz answers are read from the answer cells,
 into the quiz check cell's metadata.
+
+The checks inside a test cell's hidden block (``### BEGIN HIDDEN TESTS``) do not run with the seed
+written there, which anyone who reads the course's sources knows: each runs with a seed derived
+from the course secret (``autograder.grading.secret``), the same at every grading of the course.
+The job gets only that number; the graded notebook keeps no derived seed.
 """
 
 from __future__ import annotations
@@ -35,13 +40,16 @@ import subprocess
 from dataclasses import replace
 
 from nbformat.v4 import new_output
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
+from traitlets import Unicode, default
 
 from ..checks import FAILED_LINE
 from ..display import shown_lines
 from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
 from .execute import NOT_RUN, STOPPED, SandboxedExecute, error_output, shared_cells
 from .notes import add_note, add_review
+from .secret import configured_path, course_secret, default_path, derive_seed
 from .structure import released_notebook
 
 # The check functions of autograder.checks: name -> (exercise, or None when the first argument names it).
@@ -65,12 +73,32 @@ def _literal(node, default=None):
         return default
 
 
-def checks_in(source: str) -> list[dict]:
-    """The checks a test cell's code calls: exercise, function name, start and seed each."""
+HIDDEN_BEGIN, HIDDEN_END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"  # nbgrader's default delimiters
+
+
+def hidden_lines(source: str, begin: str = HIDDEN_BEGIN, end: str = HIDDEN_END) -> set[int]:
+    """The numbers (from 1) of the lines inside the cell's hidden blocks, read as nbgrader reads them:
+    a line that contains ``begin`` opens a block, one that contains ``end`` closes it (a block left
+    open runs to the end of the cell)."""
+    inside, found = False, set()
+    for number, line in enumerate(source.split("\n"), start=1):
+        if begin in line:
+            inside = True
+        elif end in line:
+            inside = False
+        elif inside:
+            found.add(number)
+    return found
+
+
+def checks_in(source: str, begin: str = HIDDEN_BEGIN, end: str = HIDDEN_END) -> list[dict]:
+    """The checks a test cell's code calls: exercise, function name, start and seed each, and whether
+    the call is in a hidden block (between the lines that contain ``begin`` and ``end``)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
+    hidden = hidden_lines(source, begin, end)
     found = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CHECKS):
@@ -97,6 +125,7 @@ def checks_in(source: str) -> list[dict]:
                 "function": fn.id,
                 "start": _literal(start, "fresh") if start is not None else "fresh",
                 "seed": _literal(seed, 0) if seed is not None else 0,
+                "hidden": node.lineno in hidden,
             }
         )
     found.sort(key=lambda c: c.pop("line"))  # in the order the cell calls them
@@ -180,6 +209,17 @@ def scoring_limits(config) -> Limits:
 class ScoreChecks(NbGraderPreprocessor):
     """Score each test cell's checks outside the student's kernel (see the module's docstring)."""
 
+    secret_file = Unicode(
+        help="The file that holds the course secret the hidden checks' seeds are derived from. Empty: "
+        ".autograder/course-secret in the course folder, made by the first grading that needs it. "
+        "Default: the environment variable AUTOGRADER_SECRET_FILE. The file must be the grader's (or "
+        "root's), mode 600, and not a link; every machine that grades one course needs the same one."
+    ).tag(config=True)
+
+    @default("secret_file")
+    def _secret_file_default(self) -> str:
+        return configured_path()
+
     def preprocess(self, nb, resources):
         from ..judge.pool import shared_pool
         from ..sandbox.client import shared_server, template_server
@@ -188,6 +228,7 @@ class ScoreChecks(NbGraderPreprocessor):
         self._quizzes(nb)
         if not targets:
             return nb, resources
+        self._hide_seeds(nb, targets, resources)
         limits = scoring_limits(self.config)
         pool = shared_pool(limits)  # judging starts while the job runs
         released = released_notebook(self.config, resources)
@@ -205,7 +246,25 @@ class ScoreChecks(NbGraderPreprocessor):
             self._write(nb.cells[index], index, checks, frames, ended, pool, blank, resources)
         return nb, resources
 
+    def _hide_seeds(self, nb, targets: dict[int, list[dict]], resources) -> None:
+        """Each hidden check's written seed replaced, in place (the plan holds the same dicts), by its
+        seed derived from the course secret (see autograder/grading/secret.py)."""
+        if not any(check["hidden"] for checks in targets.values() for check in checks):
+            return  # no secret needed: none is made
+        if self.secret_file:
+            secret = course_secret(self.secret_file, create=False)
+        else:
+            secret = course_secret(default_path(CourseDirectory(config=self.config).root))
+        info = resources.get("nbgrader", {})
+        assignment, notebook = str(info.get("assignment", "")), str(info.get("notebook", ""))
+        for index, checks in targets.items():
+            for k, check in enumerate(checks):
+                if check["hidden"]:
+                    grade_id = _meta(nb.cells[index]).get("grade_id", "")
+                    check["seed"] = derive_seed(secret, assignment, notebook, grade_id, k, check["seed"])
+
     def _plan(self, nb) -> tuple[dict, dict[int, list[dict]]]:
+        hidden = ClearHiddenTests(config=self.config)
         items, targets = [], {}
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
@@ -220,7 +279,7 @@ class ScoreChecks(NbGraderPreprocessor):
                 continue
             if not meta.get("grade"):
                 continue
-            checks = checks_in(cell.source)
+            checks = checks_in(cell.source, hidden.begin_test_delimeter, hidden.end_test_delimeter)
             if checks:
                 # Scored whether or not the kernel reached this cell: the job runs the answer cells
                 # itself, so a notebook stopped early by a limit loses what it shows, not its score.
@@ -271,7 +330,10 @@ class ScoreChecks(NbGraderPreprocessor):
                 verdict = pool.judge(check["exercise"], check["start"], check["seed"], records, ended)
                 if not records and ended is not None and not verdict.review:
                     verdict = replace(verdict, review=f"scoring stopped before this check ran: {ended['detail']}")
-            results.append({**check, "code": verdict.code, "passed": verdict.passed, "message": verdict.message,
+            # A hidden check's seed is the course's secret-derived one: not kept, since the notebook
+            # reaches the student as feedback (nothing reads it back: the report reads the verdicts).
+            kept = {key: value for key, value in check.items() if not (key == "seed" and check.get("hidden"))}
+            results.append({**kept, "code": verdict.code, "passed": verdict.passed, "message": verdict.message,
                             "review": verdict.review})  # fmt: skip
             line = "\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message))
             # Each distinct verdict once (two seeds usually agree), what to fix before what passed.

@@ -88,10 +88,10 @@ def test_all_checks_read_in_order():
         "### END HIDDEN TESTS\n"
     )
     assert checks_in(source) == [
-        {"exercise": "train_step", "function": "train_step", "start": "fresh", "seed": 0},
-        {"exercise": "train_step", "function": "train_step", "start": "dirty", "seed": 12},
-        {"exercise": "graph_ops", "function": "graph_ops", "start": "fresh", "seed": 3},
-        {"exercise": "manual_sgd_step", "function": "manual_sgd_step", "start": "fresh", "seed": 31},
+        {"exercise": "train_step", "function": "train_step", "start": "fresh", "seed": 0, "hidden": False},
+        {"exercise": "train_step", "function": "train_step", "start": "dirty", "seed": 12, "hidden": True},
+        {"exercise": "graph_ops", "function": "graph_ops", "start": "fresh", "seed": 3, "hidden": True},
+        {"exercise": "manual_sgd_step", "function": "manual_sgd_step", "start": "fresh", "seed": 31, "hidden": True},
     ]
     assert checks_in("print('no checks')") == [] and checks_in("def (") == []
 
