@@ -9,12 +9,19 @@ when the process ends, however it ends (a killed grader leaves nothing to clean 
   run together, but never beside a whole-course run, which would grade their students too.
 - ``shard-K-of-N.lock``: held exclusively by the process grading shard K of N, so the same shard
   cannot be started twice.
-- ``claims/ASSIGNMENT/STUDENT.lock``: held while one submission is being graded.  Shards are
+- ``claims/ASSIGNMENT/<sha256 of STUDENT>.lock``: held while one submission is being graded (named
+  by a hash: a student id is a folder name of any length, and a lock that cannot be made would stop
+  the run).  Shards are
   disjoint by construction (see ``Shard``), but the set of submissions can change between the
   start of two shards (a late ``collect``), or two operators can pick different N: the claim makes
   sure that a submission is never graded by two processes at once, whatever the shards.
 
 Each lock file has a ``.pid`` twin naming its holder, for the message that refuses a second run.
+
+The folders are made by the grader, or found and checked, never taken as found
+(``sandbox.folders``): a ``.autograder/`` that another account made, or can write into, could hold
+the locks (refusing every run) or remove them (two runs on one gradebook), so it is refused with a
+message that says what to do.
 """
 
 from __future__ import annotations
@@ -22,12 +29,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import glob
+import hashlib
 import os
 import re
 from dataclasses import dataclass
 
 import psutil
 
+from ..sandbox.folders import UntrustedFolder, trusted_folders
 from .course import GradeError
 
 FOLDER = ".autograder"
@@ -94,11 +103,18 @@ def _remove_pid(path: str) -> None:
         os.remove(path + ".pid")
 
 
+def lock_folder(course: str, *below: str) -> str:
+    """``COURSE/.autograder/*below``, made by us or checked; GradeError naming it if another account's."""
+    try:
+        return trusted_folders(os.path.join(course, FOLDER), *below)
+    except UntrustedFolder as error:
+        raise GradeError(str(error)) from None
+
+
 @contextlib.contextmanager
 def grading_lock(course: str, shard: Shard | None = None):
     """The right to grade the course (``shard`` None) or one shard of it; GradeError if taken."""
-    folder = os.path.join(course, FOLDER)
-    os.makedirs(folder, exist_ok=True)
+    folder = lock_folder(course)
     whole = os.path.join(folder, "grade.lock")
     held = _try_lock(whole, shared=shard is not None)
     if held is None:
@@ -137,9 +153,9 @@ def grading_lock(course: str, shard: Shard | None = None):
 def claim(course: str, assignment: str, student: str):
     """Yields True while this process alone grades ``student``'s submission, False when another
     grader is on it (the caller leaves it to that grader)."""
-    folder = os.path.join(course, FOLDER, "claims", assignment)
-    os.makedirs(folder, exist_ok=True)
-    handle = _try_lock(os.path.join(folder, f"{student}.lock"))
+    folder = lock_folder(course, "claims", assignment)
+    named = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()
+    handle = _try_lock(os.path.join(folder, f"{named}.lock"))
     try:
         yield handle is not None
     finally:

@@ -35,9 +35,15 @@ import psutil
 
 from . import protocol
 from .bwrap import SandboxError, bwrap_command, describe_signal, package_roots
+from .folders import UntrustedFolder, check_parent, trusted_folder
 from .limits import DEFAULTS, FIRST_UID, UIDS, Limits
 
-UID_LOCKS = "/run/lock/autograder-uids"  # one lock file per user id, shared by every grader on the machine
+# Where the user-id locks live: one lock file per user id, shared by every grader on the machine, so
+# every root grader must find the same folder.  /run is root's alone (0755), so no account can make
+# the folder there first; /run/lock and /tmp, which every account can write, are never used for it.
+# Without /run (some containers) the folder is made in the temporary folder and checked like any
+# trusted folder (folders.py): a student's folder there is refused, never used.
+UID_LOCKS = "/run/autograder-uids"
 # The profiles the grader starts servers with: a module of the jobs package each (see server.py).
 PROFILES = {"kernel": "autograder.jobs.kernel", "exercise": "autograder.jobs.exercise"}
 
@@ -46,21 +52,36 @@ __all__ = ["JobProcess", "SandboxError", "ServerProcess", "run_exercise", "share
 
 def scratch_parent() -> str:
     """Where servers' private folders live.  Not under /tmp, because every job gets a fresh
-    private /tmp of its own, which would hide them.  AUTOGRADER_SCRATCH overrides it."""
+    private /tmp of its own, which would hide them.  AUTOGRADER_SCRATCH overrides it.  Each server's
+    folder is made new there (``mkdtemp``: never one found); the parent must be one no other account
+    can move it out of (``folders.check_parent``: /var/tmp, sticky, is)."""
     chosen = os.environ.get("AUTOGRADER_SCRATCH")
-    if chosen:
-        return chosen
-    return "/var/tmp" if os.access("/var/tmp", os.W_OK) else tempfile.gettempdir()
+    parent = chosen or ("/var/tmp" if os.access("/var/tmp", os.W_OK) else tempfile.gettempdir())
+    try:
+        check_parent(parent)
+    except UntrustedFolder as error:
+        raise SandboxError(f"the sandbox's scratch space: {error}") from None
+    return parent
 
 
 def _remove_stale_scratch(parent: str) -> None:
-    """Remove the folders of servers whose grader was killed before it could clean up."""
+    """Remove the folders of servers whose grader was killed before it could clean up: only
+    folders of our own account (another account's ``autograder-x`` with a dead pid in it is not
+    ours to remove, nor to read)."""
     for folder in glob.glob(os.path.join(parent, "autograder-*")):
         try:
-            with open(os.path.join(folder, "owner.pid")) as f:
-                owner = int(f.read())
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            if os.fstat(fd).st_uid != os.geteuid():
+                continue
+            with open(os.open("owner.pid", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)) as f:
+                owner = int(f.read(20))
         except (OSError, ValueError):
-            continue  # not ours to judge (no record, or another user's)
+            continue  # not ours to judge (no record)
+        finally:
+            os.close(fd)
         if not psutil.pid_exists(owner):
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -70,10 +91,9 @@ class UidPool:
     id is held by an exclusive lock on the file of that id for as long as the job runs (the lock
     goes with the process that held it, however it ends)."""
 
-    def __init__(self, folder: str = UID_LOCKS, first: int = FIRST_UID, count: int = UIDS) -> None:
+    def __init__(self, folder: str | None = None, first: int = FIRST_UID, count: int = UIDS) -> None:
         self.first, self.count = first, count
-        self.folder = folder if _writable(folder) else os.path.join(tempfile.gettempdir(), "autograder-uids")
-        os.makedirs(self.folder, mode=0o700, exist_ok=True)
+        self.folder = uid_lock_folder(folder)
         self.next = random.randrange(count)  # servers start at different ids: fewer locks to try
 
     def take(self) -> tuple[int, int]:
@@ -91,12 +111,17 @@ class UidPool:
         raise SandboxError(f"all {self.count} user ids for sandboxed jobs are in use on this machine")
 
 
-def _writable(folder: str) -> bool:
+def uid_lock_folder(folder: str | None = None) -> str:
+    """The folder of the user-id locks (``UID_LOCKS``, or ``folder``), made or found and checked:
+    a folder another account made first would let it hold every id's lock (refusing every job) or
+    remove the locks (two jobs with one id), so it is refused with the way out, never used."""
+    if folder is None:
+        folder = UID_LOCKS if os.path.isdir(os.path.dirname(UID_LOCKS)) else os.path.join(
+            tempfile.gettempdir(), "autograder-uids")  # fmt: skip
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-    except OSError:
-        return False
-    return os.access(folder, os.W_OK)
+        return trusted_folder(folder)
+    except UntrustedFolder as error:
+        raise SandboxError(f"the sandboxed jobs' user-id locks: {error}") from None
 
 
 def _bootstrap(profile: str, fd: int, scratch: str, options: dict) -> list[str]:
