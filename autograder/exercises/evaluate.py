@@ -1,5 +1,10 @@
 """evaluate(model, loss_fn, batches) -> float: the mean of the per-batch losses, each batch weighted
-equally, computed with tracking off, in eval mode, the previous mode restored afterwards."""
+equally, computed with tracking off, in eval mode, the previous mode restored afterwards.
+
+The call runs under a ``CallRecorder`` whose roots are the model's parameters and every batch's
+input and target: the record's ``trace`` says how every operation on the model ran and whether
+each batch went through it where the recorder saw (``batch<i>``); ``loss_calls`` says, per loss
+call, whether a target came first (``loss_fn(y, output)``)."""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ import numbers
 import torch
 
 from . import type_name
-from ._lesson4 import KINDS, MAX_CALLS, InferenceScenario, build_batches, build_loss, build_model, mode_of, seeds_for
+from ._lesson4 import KINDS, InferenceScenario, build_batches, build_loss, build_model, mode_of, seeds_for
+from ._lesson4.recorder import CallRecorder
 
 NAME = "evaluate"
 
@@ -37,29 +43,30 @@ def describe_number(value) -> dict:
     return {"type": type_name(value), "number": None}
 
 
+def recorder_for(model, batches) -> CallRecorder:
+    groups = {"model": list(model.parameters())}
+    groups.update({f"x{i}": [x] for i, (x, _) in enumerate(batches)})
+    groups.update({f"y{i}": [y] for i, (_, y) in enumerate(batches)})
+    evidence = {f"batch{i}": ["model", f"x{i}"] for i in range(len(batches))}
+    targets = [f"y{i}" for i in range(len(batches))]
+    return CallRecorder(groups, known=list(model.buffers()), stages=["model"], evidence=evidence, targets=targets)
+
+
 def run(fn, scenario: InferenceScenario) -> dict:
     model = build_model(scenario)
     loss_fn = build_loss(scenario)
     batches = build_batches(scenario)
-    out = {"start": mode_of(model), "loss_calls": []}
-    targets = [y for _, y in batches]
-
-    def on_loss(module, args):  # was it called as loss_fn(target, prediction)?
-        if len(args) >= 2:
-            first = args[0]
-            if len(out["loss_calls"]) < MAX_CALLS:
-                out["loss_calls"].append(any(first is y or (first.shape == y.shape and first.dtype == y.dtype
-                                                        and torch.equal(first, y)) for y in targets))  # fmt: skip
-
-    loss_fn.register_forward_pre_hook(on_loss)
+    out = {"start": mode_of(model)}
+    recorder = recorder_for(model, batches)
     try:
-        returned = fn(model, loss_fn, list(batches))
-    except Exception as exc:  # noqa: BLE001 - judged with the calls recorded so far
+        with recorder:
+            returned = fn(model, loss_fn, list(batches))
+    except Exception as exc:  # noqa: BLE001 - judged with the loss calls recorded so far
         torch.set_grad_enabled(True)
-        return {**out, "exception": exc}
+        return {**out, "loss_calls": recorder.loss_calls, "exception": exc}
+    out["loss_calls"] = recorder.loss_calls
     out["returned"] = describe_number(returned)
-    out["calls"] = list(model.calls)
-    out["n_calls"] = getattr(model, "count", 0)
+    out["trace"] = recorder.notes()
     out["mode_after"] = mode_of(model)
     out["grad_after"] = bool(torch.is_grad_enabled())
     out["inference_after"] = bool(torch.is_inference_mode_enabled())

@@ -1,5 +1,10 @@
 """head_forward(backbone, head, x) -> Tensor: a frozen feature extractor run without tracking,
-then a trainable head run with tracking, so that backward() reaches the head and only the head."""
+then a trainable head run with tracking, so that backward() reaches the head and only the head.
+
+The call runs under a ``CallRecorder`` whose roots are the backbone's parameters, the head's and
+``x``: an operation that touches the head's belongs to the head, else one that touches the
+backbone's to the backbone.  Afterwards the job backpropagates through the returned output
+itself, and the parameters' gradients are the effect the judge compares."""
 
 from __future__ import annotations
 
@@ -10,11 +15,12 @@ from ._lesson4 import (
     IN_FEATURES,
     KINDS,
     InferenceScenario,
-    InstrumentedModel,
+    LessonModel,
     build_batches,
     describe_tensor,
     seeds_for,
 )
+from ._lesson4.recorder import CallRecorder
 from ._rng import seeded
 
 NAME = "head_forward"
@@ -30,12 +36,12 @@ def suite(start: str = "all", seed: int = 0) -> list[InferenceScenario]:
     ]
 
 
-def build_pair(scenario: InferenceScenario) -> tuple[InstrumentedModel, InstrumentedModel]:
+def build_pair(scenario: InferenceScenario) -> tuple[LessonModel, LessonModel]:
     width = IN_FEATURES[scenario.kind]
     with seeded(scenario.seed):
         backbone = nn.Sequential(nn.Linear(width, 10), nn.Tanh(), nn.Linear(10, FEATURES), nn.ReLU())
         head = nn.Linear(FEATURES, 3)
-    return InstrumentedModel(backbone, width), InstrumentedModel(head, FEATURES)
+    return LessonModel(backbone, width), LessonModel(head, FEATURES)
 
 
 def output_weights(scenario: InferenceScenario, rows: int) -> torch.Tensor:
@@ -47,15 +53,20 @@ def _grads(module: nn.Module) -> list:
     return [None if p.grad is None else p.grad.detach().clone() for p in module.parameters()]
 
 
+def recorder_for(backbone, head, x) -> CallRecorder:
+    groups = {"backbone": list(backbone.parameters()), "head": list(head.parameters()), "x": [x]}
+    return CallRecorder(groups, stages=["head", "backbone"], evidence={"forward": ["backbone", "head", "x"]})
+
+
 def run(fn, scenario: InferenceScenario) -> dict:
     backbone, head = build_pair(scenario)
     ((x, _),) = build_batches(scenario)
-    returned = fn(backbone, head, x)
+    recorder = recorder_for(backbone, head, x)
+    with recorder:
+        returned = fn(backbone, head, x)
     out = {
         "returned": describe_tensor(returned),
-        "backbone_calls": list(backbone.calls),
-        "head_calls": list(head.calls),
-        "n_calls": [getattr(backbone, "count", 0), getattr(head, "count", 0)],
+        "trace": {**recorder.notes(), "returned": recorder.describe(returned)},
         "backbone_requires_grad": [bool(p.requires_grad) for p in backbone.parameters()],
         "head_requires_grad": [bool(p.requires_grad) for p in head.parameters()],
         "grad_after": bool(torch.is_grad_enabled()),

@@ -1,11 +1,15 @@
 """predict(model, x) -> Tensor: model(x) with tracking off, in eval mode, the mode restored after
-(also when the forward pass raises, and the exception must reach the caller)."""
+(also when the forward pass raises, and the exception must reach the caller).
+
+The call runs under a ``CallRecorder`` whose roots are the model's parameters and ``x``: the
+record's ``trace`` says how every operation on them ran and where the returned tensor came from."""
 
 from __future__ import annotations
 
 import torch
 
 from ._lesson4 import KINDS, InferenceScenario, build_batches, build_model, describe_tensor, mode_of, seeds_for
+from ._lesson4.recorder import CallRecorder
 
 NAME = "predict"
 BAD_INPUT = "input features"  # words of the exception the instrumented model raises on purpose
@@ -36,20 +40,30 @@ def _is_ours(exc: BaseException) -> bool:
     return False
 
 
+def recorder_for(model, x) -> CallRecorder:
+    """The model's forward is an operation on its parameters; a full one reaches them and ``x``."""
+    return CallRecorder({"model": list(model.parameters()), "x": [x]}, known=list(model.buffers()),
+                        stages=["model"], evidence={"forward": ["model", "x"]})  # fmt: skip
+
+
 def run(fn, scenario: InferenceScenario) -> dict:
     model = build_model(scenario)
     ((x, _),) = build_batches(scenario)
     if scenario.raises:
         x = x[:, :-1]  # one feature short: the model raises ValueError
     out = {"start": mode_of(model), "raised": False, "returned": None}
+    recorder = recorder_for(model, x)
+    returned = None
     try:
-        out["returned"] = describe_tensor(fn(model, x))
+        with recorder:
+            returned = fn(model, x)
     except Exception as exc:  # noqa: BLE001 - only the model's own exception is expected
         if not (scenario.raises and _is_ours(exc)):
             raise
         out["raised"] = True
-    out["calls"] = list(model.calls)
-    out["n_calls"] = getattr(model, "count", 0)
+    else:
+        out["returned"] = describe_tensor(returned)
+    out["trace"] = {**recorder.notes(), "returned": recorder.describe(returned)}
     out["mode_after"] = mode_of(model)
     out["grad_after"] = bool(torch.is_grad_enabled())
     out["inference_after"] = bool(torch.is_inference_mode_enabled())

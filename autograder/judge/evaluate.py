@@ -1,6 +1,7 @@
 """Judging evaluate: the returned number against the mean of the per-batch losses the judge computes
 itself (eval mode, no tracking) on the same model and batches, rebuilt from the seed; the mode and
-grad mode after the call; what the job saw at each forward names the mistake."""
+grad mode after the call.  What the job's recorder saw the model's operations do names the mistake,
+and a pass also needs the recorder to have seen every batch go through the model (``_lesson4``)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import math
 
 import torch
 
-from ..exercises._lesson4 import MAX_CALLS, InferenceScenario, build_batches, build_loss
+from ..exercises._lesson4 import InferenceScenario, build_batches, build_loss
 from ..exercises.evaluate import NAME
-from ..verdict import Verdict, first_failure, returned_kind
-from ._lesson4 import CALLS, reference_outputs
-from .validate import Fields, Flag, ListOf, Number, Optional, Text
+from ..verdict import Verdict, returned_kind
+from ._lesson4 import LOSS_CALLS, judge_all, recorder_tampered, reference_outputs, trace_schema, unseen
+from .validate import Fields, Flag, Number, Optional, Text
 
 NOT_FINITE = "wrong_value"
 
@@ -21,13 +22,12 @@ def schema(scenario: InferenceScenario):
     return Fields(
         {
             "start": Text(10),
-            "loss_calls": ListOf(Flag(), max_length=MAX_CALLS),
+            "loss_calls": LOSS_CALLS,
             "returned": Fields(
                 {"type": Text(100), "number": Optional(Number(finite=False)), "is_float": Flag()},
                 optional=frozenset({"is_float"}),
             ),
-            "calls": CALLS,
-            "n_calls": Number(integer=True),
+            "trace": trace_schema(["model"], [f"batch{i}" for i in range(len(scenario.sizes))], returned=False),
             "mode_after": Text(10),
             "grad_after": Flag(),
             "inference_after": Flag(),
@@ -58,26 +58,33 @@ def _near(a: float, b: float) -> bool:
 
 
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+    return judge_all(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
     """Every mistake this call shows: the modes after the call and the returned value are judged apart."""
+    trace = obs["trace"]
+    tampered = recorder_tampered(NAME, trace)
+    if tampered:
+        return [tampered]
     mistakes = []
     if not obs["grad_after"] or obs["inference_after"]:
         mistakes.append(Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"]))
     if obs["mode_after"] != obs["start"]:
         key = "left_in_eval" if obs["start"] == "train" else "forced_train"
         mistakes.append(Verdict(NAME, "mode_not_restored", MESSAGES[key]))
-    calls, returned = obs["calls"], obs["returned"]
-    if not calls:
-        return [*mistakes, Verdict(NAME, "wrong_value", MESSAGES["no_call"])]
-    if any(call["grad"] for call in calls):
+    model, returned = trace["stages"]["model"], obs["returned"]
+    value = _value_mistake(scenario, returned)
+    every_batch_seen = all(trace["evidence"].values())
+    if not model["ops"]:
+        return [unseen(NAME)] if value is None else [*mistakes, Verdict(NAME, "wrong_value", MESSAGES["no_call"])]
+    if model["grad"] or model["graph"]:
         mistakes.append(Verdict(NAME, "builds_graph", MESSAGES["builds_graph"]))
-    if any(call["any_training"] for call in calls):
+    if model["training"]:
         # Dropout changed the losses too: the value is not judged apart.
         return [*mistakes, Verdict(NAME, "not_eval", MESSAGES["not_eval"])]
-    value = _value_mistake(scenario, returned)
+    if value is None and not every_batch_seen:
+        return [unseen(NAME)]  # the right mean, from batches the recorder never saw go through the model
     return mistakes if value is None else [*mistakes, value]
 
 

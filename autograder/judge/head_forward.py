@@ -1,6 +1,8 @@
 """Judging head_forward: the returned output and the head's gradients against the judge's own run of
 the same backbone and head on the same input, rebuilt from the seed (the backbone untracked, the head
-tracked); which calls ran with tracking on is what the job saw, and names the mistake."""
+tracked).  Which of the backbone's and the head's operations ran with tracking on is what the job's
+recorder saw, and names the mistake; a pass also needs the recorder to have seen the returned
+tensor made from the backbone, the head and ``x`` (``_lesson4``)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ import torch
 
 from ..exercises._lesson4 import InferenceScenario, build_batches
 from ..exercises.head_forward import NAME, build_pair, output_weights
-from ..verdict import Verdict, first_failure
-from ._lesson4 import CALLS, OTHER_OUT, TENSOR_OUT, close
-from .validate import Fields, Flag, ListOf, Number, OneOf, Optional, Tensor, Text
+from ..verdict import Verdict
+from ._lesson4 import OTHER_OUT, TENSOR_OUT, close, from_forward, judge_all, recorder_tampered, trace_schema, unseen
+from .validate import Fields, Flag, ListOf, OneOf, Optional, Tensor, Text
 
 INFERENCE_SAVE = "Inference tensors cannot be saved for backward"
 NOT_FINITE = "wrong_output"
@@ -21,9 +23,7 @@ def schema(scenario: InferenceScenario):
     return Fields(
         {
             "returned": OneOf((TENSOR_OUT, OTHER_OUT)),
-            "backbone_calls": CALLS,
-            "head_calls": CALLS,
-            "n_calls": ListOf(Number(integer=True), length=2),
+            "trace": trace_schema(["head", "backbone"], ["forward"]),
             "backbone_requires_grad": ListOf(Flag(), max_length=100),
             "head_requires_grad": ListOf(Flag(), max_length=100),
             "grad_after": Flag(),
@@ -43,7 +43,7 @@ def explain_error(error: dict, scenario=None) -> Verdict | None:
 
 
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+    return judge_all(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _reference(scenario: InferenceScenario, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -60,27 +60,37 @@ def _reference(scenario: InferenceScenario, x: torch.Tensor) -> tuple[torch.Tens
 def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
     """Every mistake this call shows: the flags, the backbone's tracking, the grad mode after the
     call, and (when the head was tracked) the output and the head's gradients."""
+    trace = obs["trace"]
+    tampered = recorder_tampered(NAME, trace)
+    if tampered:
+        return [tampered]
     returned, mistakes = obs["returned"], []
+    backbone, head = trace["stages"]["backbone"], trace["stages"]["head"]
+    ((x, _),) = build_batches(scenario)
+    expected, expected_grads = _reference(scenario, x)
+    right = returned["type"] == "Tensor" and close(returned["values"], expected)
     if not obs["grad_after"] or obs["inference_after"]:
         mistakes.append(Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"]))
-    if not obs["backbone_calls"] or not obs["head_calls"]:
-        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["no_call"])]
+    if not backbone["ops"] or not head["ops"]:
+        return [unseen(NAME)] if right else [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["no_call"])]
     froze = not all(obs["backbone_requires_grad"]) or not all(obs["head_requires_grad"])
     if froze:
         mistakes.append(Verdict(NAME, "froze_params", MESSAGES["froze_params"]))
     # A backbone whose parameters were frozen builds no graph with tracking on: that is froze_params.
-    elif any(call["grad"] for call in obs["backbone_calls"]):
+    elif backbone["grad"] or backbone["graph"]:
         code = "backbone_tracked" if any(g is not None for g in obs["backbone_grads"]) else "detach_only"
         mistakes.append(Verdict(NAME, code, MESSAGES[code]))
-    if any(call["inference"] for call in obs["head_calls"]):
+    if head["inference"]:
         return [*mistakes, Verdict(NAME, "head_not_tracked", MESSAGES["head_inference"])]
-    head_tracked = all(call["grad"] for call in obs["head_calls"])
-    if not head_tracked or returned["type"] != "Tensor" or not returned["has_grad_fn"]:
+    if not head["graph"] or returned["type"] != "Tensor" or not returned["has_grad_fn"]:
         return [*mistakes, Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])]
-    ((x, _),) = build_batches(scenario)
-    expected, expected_grads = _reference(scenario, x)
-    if not close(returned["values"], expected):
+    if not right:
         return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])]
+    origin = trace["returned"]
+    if not origin or not origin["seen"] or origin["foreign"]:
+        return [unseen(NAME)]
+    if not from_forward(origin, ("backbone", "head", "x")):
+        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["not_from_forward"])]
     if obs["backward_error"] is not None or any(g is None for g in obs["head_grads"]):
         return [*mistakes, Verdict(NAME, "head_not_tracked", MESSAGES["head_not_tracked"])]
     if len(obs["head_grads"]) != len(expected_grads) or not all(
@@ -125,6 +135,10 @@ MESSAGES = {
     ),
     "no_call": "Your function must call both models: features = backbone(x), then head(features).",
     "wrong_output": "The returned tensor is not head(backbone(x)): return the head's output as it is.",
+    "not_from_forward": (
+        "The returned tensor holds head(backbone(x)), but the grader did not see it computed from x by the "
+        "backbone and then the head: call backbone(x) under no_grad, then head on its output, and return that."
+    ),
     "wrong_gradient": (
         "backward() through your output gave the head other gradients than head(backbone(x)) would: "
         "return the head's output itself, unscaled."

@@ -1,14 +1,26 @@
 """Judging predict: the returned output against the judge's own eval-mode, untracked forward of the
-same model on the same input, rebuilt from the seed; the mode and the grad mode after the call; the
-grad mode and the modules' flags the job saw at each forward name what went wrong."""
+same model on the same input, rebuilt from the seed; the mode and the grad mode after the call.
+What the job's recorder saw the model's operations do (tracking, graphs built, dropout and batch
+norm in training mode) names what went wrong, and a pass also needs the recorder to have seen the
+returned tensor made by the model from ``x`` (``_lesson4``)."""
 
 from __future__ import annotations
 
 from ..exercises._lesson4 import InferenceScenario, build_batches
 from ..exercises.predict import NAME
-from ..verdict import Verdict, first_failure, returned_kind
-from ._lesson4 import CALLS, OTHER_OUT, TENSOR_OUT, close, reference_outputs
-from .validate import Fields, Flag, Number, OneOf, Optional, Text
+from ..verdict import Verdict, returned_kind
+from ._lesson4 import (
+    OTHER_OUT,
+    TENSOR_OUT,
+    close,
+    from_forward,
+    judge_all,
+    recorder_tampered,
+    reference_outputs,
+    trace_schema,
+    unseen,
+)
+from .validate import Fields, Flag, OneOf, Optional, Text
 
 NOT_FINITE = "wrong_output"
 
@@ -19,8 +31,7 @@ def schema(scenario: InferenceScenario):
             "start": Text(10),
             "raised": Flag(),
             "returned": Optional(OneOf((TENSOR_OUT, OTHER_OUT))),
-            "calls": CALLS,
-            "n_calls": Number(integer=True),
+            "trace": trace_schema(["model"], ["forward"]),
             "mode_after": Text(10),
             "grad_after": Flag(),
             "inference_after": Flag(),
@@ -34,11 +45,15 @@ def _input(scenario: InferenceScenario):
 
 
 def judge(scenarios: list[InferenceScenario], observations: list[dict]) -> Verdict:
-    return first_failure(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
+    return judge_all(NAME, scenarios, observations, _judge_one, MESSAGES["ok"])
 
 
 def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
     """Every mistake this call shows: the mode, the grad mode and the output are judged apart."""
+    trace = obs["trace"]
+    tampered = recorder_tampered(NAME, trace)
+    if tampered:
+        return [tampered]
     mistakes = []
     if not obs["grad_after"] or obs["inference_after"]:
         mistakes.append(Verdict(NAME, "grad_left_off", MESSAGES["grad_left_off"]))
@@ -51,23 +66,33 @@ def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
     if obs["mode_after"] != obs["start"]:
         key = "left_in_eval" if obs["start"] == "train" else "forced_train"
         mistakes.append(Verdict(NAME, "mode_not_restored", MESSAGES[key]))
-    calls, returned = obs["calls"], obs["returned"]
-    if not calls:
-        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["no_call"])]
-    if any(call["grad"] for call in calls):
+    model, returned = trace["stages"]["model"], obs["returned"]
+    right = returned["type"] == "Tensor" and close(returned["values"], _expected(scenario))
+    if not model["ops"]:
+        return [unseen(NAME)] if right else [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["no_call"])]
+    if model["grad"] or model["graph"]:
         tracked = returned["type"] == "Tensor" and (returned["has_grad_fn"] or returned["requires_grad"])
         code = "builds_graph" if tracked or returned["type"] != "Tensor" else "detach_only"
         mistakes.append(Verdict(NAME, code, MESSAGES[code]))
-    if any(call["any_training"] for call in calls):
+    if model["training"]:
         # Dropout changed the output too: the output is not judged apart.
         return [*mistakes, Verdict(NAME, "not_eval", MESSAGES["not_eval"])]
     if returned["type"] != "Tensor":
         kind = returned_kind(returned["type"])
         return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["not_tensor"].format(kind=kind))]
-    (expected,) = reference_outputs(scenario, [_input(scenario)])
-    if not close(returned["values"], expected):
-        mistakes.append(Verdict(NAME, "wrong_output", MESSAGES["wrong_output"]))
+    if not right:
+        return [*mistakes, Verdict(NAME, "wrong_output", MESSAGES["wrong_output"])]
+    origin = trace["returned"]
+    if not origin or not origin["seen"] or origin["foreign"]:
+        return [unseen(NAME)]
+    if not from_forward(origin, ("model", "x")):
+        mistakes.append(Verdict(NAME, "wrong_output", MESSAGES["not_from_forward"]))
     return mistakes
+
+
+def _expected(scenario: InferenceScenario):
+    (expected,) = reference_outputs(scenario, [_input(scenario)])
+    return expected
 
 
 MESSAGES = {
@@ -113,5 +138,9 @@ MESSAGES = {
     "wrong_output": (
         "The returned tensor is not the model's output in eval mode: return model(x) as it is "
         "(no argmax, softmax or rounding)."
+    ),
+    "not_from_forward": (
+        "The returned tensor holds the model's output, but it was not computed by the model's forward pass "
+        "(copied through Python numbers, or rebuilt): return the tensor model(x) gives you."
     ),
 }

@@ -1,6 +1,9 @@
-"""What the lesson 4 exercises (predict, evaluate, head_forward) share: scenarios, instrumented
-models that record the grad mode and the train/eval flags at every forward call, and helpers to
-turn returned values into plain data for the record.
+"""What the lesson 4 exercises (predict, evaluate, head_forward) share: scenarios, the models
+handed to the student, and helpers to turn returned values into plain data for the record.
+
+What a call did (grad mode, graphs built, dropout and batch norm in training or eval mode) is
+recorded underneath the student's objects by ``recorder.CallRecorder``, never by the models: a
+note a model kept would be the student's to rewrite.
 
 The scenarios are frozen descriptions; ``build_*`` turns one into real PyTorch objects, from the
 scenario's seed alone, so that the judge can rebuild the very same model in its own process
@@ -14,8 +17,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from . import type_name
-from ._rng import seeded
+from .. import type_name
+from .._rng import seeded
 
 KINDS = ("classifier", "regressor")
 IN_FEATURES = {"classifier": 5, "regressor": 4}
@@ -38,30 +41,17 @@ class InferenceScenario:
         return f"{self.kind} model, starts in {self.start} mode{extra}"
 
 
-MAX_CALLS = 100  # forward calls written down per model; more are counted, not recorded
-
-
-class InstrumentedModel(nn.Module):
-    """A model that writes down, at every forward call, whether autograd was recording, whether
-    inference mode was on and which of its modules were in training mode."""
+class LessonModel(nn.Module):
+    """The model handed to the student: its ``net``, behind a check of the input's width (so that
+    predict's error scenario raises an exception of the model's own).  It keeps no notes: the
+    call is recorded below it (``recorder``)."""
 
     def __init__(self, net: nn.Module, in_features: int) -> None:
         super().__init__()
         self.net = net
         self.in_features = in_features
-        self.calls: list[dict] = []
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        flags = [bool(m.training) for m in self.modules()]
-        self.count = getattr(self, "count", 0) + 1
-        if len(self.calls) < MAX_CALLS:
-            self.calls.append(
-                {
-                    "grad": bool(torch.is_grad_enabled()),
-                    "inference": bool(torch.is_inference_mode_enabled()),
-                    "any_training": any(flags),
-                }
-            )
         if x.shape[-1] != self.in_features:
             raise ValueError(f"this model expects {self.in_features} input features, got {x.shape[-1]}")
         return self.net(x)
@@ -75,7 +65,7 @@ def _net(kind: str) -> nn.Module:
     raise ValueError(f"unknown kind {kind!r}; choose from {KINDS}")
 
 
-def build_model(scenario: InferenceScenario) -> InstrumentedModel:
+def build_model(scenario: InferenceScenario) -> LessonModel:
     """A fresh instrumented model with non-trivial BatchNorm statistics, in the scenario's start mode."""
     gen = torch.Generator().manual_seed(scenario.seed)
     with seeded(scenario.seed):
@@ -85,7 +75,7 @@ def build_model(scenario: InferenceScenario) -> InstrumentedModel:
             if isinstance(module, nn.BatchNorm1d):
                 module.running_mean.copy_(torch.randn(module.num_features, generator=gen))
                 module.running_var.copy_(0.5 + torch.rand(module.num_features, generator=gen))
-    model = InstrumentedModel(net, IN_FEATURES[scenario.kind])
+    model = LessonModel(net, IN_FEATURES[scenario.kind])
     model.train(scenario.start == "train")
     return model
 
