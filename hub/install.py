@@ -2,13 +2,20 @@
 
     python hub/install.py --course /srv/autograd-course [--course-id autograd-course]
                           [--grader grader-<course id>] [--instructors-group instructors-<course id>]
-                          [--roster hub/roster.toml] [--exchange /srv/nbgrader/exchange]
+                          [--roster hub/roster.toml] [--exchange /srv/nbgrader/exchange] [--check]
 
 A hub of several courses (hub/roster.py) runs it once per course, each with its own folder, course
 id, grader account and instructors' group.
 
-* the course folder (a clone of this repository) belongs to the grader account, whose shared
-  server (the hub's service) releases, collects and grades there, and to the instructors' group;
+* the course folder (a clone of this repository) belongs to root and to the instructors' group,
+  except the grader account's working folders and files (``GRADER_FOLDERS``, ``GRADER_FILES``): its
+  shared server (the hub's service, which TAs use too) releases, collects and grades there, and may
+  change nothing else.  What every student's server runs (hub/etc/, autograder/, gradlessons/, the
+  hub's environment) and what root runs (hub/, course.py, nbgrader_config.py) is not writable by the
+  grader account or the group: a TA could otherwise run code in every student's server, or as root.
+  The grader account cannot add an entry at the top of the course folder either, and the top has a
+  default ACL closed to others, so a file made there later by root under any umask starts closed
+  (autograder/grading/course_folder.py says why the top must stay passable, and how grading checks it);
 * it is closed to every other account: the solutions and hidden tests (notebooks/), the
   submissions (submitted/, each with the secret that names its feedback), autograded/, feedback/,
   the gradebook, reports/, .autograder/ (grading records, refused submissions), the git history
@@ -17,18 +24,21 @@ id, grader account and instructors' group.
   autograder/, gradlessons/, and the hub's Python environment if it lives in the course folder);
   the folders on the way to them can be passed through but not listed;
 * the instructors' group, ``--instructors-group`` (default ``instructors-<course id>``), is made
-  if it is missing, and the roster's instructors and TAs who have an account on this machine are
-  added to it: they may read the course folder from their own accounts too (nobody is removed:
-  take leavers out with ``gpasswd -d``).  A roster student in that group stops the install;
+  if it is missing, and the grader account and the roster's instructors and TAs who have an account
+  on this machine are added to it: they may read the course folder from their own accounts too
+  (nobody is removed: take leavers out with ``gpasswd -d``; restart the hub after a change, so the
+  grading server has the group).  A roster student in that group stops the install;
 * the grader account's home is made private (0700): it is the grading server's HOME (its Jupyter
   runtime files, the terminals' history, whatever an instructor keeps there);
 * nbgrader's exchange folder exists, writable by everyone, sticky (each user keeps their own files),
   and the course's folders in it are made now, the grader account's (``EXCHANGE_FOLDERS``);
 * the course's JupyterLab settings (no news popup) are installed in the environment the hub runs.
 
-Files made later in the course folder by the grading server, collect and grade are private (they
-run under umask 077); anything else that adds files there (``git pull`` as root) should be
-followed by this script again.  It checks before it changes anything, and says what is missing.
+Files made later in the grader's folders are private whatever their mode (the folders are closed);
+anything else that adds files to the course folder (``git pull`` as root) should be followed by this
+script again.  It checks before it changes anything, and says what is missing.  ``--check`` changes
+nothing: it says whether the course folder is closed and whether the grader account could write
+anything that students' servers or root run (exit status 2 if so).
 The accounts themselves (the grader account, instructors, TAs, students) come from your machine
 or your directory service.
 """
@@ -36,33 +46,45 @@ or your directory service.
 from __future__ import annotations
 
 import argparse
+import errno
 import fnmatch
 import grp
 import os
 import pwd
 import stat
+import struct
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)  # the course folder's own autograder: this may run on the system's python3
+from autograder.grading.course_folder import SERVED, CourseFolder  # noqa: E402
 from autograder.settings import setting  # noqa: E402
 
 DEFAULT_COURSE_ID = "autograd-course"
 
-# What every account's Jupyter server reads from the course folder: readable by all; everything
-# else is the grader account's and the instructors' group's only.
-OPEN = {
-    "hub/etc": "every server's Jupyter settings: the hub sets JUPYTER_CONFIG_PATH to hub/etc/jupyter "
-    "(and hub/etc/student for students)",
-    "autograder": "the lessons' checks import it; an environment installed with `pip install -e` imports it from here",
-    "gradlessons": "the lessons' widgets and plots, imported from here like autograder",
-}
+# What every account's Jupyter server reads from the course folder: readable by all, root's;
+# everything else is closed to other accounts.
+OPEN = SERVED
 
-# Made if missing (closed like the rest), so that what graders write there later sits behind a
-# closed folder even when it is written with a looser umask than collect's and grade's.
-CLOSED_FOLDERS = ("submitted", "autograded", "feedback", "reports", ".autograder")
+# The grader account's: the only places in the course folder it may write.  Made if missing, closed
+# like the rest, so what graders write there later sits behind a folder others cannot search, even
+# when it is written with a looser umask than collect's and grade's.  notebooks/ is the source
+# folder instructors edit in the formgrader; downloaded/ is zip_collect's.
+GRADER_FOLDERS = ("notebooks", "release", "submitted", "autograded", "feedback", "reports", ".autograder",
+                  "downloaded")  # fmt: skip
+# Files at the top the grader account keeps rewriting (nbgrader export's grades.csv, publish's LMS
+# settings, an old SQLite gradebook): its own, closed.  It cannot make new ones there.
+GRADER_FILES = ("gradebook.db*", "grades.csv", "lti.toml", "lti_private_key.pem", "lms_users.csv")
+
+# A POSIX default ACL (the kernel's xattr format: version 2, then tag, permissions, id per entry)
+# giving what is made in a folder later no permission for others, whatever the umask: owner rwx,
+# group r-x, others none (a new file's mode is its creator's mode masked by these).
+DEFAULT_ACL = "system.posix_acl_default"
+CLOSED_DEFAULT_ACL = struct.pack("<I", 2) + b"".join(
+    struct.pack("<HHI", tag, perms, 0xFFFFFFFF) for tag, perms in ((0x01, 0o7), (0x04, 0o5), (0x20, 0o0))
+)
 
 # The hub's own files, when its state is kept in the course folder (AUTOGRADER_HUB_STATE unset, the
 # hub started from there): left to root, 0600.  The cookie secret signs every login, and the hub's
@@ -137,10 +159,29 @@ def mode_for(relative: str, status: os.stat_result, readable: list[str]) -> int:
     return 0o750 if executable else 0o640  # no set-user-id file survives either
 
 
+def is_graders(relative: str) -> bool:
+    """Whether an entry of the course folder is the grader account's (``GRADER_FOLDERS`` and what
+    they hold, ``GRADER_FILES``) rather than root's."""
+    top = relative.split("/", 1)[0]
+    return top in GRADER_FOLDERS or (
+        "/" not in relative and any(fnmatch.fnmatch(relative, pattern) for pattern in GRADER_FILES)
+    )
+
+
+def passed_through(readable: list[str]) -> list[str]:
+    """The folders of the course on the way to what servers read: the top, hub/."""
+    found = {"."}
+    for path in readable:
+        while "/" in path:
+            path = path.rsplit("/", 1)[0]
+            found.add(path)
+    return sorted(found)
+
+
 def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
     """Owner, group and mode of everything in the course folder, walked through open folders and
-    never through a link: the grader account (whose terminal TAs use) may change the folder while
-    root walks it, and a link swapped in must not turn root's chmod onto a file elsewhere."""
+    never through a link: the grader account (whose terminal TAs use) may change its folders while
+    root walks them, and a link swapped in must not turn root's chmod onto a file elsewhere."""
 
     def visit(fd: int, relative: str) -> None:
         status = os.fstat(fd)
@@ -148,7 +189,7 @@ def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
             os.fchown(fd, 0, 0)
             os.fchmod(fd, 0o600)
             return
-        os.fchown(fd, uid, gid)
+        os.fchown(fd, uid if is_graders(relative) else 0, gid)
         os.fchmod(fd, mode_for(relative, status, readable))
         if not stat.S_ISDIR(status.st_mode):
             return
@@ -156,7 +197,8 @@ def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
             try:
                 child = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=fd)
             except OSError:  # a link (its target is judged where it lives) or a socket: owner only
-                os.chown(name, uid, gid, dir_fd=fd, follow_symlinks=False)
+                owner = uid if is_graders(os.path.normpath(os.path.join(relative, name))) else 0
+                os.chown(name, owner, gid, dir_fd=fd, follow_symlinks=False)
                 continue
             try:
                 visit(child, os.path.normpath(os.path.join(relative, name)))
@@ -168,6 +210,129 @@ def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
         visit(top, ".")
     finally:
         os.close(top)
+
+
+def close_by_default(course: str, folders: list[str]) -> list[str]:
+    """``CLOSED_DEFAULT_ACL`` on each folder (root's, so nobody swaps them meanwhile); the folders
+    whose file system keeps no ACLs.  What root makes there later (a cron job, a root shell under
+    umask 022) is then closed to others from the start: the kernel ignores the umask where a
+    default ACL is."""
+    refused = []
+    for relative in folders:
+        try:
+            os.setxattr(os.path.join(course, relative), DEFAULT_ACL, CLOSED_DEFAULT_ACL, follow_symlinks=False)
+        except OSError as error:
+            if error.errno not in (errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            refused.append(relative)
+    return refused
+
+
+def default_acl_closed(path: str) -> bool | None:
+    """Whether the folder's default ACL leaves others nothing; None where the file system keeps no ACLs."""
+    try:
+        value = os.getxattr(path, DEFAULT_ACL, follow_symlinks=False)
+    except OSError as error:
+        if error.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return None
+        return False  # none set (ENODATA)
+    entries = [struct.unpack_from("<HHI", value, offset) for offset in range(4, len(value), 8)]
+    return any(tag == 0x20 and perms == 0 for tag, perms, _ in entries)
+
+
+def named_acl(path: str) -> bool:
+    """Whether an access ACL names a user or a group: a grant the mode bits do not show."""
+    try:
+        value = os.getxattr(path, "system.posix_acl_access", follow_symlinks=False)
+    except OSError:
+        return False
+    return any(struct.unpack_from("<H", value, offset)[0] in (0x02, 0x08) for offset in range(4, len(value), 8))
+
+
+class Writers:
+    """Who the grader account is, to the file system: its uid and every group it is (or is about to
+    be) in.  TAs use its server, and the instructors' group is theirs too."""
+
+    def __init__(self, grader: pwd.struct_passwd, groups: list[int]) -> None:
+        self.uid = grader.pw_uid
+        self.gids = {grader.pw_gid, *groups}
+        self.gids |= {group.gr_gid for group in grp.getgrall() if grader.pw_name in group.gr_mem}
+
+    def may_write(self, status: os.stat_result) -> bool:
+        """Whether it may change this entry (its owner may chmod it) or, for a folder, its entries."""
+        if status.st_uid == self.uid:
+            return True
+        return bool(status.st_mode & 0o002 or (status.st_gid in self.gids and status.st_mode & 0o020))
+
+    def tree(self, top: str, skip=lambda relative: False) -> list[str]:
+        """Every entry under ``top`` it could change (links are skipped: nobody changes a link but by
+        replacing it, which its folder decides)."""
+        found = []
+        for folder, folders, files in os.walk(top):
+            relative = os.path.relpath(folder, top)
+            folders[:] = [name for name in folders if not skip(os.path.normpath(os.path.join(relative, name)))]
+            for name in [".", *folders, *files]:
+                if name != "." and skip(os.path.normpath(os.path.join(relative, name))):
+                    continue
+                path = os.path.normpath(os.path.join(folder, name))
+                status = os.lstat(path)
+                if not stat.S_ISLNK(status.st_mode) and (self.may_write(status) or named_acl(path)):
+                    found.append(path)
+        return found
+
+    def ancestors(self, path: str) -> list[str]:
+        """The folders above ``path`` in which it could rename or replace the next one down (a
+        sticky folder lets it do so only with what it owns)."""
+        found, path = [], os.path.realpath(path)
+        while os.path.dirname(path) != path:
+            parent = os.path.dirname(path)
+            status, child = os.stat(parent), os.lstat(path)
+            sticky_guard = status.st_mode & stat.S_ISVTX and child.st_uid != self.uid
+            if (self.may_write(status) or named_acl(parent)) and not sticky_guard:
+                found.append(parent)
+            path = parent
+        return found
+
+
+def imported_from(names: tuple[str, ...] = ("autograder", "gradlessons")) -> list[str]:
+    """The folders the hub's environment imports the course's packages from, as any server would
+    (an isolated interpreter, started outside the course folder)."""
+    code = "import importlib.util, os, sys\n" + "".join(
+        f"spec = importlib.util.find_spec({name!r})\nspec and print(os.path.dirname(spec.origin))\n" for name in names
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code], cwd="/", capture_output=True, text=True, check=True)
+    return [line for line in done.stdout.splitlines() if line]
+
+
+def code_writable(course: str, writers: Writers, inside: bool = True, outside: bool = True) -> list[str]:
+    """What the grader account could change among what students' servers or root run: everything
+    in the course folder but the grader's own entries (``inside``), the hub's environment and the
+    course's packages wherever it imports them from (``outside``), and the folders above them."""
+    course = os.path.realpath(course)
+    found = writers.tree(course, skip=is_graders) if inside else []
+    places = [os.path.realpath(sys.prefix), *(os.path.realpath(p) for p in imported_from())] if outside else []
+    for place in dict.fromkeys(places):
+        if place != course and not place.startswith(course + os.sep):
+            found += writers.tree(place)
+    for place in dict.fromkeys([course, *places]):
+        found += writers.ancestors(place)
+    return sorted(dict.fromkeys(found))
+
+
+def check(course: str, writers: Writers, readable: list[str], outside: bool = True) -> list[str]:
+    """What is not as the install leaves it: the course folder open to others, or code that the
+    grader account could change (in the course folder, and ``outside`` it: the environment)."""
+    problems = [f"{course}: {entry.describe()}; run this script again"
+                for entry in CourseFolder(course, served=readable).open_entries()]  # fmt: skip
+    for path in code_writable(course, writers, outside=outside):
+        problems.append(f"{path} could be changed by the grader account (owner, group or others may write, or an "
+                        "ACL names someone): students' servers or root run it. Make it root's and not writable "
+                        "by the group (chown root and chmod go-w), or run this script again")  # fmt: skip
+    for relative in passed_through(readable):
+        if default_acl_closed(os.path.join(course, relative)) is False:
+            problems.append(f"{os.path.join(course, relative)} has no default ACL closed to others: what root makes "
+                            "there later keeps root's umask; run this script again")  # fmt: skip
+    return problems
 
 
 def make_exchange_folders(exchange: str, course_id: str, uid: int, gid: int) -> None:
@@ -209,6 +374,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--roster", default=setting("ROSTER", os.path.join(HERE, "roster.toml")),
                         help="the hub's roster (default: $AUTOGRADER_ROSTER or hub/roster.toml)")  # fmt: skip
     parser.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing: say whether the course folder is closed to other accounts and "
+                        "whether the grader account could change what students' servers or root run "
+                        "(exit status 2 if so)")  # fmt: skip
     args = parser.parse_args(argv)
     course = os.path.abspath(args.course)
     args.grader = args.grader or f"grader-{args.course_id}"
@@ -243,6 +412,23 @@ def main(argv: list[str] | None = None) -> int:
             if not stat.S_ISDIR(status.st_mode) or status.st_uid != grader.pw_uid:
                 problems.append(f"{path} exists and is not a folder of {args.grader!r}: someone else made it "
                                 "(look inside, then move it away).")  # fmt: skip
+    readable = open_paths(course)
+    if not problems and args.check:
+        writers = Writers(grader, [] if members is None else [grp.getgrnam(args.instructors_group).gr_gid])
+        problems = check(course, writers, sorted(readable))
+        if problems:
+            return fail(problems)
+        print(f"course folder {course}: closed to other accounts but for what their servers read; nothing that "
+              f"students' servers or root run can be changed by {args.grader}")  # fmt: skip
+        return 0
+    if not problems:  # what install does not own: the hub's environment, where it lives outside the course
+        writers = Writers(grader, [] if members is None else [grp.getgrnam(args.instructors_group).gr_gid])
+        course_real = os.path.realpath(course)
+        problems += [f"{path} could be changed by the grader account {args.grader!r}, and every student's server "
+                     "(or root) runs it: make it root's, not writable by group or others (chown -R root and "
+                     "chmod -R go-w), then run this script again"
+                     for path in code_writable(course, writers, inside=False)
+                     if path != course_real and not path.startswith(course_real + os.sep)]  # fmt: skip
     if problems:
         return fail(problems)
 
@@ -250,6 +436,9 @@ def main(argv: list[str] | None = None) -> int:
     if made:
         subprocess.run(["groupadd", args.instructors_group], check=True, capture_output=True)
     added = []
+    # The grader account reads root's files of the course (nbgrader_config.py) through the group.
+    if args.grader not in (group_members(args.instructors_group) or set()):
+        subprocess.run(["gpasswd", "-a", args.grader, args.instructors_group], check=True, capture_output=True)
     for name in roster["instructors"] + roster["tas"]:
         if account(name) is not None and name not in (group_members(args.instructors_group) or set()):
             subprocess.run(["gpasswd", "-a", name, args.instructors_group], check=True, capture_output=True)
@@ -260,10 +449,13 @@ def main(argv: list[str] | None = None) -> int:
     import course as course_script  # the repository's course.py: one place for the lab settings
 
     settings = course_script.install_lab_settings(sys.prefix)
-    for name in CLOSED_FOLDERS:
+    for name in GRADER_FOLDERS:
         os.makedirs(os.path.join(course, name), exist_ok=True)
-    readable = open_paths(course)
     close_course(course, grader.pw_uid, gid, sorted(readable))
+    no_acl = close_by_default(course, passed_through(sorted(readable)))
+    left = check(course, Writers(grader, [gid]), sorted(readable), outside=False)  # outside: checked above
+    if left:  # changed while this ran (the grader account's server is running): nothing is left half-said
+        return fail(["the course folder is not as it should be after the install:", *left])
     if os.path.isdir(grader.pw_dir) and os.stat(grader.pw_dir).st_uid == grader.pw_uid:
         os.chmod(grader.pw_dir, 0o700)
     os.makedirs(args.exchange, exist_ok=True)
@@ -272,11 +464,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"instructors' group {args.instructors_group}: {'made' if made else 'already there'}"
           f"{'; added ' + ', '.join(added) if added else ''}")  # fmt: skip
     print(
-        f"course folder {course}: owned by {args.grader} and the group {args.instructors_group}; "
+        f"course folder {course}: root's and the group {args.instructors_group}'s; "
         "closed to every other account except what their servers read:"
     )
     for path, why in sorted(readable.items()):
         print(f"  {path}/  ({why})")
+    print(f"  {args.grader} may write only {', '.join(f + '/' for f in GRADER_FOLDERS)} and its files at the top "
+          f"({', '.join(GRADER_FILES)}); the rest is root's")  # fmt: skip
+    if no_acl:
+        print(f"  note: the file system keeps no ACLs ({', '.join(no_acl)}): what root makes at the top later keeps "
+              "root's umask; grading closes it when it starts")  # fmt: skip
+    else:
+        print("  what root makes at the top later is closed to others whatever its umask (a default ACL)")
+    if any(os.path.lexists(os.path.join(course, name)) for name in ("gradebook.db", "gradebook.db-journal")):
+        print(f"  note: gradebook.db is at the top, where {args.grader} can no longer make SQLite's journal: use "
+              f"PostgreSQL (AUTOGRADER_DB_URL), or move it into .autograder/ and set "
+              f"AUTOGRADER_DB_URL=sqlite:///{course}/.autograder/gradebook.db")  # fmt: skip
     print(f"grader's home {grader.pw_dir}: private (0700)")
     print(f"exchange {args.exchange}: everyone may write, sticky; {args.course_id}/ in it is {args.grader}'s "
           "(inbound: students may add, not list, move or delete)")  # fmt: skip

@@ -12,6 +12,7 @@ import os
 
 import nbformat
 
+from .course_folder import CourseFolder, CourseFolderOpen, say
 from .notes import is_graded
 
 
@@ -29,6 +30,12 @@ class CourseAssignment:
         if not os.path.isfile(os.path.join(self.folder, "nbgrader_config.py")):
             raise GradeError(f"{self.folder} is not a course folder: it has no nbgrader_config.py.")
         self.assignment = assignment
+        # Before anything is read or written: what grading made at the top of the course folder under
+        # a looser umask (a SQLite gradebook, grades.csv) is closed to other accounts, or nothing runs.
+        try:
+            say(CourseFolder(self.folder).close())
+        except CourseFolderOpen as error:
+            raise GradeError(str(error)) from None
         here = os.getcwd()
         os.chdir(self.folder)
         try:

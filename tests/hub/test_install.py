@@ -1,5 +1,6 @@
 """hub/install.py closes the course folder to every account but the grader's and the instructors'
-group, keeps what students' servers read readable, and changes nothing when something is missing.
+group, keeps what students' servers read readable and out of the grader account's reach, and
+changes nothing when something is missing.
 
 No hub here: a copy of the course in a folder every account can pass through, and accounts made
 for the test with useradd (a grader, an instructor, a student)."""
@@ -102,11 +103,13 @@ def test_course_for_instructors_only(course):
 def test_only_server_files_are_open(course):
     assert install(course).returncode == 0
     grader, group = pwd.getpwnam(GRADER).pw_uid, grp.getgrnam(GROUP).gr_gid
+    graders = ("notebooks", "release", "submitted", "autograded", "feedback", "reports", ".autograder", "downloaded")
     for path, (uid, gid, mode) in snapshot(course).items():
         relative = os.path.relpath(path, course)
         if relative in ("hub/jupyterhub.sqlite", "hub/jupyterhub_cookie_secret"):
             continue  # the hub's own state: the next test
-        assert (uid, gid) == (grader, group), relative
+        owner = grader if relative.split("/")[0] in graders or relative == "gradebook.db" else 0
+        assert (uid, gid) == (owner, group), relative
         if stat.S_ISLNK(mode):
             continue
         if relative.startswith(("hub/etc", "autograder", "gradlessons")):
@@ -168,7 +171,8 @@ def test_link_targets_are_left_alone(course):
     for path in (outside, os.path.join(outside, "file")):
         status = os.stat(path)
         assert (status.st_uid, status.st_gid) == (0, 0) and stat.S_IMODE(status.st_mode) in (0o644, 0o755), path
-    assert os.lstat(os.path.join(course, "reports-link")).st_uid == pwd.getpwnam(GRADER).pw_uid
+    assert os.lstat(os.path.join(course, "reports-link")).st_uid == 0  # at the top: root's
+    assert os.lstat(os.path.join(course, "notebooks", "folder-link")).st_uid == pwd.getpwnam(GRADER).pw_uid
 
 
 def test_student_in_instructors_stops(course):
@@ -187,3 +191,74 @@ def test_no_grader_changes_nothing(course):
     assert snapshot(course) == before
     with pytest.raises(KeyError):
         grp.getgrnam(GROUP)  # not made either
+
+
+def test_grader_cannot_change_what_servers_or_root_run(course):
+    assert install(course).returncode == 0
+    assert GRADER in grp.getgrnam(GROUP).gr_mem  # it reads root's nbgrader_config.py through the group
+    assert as_user(GRADER, "cat", os.path.join(course, "nbgrader_config.py")).returncode == 0
+    for command in (
+        ["touch", "hub/etc/jupyter/nbgrader_config.py"],
+        ["touch", "autograder/checks.py"],
+        ["touch", "gradlessons/new.py"],
+        ["mv", "hub/etc", "hub/etc-old"],  # then a folder of its own in its place
+        ["mv", "autograder", "autograder-old"],
+        ["mv", "hub", "hub-old"],
+        ["touch", "hub/jupyterhub_config.py"],  # root runs the hub from it
+        ["touch", "torch.py"],  # a module root's `python -m` would import from here
+        ["touch", "nbgrader_config.py"],
+    ):
+        done = as_user(GRADER, "sh", "-c", f'cd "{course}" && {" ".join(command)}')
+        assert done.returncode != 0, command
+    site = os.path.dirname(os.path.dirname(os.__file__))  # the environment every server runs
+    assert as_user(GRADER, "touch", os.path.join(site, "autograder-h7-probe")).returncode != 0
+    for folder in ("submitted", "autograded", ".autograder", "notebooks/lesson1_requires_grad"):  # its work goes on
+        assert as_user(GRADER, "touch", os.path.join(course, folder, "probe")).returncode == 0, folder
+
+
+def test_files_root_makes_at_the_top_later_start_closed(course):
+    """The finding: a SQLite gradebook.db a root shell made at the top under umask 022 was readable
+    by name by every student."""
+    assert install(course).returncode == 0
+    previous = os.umask(0o000)
+    try:
+        import sqlite3
+
+        with sqlite3.connect(os.path.join(course, "root-made.db")) as db:
+            db.execute("CREATE TABLE grade (student TEXT, score REAL)")
+        os.makedirs(os.path.join(course, "exports", "lesson1"))
+        with open(os.path.join(course, "exports", "lesson1", "grades.csv"), "w") as f:
+            f.write("student,score\n")
+    finally:
+        os.umask(previous)
+    for path in ("root-made.db", "exports/lesson1/grades.csv"):
+        read = ["sh", "-c", 'cat "$1" > /dev/null', "sh", os.path.join(course, path)]
+        assert as_user(STUDENT, *read).returncode != 0, path
+        assert as_user(TEACHER, *read).returncode == 0, path
+    assert stat.S_IMODE(os.stat(os.path.join(course, "root-made.db")).st_mode) & 0o007 == 0
+
+
+def test_check_passes_after_install_and_names_what_was_opened(course):
+    assert install(course).returncode == 0
+    done = install(course, "--check")
+    assert done.returncode == 0 and "closed to other accounts" in done.stdout, done.stderr
+    os.chmod(os.path.join(course, "gradebook.db"), 0o644)
+    os.chmod(os.path.join(course, "gradlessons", "__init__.py"), 0o666)
+    os.chown(os.path.join(course, "hub", "etc", "jupyter"), pwd.getpwnam(GRADER).pw_uid, -1)
+    before = snapshot(course)
+    done = install(course, "--check")
+    assert done.returncode == 2
+    assert "gradebook.db is open to every account (-rw-r--r--)" in done.stderr
+    assert f"{course}/gradlessons/__init__.py could be changed by the grader account" in done.stderr
+    assert f"{course}/hub/etc/jupyter could be changed by the grader account" in done.stderr
+    assert snapshot(course) == before
+    assert install(course).returncode == 0 and install(course, "--check").returncode == 0
+
+
+def test_a_course_in_a_folder_the_grader_may_write_stops(course):
+    base = os.path.dirname(course)
+    os.chown(base, pwd.getpwnam(GRADER).pw_uid, -1)  # it could move the course folder away and put its own
+    before = snapshot(course)
+    done = install(course)
+    assert done.returncode == 2 and f"{base} could be changed by the grader account" in done.stderr
+    assert snapshot(course) == before
