@@ -156,6 +156,24 @@ def test_special_casing_the_published_hidden_seeds_earns_nothing(graded, path):
 
 
 @pytest.mark.parametrize("path", ["grade", "nbgrader"])
+def test_the_hidden_verdict_is_the_one_the_course_secret_derives(graded, path):
+    """What grading said of the hidden check is what the check gives at the seed this test derives
+    from the course's secret (the same scenario named in the message): so the seed the other tests
+    look for in the files is the one grading used."""
+    from autograder.diagnose import diagnose_function
+
+    course = graded["courses"][path]
+    namespace: dict = {}
+    exec(graded["cheat"], namespace)
+    nb = _graded(course, "mallory")
+    for grade_id, start in zip(TRAIN_STEP_CELLS, ("fresh", "dirty")):
+        seed = _derived(nb, _secret(course), grade_id)
+        verdict, _ = diagnose_function("train_step", namespace["train_step"], start, seed)
+        hidden = _verdicts(nb, grade_id)[1]
+        assert (hidden["code"], hidden["message"]) == (verdict.code, verdict.message)
+
+
+@pytest.mark.parametrize("path", ["grade", "nbgrader"])
 def test_the_correct_neighbour_keeps_full_marks_at_either_secret(graded, path):
     full = points(graded["source"])
     assert _scores(graded["courses"][path])["alice"] == {k: full[k] for k in _scores(graded["courses"][path])["alice"]}
