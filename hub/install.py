@@ -77,6 +77,10 @@ GRADER_FOLDERS = ("notebooks", "release", "submitted", "autograded", "feedback",
 # Files at the top the grader account keeps rewriting (nbgrader export's grades.csv, publish's LMS
 # settings, an old SQLite gradebook): its own, closed.  It cannot make new ones there.
 GRADER_FILES = ("gradebook.db*", "grades.csv", "lti.toml", "lti_private_key.pem", "lms_users.csv")
+# The grader account's alone, 0600, not even the instructors' group's: the course secret the hidden
+# checks' seeds come from (autograder/grading/secret.py), which grading refuses to use once others
+# can read it.
+GRADER_SECRETS = (".autograder/course-secret",)
 
 # A POSIX default ACL (the kernel's xattr format: version 2, then tag, permissions, id per entry)
 # giving what is made in a folder later no permission for others, whatever the umask: owner rwx,
@@ -150,6 +154,8 @@ def mode_for(relative: str, status: os.stat_result, readable: list[str]) -> int:
     """The mode of one entry of the course folder.  Folders are set-group-id, so what is made in
     them later keeps the instructors' group."""
     folder, executable = stat.S_ISDIR(status.st_mode), bool(status.st_mode & 0o111)
+    if relative in GRADER_SECRETS and stat.S_ISREG(status.st_mode):
+        return 0o600
     if any(relative == path or relative.startswith(path + "/") for path in readable):
         return 0o755 if folder or executable else 0o644
     if folder and any(relative == "." or path.startswith(relative + "/") for path in readable):
