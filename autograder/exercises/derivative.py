@@ -1,17 +1,19 @@
-"""derivative(f, x) -> float: df/dx at the Python float x, with autograd (one call of f, backward)."""
+"""derivative(f, x) -> float: df/dx at the Python float x, with autograd (one call of f, backward).
+
+The job hands the student the scenario's function itself and writes down, with an
+``AutogradRecorder`` below it, every evaluation of that function, every ``backward()`` or
+``torch.autograd.grad`` and the gradients they produced; the function keeps no notes of its own."""
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
 
-import torch
-
-from ._lesson2 import SCALAR_FUNCTIONS, RecordedFunction, returned
+from ._lesson2 import MAX_EVALUATIONS, SCALAR_FUNCTIONS, recorded_call, returned
 
 NAME = "derivative"
 
-MAX_CALLS = 100  # calls of f written down; a loop of more is counted (n_calls), not recorded
+MAX_CALLS = MAX_EVALUATIONS  # calls of f written down; a loop of more is counted, not recorded
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,10 @@ def suite(start: str = "all", seed: int = 0) -> list[Point]:
 
 
 def run(fn, scenario: Point) -> dict:
-    """Call ``fn`` once with an instrumented function; record its calls and what it returned."""
-    f = RecordedFunction(SCALAR_FUNCTIONS[scenario.function], scenario.function)
-    value = fn(f, scenario.x)
-    grads = []
-    for arg in f.arguments:
-        grad = getattr(arg, "grad", None) if isinstance(arg, torch.Tensor) and arg.is_leaf else None
-        grads.append(None if grad is None else grad.detach().double().clone())
-    return {"calls": f.calls[:MAX_CALLS], "n_calls": len(f.calls), "returned": returned(value),
-            "arg_grads": grads[:MAX_CALLS]}  # fmt: skip
+    """Call ``fn`` once on the scenario's function, with the recorder watching; write down what it
+    returned and what the recorder saw."""
+    f = SCALAR_FUNCTIONS[scenario.function]
+    value, notes, raised = recorded_call(lambda: fn(f, scenario.x), watched=f)
+    if raised is not None:
+        raise raised
+    return {"returned": returned(value), "autograd": notes}

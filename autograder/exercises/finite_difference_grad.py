@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ._lesson2 import FIELD_FUNCTIONS, RecordedFunction, returned
+from ._lesson2 import FIELD_FUNCTIONS, recorded_call, returned
 
 NAME = "finite_difference_grad"
 DEFAULT_EPS = 1e-4
@@ -62,16 +62,21 @@ def make_x(scenario: Field) -> torch.Tensor:
 
 
 def run(fn, scenario: Field) -> dict:
-    f = RecordedFunction(FIELD_FUNCTIONS[scenario.function], scenario.function)
+    """Call ``fn`` on the scenario's function and x, with the recorder watching: what it returned,
+    x as it was left (the judge compares it bit for bit with x as the seed makes it), and whether
+    autograd touched x or anything the call made (the recorder's notes)."""
+    f = FIELD_FUNCTIONS[scenario.function]
     x = make_x(scenario)
     before = x.clone()
-    value = fn(f, x) if scenario.eps is None else fn(f, x, scenario.eps)
+    args = (f, x) if scenario.eps is None else (f, x, scenario.eps)
+    value, notes, raised = recorded_call(lambda: fn(*args), watched=f)
+    if raised is not None:
+        raise raised
     return {
         "returned": returned(value),
         "x_after": x.detach().clone(),
         "x_changed": not torch.equal(x.detach(), before),
         "x_requires_grad": bool(x.requires_grad),
         "x_grad_set": x.grad is not None,
-        "any_call_requires_grad": any(c["requires_grad"] for c in f.calls),
-        "n_calls": len(f.calls),
+        "autograd": notes,
     }

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ._lesson2 import returned
+from ._lesson2 import recorded_call, returned
 from ._rng import seeded
 
 NAME = "input_gradient"
@@ -69,9 +69,13 @@ def _grad_or_none(p: torch.Tensor):
 
 
 def run(fn, probe: InputGradientScenario) -> dict:
+    """Call ``fn`` with the recorder watching: what it returned, the model and x as it left them,
+    and the gradients autograd produced during the call (the recorder's notes)."""
     model, x = build(probe)
     params = list(model.parameters())
-    value = fn(model, x)
+    value, notes, raised = recorded_call(lambda: fn(model, x))
+    if raised is not None:
+        raise raised
     return {
         "returned": returned(value),
         "grads_after": [_grad_or_none(p) for p in params],
@@ -79,4 +83,5 @@ def run(fn, probe: InputGradientScenario) -> dict:
         "x_after": x.detach().clone(),
         "x_requires_grad": bool(x.requires_grad),
         "x_grad_set": x.grad is not None,
+        "autograd": notes,
     }

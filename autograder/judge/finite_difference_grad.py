@@ -1,7 +1,12 @@
 """Judging finite_difference_grad: the returned estimate against the judge's own central difference
 with the same eps, and x against x as the seed made it, bit for bit (any change is ``modifies_x``); the
-estimate must have x's dtype (``wrong_dtype``: float32 would lose the digits a float64 check is for);
-whether f ever saw a tensor that requires grad is what the job saw, and names the use of autograd."""
+estimate must have x's dtype (``wrong_dtype``: float32 would lose the digits a float64 check is for).
+
+Effects first: in float64 a pass is the judge's central difference to rounding (``PASS_RTOL64`` of
+the estimate's largest entry: honest ways of writing it agree to the bit, while the exact gradient
+misses it by 4e-10 or more on every graded point), so autograd cannot pass for a difference by its
+numbers.  The recorder's notes (taken below f, whatever route the call takes to it) name the use of
+autograd (``used_autograd``) and are the evidence a pass needs: f evaluated twice per entry of x."""
 
 from __future__ import annotations
 
@@ -10,8 +15,8 @@ import torch
 from ..exercises._lesson2 import FIELD_FUNCTIONS
 from ..exercises.finite_difference_grad import DEFAULT_EPS, NAME, Field, make_x
 from ..verdict import Verdict, first_failure, returned_kind
-from ._lesson2 import returned_spec, same
-from .validate import Fields, Flag, Number, Tensor
+from ._lesson2 import contradiction, recorder_spec, returned_spec, same, tampered, used_autograd
+from .validate import Fields, Flag, Tensor
 
 NOT_FINITE = "wrong_value"
 
@@ -24,8 +29,7 @@ def schema(scenario: Field):
             "x_changed": Flag(),
             "x_requires_grad": Flag(),
             "x_grad_set": Flag(),
-            "any_call_requires_grad": Flag(),
-            "n_calls": Number(integer=True),
+            "autograd": recorder_spec(),
         }
     )
 
@@ -73,11 +77,28 @@ def judge(scenarios: list[Field], observations: list[dict]) -> Verdict:
 
 
 def _tolerances(scenario: Field) -> tuple[float, float]:
+    """Close enough to name a mistake (a one-sided difference, another step): not a pass in float64."""
     return (1e-7, 1e-9) if scenario.dtype == "float64" else (1e-4, 2e-4)
 
 
+PASS_RTOL64 = 1e-12  # of the reference's largest entry: float64 rounding, far below eps**2 effects
+
+
+def _passes(scenario: Field, got: torch.Tensor, expected: torch.Tensor) -> bool:
+    """The judge's central difference, to float64 rounding (float32, or a float32 estimate of a float64
+    x, which ``wrong_dtype`` names: the tolerances above)."""
+    if scenario.dtype != "float64" or got.dtype != torch.float64:
+        return same(got, expected, *_tolerances(scenario))
+    scale = expected.abs().max().item() if expected.numel() else 0.0
+    return same(got, expected, 0.0, PASS_RTOL64 * max(scale, 1e-300))
+
+
 def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
-    if obs["any_call_requires_grad"] or obs["x_requires_grad"] or obs["x_grad_set"]:
+    notes = obs["autograd"]
+    why = contradiction(notes)
+    if why is not None:
+        return tampered(NAME, why)
+    if used_autograd(notes) or obs["x_requires_grad"] or obs["x_grad_set"]:
         return Verdict(NAME, "used_autograd", MESSAGES["used_autograd"])
     x = make_x(scenario)
     if not unchanged(obs["x_after"], x):
@@ -94,6 +115,8 @@ def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
         return Verdict(NAME, verdict.code, verdict.message + dtype_note)
     if dtype_note:
         return Verdict(NAME, "wrong_dtype", MESSAGES["wrong_dtype"].format(got=_dtype(got), want=_dtype(x)))
+    if notes["n_evaluations"] < 2 * x.numel():
+        return tampered(NAME, MESSAGES["too_few_calls"].format(n=notes["n_evaluations"], need=2 * x.numel()))
     return None
 
 
@@ -106,8 +129,10 @@ def _judge_value(scenario: Field, x: torch.Tensor, got: torch.Tensor) -> Verdict
     eps = DEFAULT_EPS if scenario.eps is None else scenario.eps
     rtol, atol = _tolerances(scenario)
     expected = central(function, x, eps)
-    if same(got, expected, rtol, atol):
+    if _passes(scenario, got, expected):
         return None
+    if same(got, expected, rtol, atol):  # close, not the difference itself: the exact gradient, or another formula
+        return Verdict(NAME, "wrong_value", MESSAGES["not_the_difference"].format(case=scenario.name))
     if same(got, central(function, x, eps, scale=1.0), rtol, atol):
         return Verdict(NAME, "wrong_scale", MESSAGES["wrong_scale"])
     if any(same(got, one_sided(function, x, eps, d), rtol, atol) for d in (1, -1)):
@@ -175,6 +200,13 @@ MESSAGES = {
     "also_dtype": (
         " Also, your result's dtype is {got} while x is {want}: return the same dtype as x "
         "(torch.zeros_like(x), not torch.zeros(x.shape), which is always float32)."
+    ),
+    "not_the_difference": (
+        "Your result is close to the central-difference estimate but not that estimate itself (seen for {case}): "
+        "compute (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, with the eps given."
+    ),
+    "too_few_calls": (
+        "the central difference came back, but f was evaluated {n} times where it needs {need} (two per entry of x)"
     ),
     "wrong_value": (
         "Your result is not the central-difference estimate of the gradient, nor a one-sided or mis-scaled "

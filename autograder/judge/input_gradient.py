@@ -1,6 +1,15 @@
 """Judging input_gradient: the returned gradient against the judge's own torch.autograd.grad on the
 same model and input, rebuilt from the seed; every parameter's .grad and the caller's x must be left
-exactly as the seed made them."""
+exactly as the seed made them.
+
+Effects first: a pass is autograd's own float32 numbers, row by row equal to the bit to the same
+row of one of the judge's own runs (``references``: the whole batch through ``autograd.grad``, one
+example at a time, the full Jacobian summed; ``backward()`` on a copy, ``grad_outputs=ones``,
+``torch.func.grad`` and ``vmap`` give the same bits).  A float64 finite difference on a copy of the
+model, rounded to float32, is within 4 float32 ulps of those runs, as close as the honest ways are
+to each other, but not equal to any of them: it fails every suite of 60 seeds measured.  The
+recorder's notes are the evidence a pass needs besides: a ``torch.autograd.grad`` or
+``backward()`` ran during the call; a close result without it is named ``no_autograd``."""
 
 from __future__ import annotations
 
@@ -8,7 +17,7 @@ import torch
 
 from ..exercises.input_gradient import NAME, InputGradientScenario, build
 from ..verdict import Verdict, first_failure, returned_kind
-from ._lesson2 import returned_spec, same
+from ._lesson2 import contradiction, recorder_spec, returned_spec, same, tampered
 from .validate import Fields, Flag, ListOf, Optional, Tensor
 
 SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
@@ -27,6 +36,7 @@ def schema(scenario: InputGradientScenario):
             "x_after": Tensor(dtypes=None, finite=False),
             "x_requires_grad": Flag(),
             "x_grad_set": Flag(),
+            "autograd": recorder_spec(),
         }
     )
 
@@ -37,6 +47,28 @@ def reference(probe: InputGradientScenario) -> torch.Tensor:
     x = x.clone().requires_grad_()
     (grad,) = torch.autograd.grad(model(x).sum(), x)
     return grad
+
+
+def references(probe: InputGradientScenario) -> list[torch.Tensor]:
+    """The input gradient as the judge's own honest runs give it, each to the bit: the whole batch
+    at once, one example at a time, and the full Jacobian of model(x) summed over the outputs."""
+    model, x = build(probe)
+    runs = [reference(probe)]
+    rows = []
+    for row in x:
+        leaf = row.detach().clone().requires_grad_()
+        rows.append(torch.autograd.grad(model(leaf).sum(), leaf)[0])
+    runs.append(torch.stack(rows))
+    jacobian = torch.autograd.functional.jacobian(model, x.detach().clone())
+    runs.append(jacobian.sum(dim=tuple(range(jacobian.dim() - x.dim()))))
+    return runs
+
+
+def autograd_rows(got: torch.Tensor, runs: list[torch.Tensor]) -> bool:
+    """Is every row of ``got`` (one example's gradient) equal to the bit to that row of one of the runs?"""
+    if got.dtype != runs[0].dtype or tuple(got.shape) != tuple(runs[0].shape):
+        return False
+    return all(any(torch.equal(got[i], run[i]) for run in runs) for i in range(got.shape[0]))
 
 
 def explain_error(error: dict, scenario=None) -> Verdict | None:
@@ -69,6 +101,10 @@ def _grads_kept(probe: InputGradientScenario, obs: dict) -> bool:
 
 
 def _judge_one(probe: InputGradientScenario, obs: dict) -> Verdict | None:
+    notes = obs["autograd"]
+    why = contradiction(notes)
+    if why is not None:
+        return tampered(NAME, why)
     if not _grads_kept(probe, obs):
         return Verdict(NAME, "touches_param_grad", MESSAGES["touches_param_grad"])
     model, x = build(probe)
@@ -87,7 +123,10 @@ def _judge_one(probe: InputGradientScenario, obs: dict) -> Verdict | None:
         return Verdict(NAME, "wrong_shape", MESSAGES["wrong_shape"].format(got=tuple(got.shape), want=tuple(x.shape)))
     expected = reference(probe)
     if same(got, expected, RTOL, ATOL):
-        return None
+        ran = notes["grad_calls"] + notes["backward_calls"]
+        if ran and autograd_rows(got, references(probe)):
+            return None
+        return Verdict(NAME, "wrong_value", MESSAGES["not_from_autograd" if ran else "no_autograd"])
     n_out = model(x).numel()
     if n_out > 1 and same(got, expected / n_out, RTOL, ATOL):
         return Verdict(NAME, "wrong_reduction", MESSAGES["wrong_reduction"])
@@ -115,6 +154,15 @@ MESSAGES = {
     "wrong_value": (
         "Your result is not the gradient of model(x).sum() with respect to x, nor that of the mean (seen with "
         "{case}): differentiate the sum of the outputs of the model run on x itself."
+    ),
+    "no_autograd": (
+        "Your result has the right numbers, but autograd never ran during your call (no torch.autograd.grad, no "
+        "backward()): compute it with torch.autograd.grad(model(x_leaf).sum(), x_leaf), not by a finite "
+        "difference or a formula of your own."
+    ),
+    "not_from_autograd": (
+        "Your result has nearly the right numbers, but they are not the ones torch.autograd.grad produced during "
+        "your call: return the gradient autograd gives, not a number computed another way."
     ),
     "non_scalar_output": (
         "model(x) has several numbers, and autograd can only start from a single number: reduce it with "

@@ -59,7 +59,7 @@ def test_hidden_seeds_use_other_points():
 
 def test_record_survives_round_trip():
     (again,) = observations_of("derivative", correct, ex.suite()[:1])
-    assert again["calls"][0]["requires_grad"] is True
+    assert again["autograd"]["evaluations"][0]["requires_grad"] is True
     assert judge.judge(ex.suite()[:1], [again]).code == "ok"
 
 
