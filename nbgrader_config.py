@@ -69,6 +69,11 @@ c.Autograde.autograde_preprocessors = [
     "autograder.grading.sanitize.SanitizeStudentHTML",  # no script from a student in the formgrader
     "autograder.grading.notes.RecordGradingNotes",  # notes on top; marks the notebook graded
 ]
+# The hidden checks' seeds come from the course secret (autograder/grading/secret.py), not from the
+# seeds written in the hidden tests, which the public sources show: by default the file
+# .autograder/course-secret, made 0600 by the first grading; on graders that do not share the course
+# folder, name a copy of it here or in AUTOGRADER_SECRET_FILE (docs/instructor.md), e.g.
+#   c.ScoreChecks.secret_file = "/etc/autograd-course/course-secret"
 # nbconvert checks the notebook against the format's schema after every preprocessor; once, after
 # the last one, finds the same errors for the cost of one check instead of one per preprocessor.
 c.Exporter.optimistic_validation = True
