@@ -76,9 +76,16 @@ def test_derived_seeds_stay_in_the_range_every_suite_takes():
     assert max(seeds) > SEED_RANGE // 2 and len(set(seeds)) == len(seeds)  # the whole range, no repeats
 
 
-def test_every_hidden_check_of_the_lessons_is_found():
+def test_every_hidden_block_of_the_lessons_gives_its_checks_a_derived_seed():
+    """Each test cell with a hidden block has a hidden check found in it (the visible ones are not)."""
     found = {(assignment, grade_id) for assignment, grade_id, *_ in _hidden_checks()}
-    assert len(found) == 14 and ("lesson3_zeroing_grad", "test_train_step_dirty_start") in found
+    blocks = set()
+    for path in sorted(glob.glob(os.path.join(ROOT, "notebooks", "*", "*.ipynb"))):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code" and "BEGIN HIDDEN TESTS" in cell.source:
+                blocks.add((os.path.basename(os.path.dirname(path)), cell.metadata["nbgrader"]["grade_id"]))
+                assert not checks_in(cell.source)[0]["hidden"]  # each cell's first check is its visible one
+    assert found == blocks and ("lesson3_zeroing_grad", "test_train_step_dirty_start") in found
 
 
 def test_a_correct_answer_passes_every_hidden_check_at_any_secret():
