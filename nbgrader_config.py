@@ -3,8 +3,10 @@
 Run nbgrader commands from this folder, e.g. `nbgrader generate_assignment lesson3_zeroing_grad`.
 """
 
+import functools
 import os
 
+from autograder.grading.course_folder import keep_closed
 from autograder.settings import setting
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
@@ -47,6 +49,10 @@ c.Autograde.exporter_class = "autograder.grading.structure.SubmissionExporter"  
 c.Autograde.pre_convert_hook = "autograder.grading.intake.refuse_irregular"
 # Graded copies are readable by the instructor (and a shared group), not by every user.
 c.Autograde.permissions = 440
+# After each graded submission, the top of the course folder is closed again to other accounts (a
+# gradebook.db made under a loose umask, by a root shell or a cron job, is closed and said):
+# autograder/grading/course_folder.py.  `python -m autograder grade` also checks before it starts.
+c.Autograde.post_convert_hook = functools.partial(keep_closed, c.CourseDirectory.root)
 c.Autograde.sanitize_preprocessors = [
     "autograder.grading.intake.RecordRefusals",  # notes on what the hook above refused
     "autograder.grading.structure.RestoreStructure",  # rebuild on the released notebook
