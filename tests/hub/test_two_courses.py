@@ -96,8 +96,10 @@ def test_own_gradebook_and_exchange(two_courses, postgres):
         assert postgres.sql("SELECT name FROM assignment", database=database).split() == [lesson]
         outbound = os.path.join(two_courses.exchange, course, "outbound")
         assert os.listdir(outbound) == [lesson]
-        assert os.stat(outbound).st_uid == os.stat(two_courses.courses[course]).st_uid  # its grader's
-    assert os.stat(two_courses.courses[COURSE_ID]).st_uid != os.stat(two_courses.courses[SPRING_ID]).st_uid
+        # its grader's, who owns the course's working folders (the course folder itself is root's)
+        assert os.stat(outbound).st_uid == os.stat(os.path.join(two_courses.courses[course], "submitted")).st_uid
+    graders = [os.stat(os.path.join(two_courses.courses[c], "submitted")).st_uid for c in (COURSE_ID, SPRING_ID)]
+    assert graders[0] != graders[1]
 
 
 def test_server_runs_as_its_grader(two_courses):
