@@ -7,10 +7,15 @@
     python3 course.py test   set up .venv if needed, then run the whole test suite
                              (--fast: the unit tests only, tests/unit/)
     python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml,
-                             a lesson or autograder/codes.py: rewrite every lesson's badges, Colab
-                             install cell and time cell (the lesson is run to be timed), regenerate the
-                             student notebooks with nbgrader, the README's badges and lesson-length
-                             table, and the code tables in docs/codes.md
+                             a lesson or autograder/codes.py: rewrite every lesson's badges and Colab
+                             install cell (both name the student edition) and its time cell (the lesson
+                             is run to be timed), regenerate the student notebooks with nbgrader, the
+                             README's badges and lesson-length table, and the code tables in docs/codes.md
+    python3 course.py student-edition [--out DIR]
+                             (instructors) build what students may have, and nothing else (no solution,
+                             no hidden test), from the last commit into DIR (default build/student-edition),
+                             a git repository with one commit per build: push it to the student_repository
+                             and student_branch of [tool.autograd-course], which every badge opens
     python3 course.py stats  (course authors) run every lesson and print how long a beginner takes over each
                              part of it, activity by activity (sync writes the same into the lessons)
 
@@ -186,18 +191,35 @@ def test(extra: list[str]) -> int:
 # ---- one source of truth for where the course lives: badges and the Colab install cell ----
 
 
-def settings() -> dict:
-    """`repository` and `branch` from [tool.autograd-course] in pyproject.toml."""
+SETTINGS = ("repository", "branch", "student_repository", "student_branch")
+
+
+def settings(text: str | None = None) -> dict:
+    """[tool.autograd-course] in pyproject.toml: where the sources live (`repository`, `branch`) and where
+    the student edition is published (`student_repository`, `student_branch`), which every badge and
+    install cell names.  The two may share a repository, never a branch: students would open the solutions."""
     try:
         import tomllib
     except ImportError:  # Python 3.10: authors use 3.11, like the course
-        sys.exit("course.py: `sync` needs Python 3.11 or newer (tomllib).")
-    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
-        table = tomllib.load(f).get("tool", {}).get(SETTINGS_TABLE, {})
-    repository, branch = table.get("repository"), table.get("branch")
-    if not isinstance(repository, str) or not repository or not isinstance(branch, str) or not branch:
-        sys.exit(f"course.py: pyproject.toml needs [tool.{SETTINGS_TABLE}] with `repository` and `branch`.")
-    return {"repository": repository.rstrip("/").removesuffix(".git"), "branch": branch}
+        sys.exit("course.py: `sync` and `student-edition` need Python 3.11 or newer (tomllib).")
+    if text is None:  # the working tree's; the student edition reads the pyproject.toml of the commit it builds
+        with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+            text = f.read()
+    table = tomllib.loads(text).get("tool", {}).get(SETTINGS_TABLE, {})
+    missing = [key for key in SETTINGS if not isinstance(table.get(key), str) or not table[key].strip()]
+    if missing:
+        named = ", ".join(f"`{key}`" for key in SETTINGS)
+        sys.exit(f"course.py: pyproject.toml needs [tool.{SETTINGS_TABLE}] with {named} "
+                 f"(missing: {', '.join(missing)}).")  # fmt: skip
+    found = {key: table[key].strip() for key in SETTINGS}
+    for key in ("repository", "student_repository"):  # ".git" is dropped once, here
+        found[key] = found[key].rstrip("/").removesuffix(".git")
+    if (found["student_repository"], found["student_branch"]) == (found["repository"], found["branch"]):
+        sys.exit(f"course.py: [tool.{SETTINGS_TABLE}] names the sources ({found['repository']}, branch "
+                 f"{found['branch']}) as the student edition: the badges would open every solution and hidden test. "
+                 "Set `student_repository` or `student_branch` to where `python3 course.py student-edition` is "
+                 "published.")  # fmt: skip
+    return found
 
 
 def assignments() -> list[str]:
@@ -206,7 +228,7 @@ def assignments() -> list[str]:
 
 
 def install_spec(repository: str, branch: str) -> str:
-    """What pip installs in Colab: the course's packages straight from the repository."""
+    """What pip installs in Colab: the course's packages straight from the student edition's repository."""
     return f"git+{repository}@{branch}"
 
 
@@ -633,8 +655,8 @@ def _dump(nb: dict) -> str:
 def sync(extra: list[str]) -> int:
     """Write the repository setting into every lesson, the student notebooks and the README, and the
     diagnosis-code tables into docs/codes.md."""
-    where = settings()
-    repository, branch = where["repository"], where["branch"]
+    where = settings()  # the badges and the install cell open the student edition, never the sources
+    repository, branch = where["student_repository"], where["student_branch"]
     readme = os.path.join(ROOT, "README.md")
     text = open(readme, encoding="utf-8").read()
     block = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
@@ -676,12 +698,361 @@ def sync(extra: list[str]) -> int:
         if done.returncode != 0:
             print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
             return done.returncode
-    print(f"course.py: {len(assignments())} lessons and README.md now point at {repository} ({branch}).")
+    print(f"course.py: {len(assignments())} lessons and README.md now point at the student edition in {repository} "
+          f"({branch}): build it with `python3 course.py student-edition` and push it there.")  # fmt: skip
+    return 0
+
+
+# ---- the student edition: what students may have, and nothing else ----
+#
+# This repository holds every solution and hidden test (notebooks/) and the instructor's tools, so no
+# badge may open it.  `student-edition` builds what students may have from an allow-list, out of one
+# commit of the course (never the working tree: an untracked file, a course secret or a gradebook
+# cannot slip in), into a git repository of its own with one commit per build, which the instructor
+# pushes to `student_repository` / `student_branch`: the repository every badge and install cell names.
+
+STUDENT_EDITION = os.path.join("build", "student-edition")  # the default --out (build/ is ignored by git)
+STUDENT_PACKAGES = ("autograder", "gradlessons")  # the self-check and the explorers: pyproject's packages.find
+STUDENT_FILES = ("environment.yml", "postBuild")  # Binder's build (repo2docker)
+STUDENT_FOLDERS = ("lab",)  # the JupyterLab settings postBuild installs
+LICENSES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+# The tables of pyproject.toml that `pip install` reads; the rest (pytest, ruff, these settings) is the instructor's.
+STUDENT_PYPROJECT = re.compile(r"build-system|project(\..+)?|tool\.setuptools(\..+)?")
+# nbgrader's markers: a file with a line that is one holds a solution or a hidden test.  The grader's own
+# code may name them (it finds the hidden tests it runs); any other file may not even mention them.
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+MARKER_LINE = re.compile(r"#*\s*(?:BEGIN|END) (?:SOLUTION|HIDDEN TESTS)\b.*")
+# The subject of every build's commit.  A repository whose last commit says something else is not an
+# edition, and its files are never replaced (think of `--out .` run in the course itself).
+EDITION_SUBJECT = "Student edition of the course at "
+STUDENT_GITIGNORE = """\
+# What Python, Jupyter and pip leave beside the lessons while you work.
+__pycache__/
+.ipynb_checkpoints/
+.venv/
+*.egg-info/
+build/
+"""
+
+
+def _git(args: list[str], cwd: str, data: bytes | None = None) -> bytes:
+    done = subprocess.run(["git", *args], cwd=cwd, input=data, capture_output=True, check=False)
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip()
+        sys.exit(f"course.py: `git {' '.join(args[:3])}` failed in {cwd}: {message}")
+    return done.stdout
+
+
+def _commit_tree(commit: str) -> tuple[str, dict[str, tuple[str, str]]]:
+    """The full id of ``commit`` of the course, and its files: path -> (mode, blob id)."""
+    if subprocess.run(["git", "rev-parse", "--git-dir"], cwd=ROOT, capture_output=True).returncode != 0:
+        sys.exit(f"course.py: the student edition is built from a commit of the course, and {ROOT} is not a git "
+                 "repository: clone the course, or `git init` and commit it first.")  # fmt: skip
+    found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"], cwd=ROOT,
+                           capture_output=True, text=True)  # fmt: skip
+    if found.returncode != 0:
+        sys.exit(f"course.py: {commit} is not a commit of the course.")
+    sha = found.stdout.strip()
+    tree = {}
+    for entry in _git(["ls-tree", "-r", "-z", "--full-tree", sha], ROOT).split(b"\0"):
+        if entry:
+            meta, _, path = entry.decode("utf-8").partition("\t")
+            mode, kind, oid = meta.split()
+            tree[path] = (mode, oid if kind == "blob" else "")
+    return sha, tree
+
+
+def _blobs(oids: list[str]) -> list[bytes]:
+    """The contents of git blobs, in order, read by one `git cat-file --batch`."""
+    out = _git(["cat-file", "--batch"], ROOT, data="".join(f"{oid}\n" for oid in oids).encode())
+    contents, at = [], 0
+    for _ in oids:
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split()[2])
+        contents.append(out[header_end + 1 : header_end + 1 + size])
+        at = header_end + 1 + size + 1  # the content, then one newline
+    return contents
+
+
+def edition_paths(tree: dict[str, tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """The assignment ids (from their source notebooks), and the files of ``tree`` that go into the
+    student edition: an allow-list, so a new folder of the instructor's stays out until named here."""
+    ids = sorted({p.split("/")[1] for p in tree if re.fullmatch(r"notebooks/([^/]+)/\1\.ipynb", p)})
+    chosen = []
+    for path in sorted(tree):
+        parts = path.split("/")
+        if (
+            path in STUDENT_FILES
+            or path in LICENSES
+            or parts[0] in STUDENT_PACKAGES + STUDENT_FOLDERS
+            or (parts[0] == "release" and len(parts) > 2 and parts[1] in ids)
+        ):
+            chosen.append(path)
+    return ids, chosen
+
+
+def hidden_test_lines(nb: dict) -> set[str]:
+    """The lines of a source notebook's hidden tests (between nbgrader's hidden-test markers)."""
+    found, inside = set(), False
+    for cell in nb.get("cells", []):
+        for line in "".join(cell.get("source", "")).splitlines():
+            stripped = line.strip()
+            if "BEGIN HIDDEN TESTS" in stripped or "END HIDDEN TESTS" in stripped:
+                inside = "BEGIN" in stripped
+            elif inside and stripped:
+                found.add(stripped)
+        inside = False
+    return found
+
+
+def readable(path: str, data: bytes) -> str:
+    """A file's text as a reader sees it: a notebook's JSON, then its cells' sources and printed outputs
+    (in the JSON, a line of code sits between quotes with its own quotes escaped)."""
+    text = data.decode("utf-8", errors="replace")
+    if not path.endswith(".ipynb"):
+        return text
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return text
+    shown = [text]
+    for cell in cells if isinstance(cells, list) else []:
+        shown.append("".join(cell.get("source", "")))
+        shown += ["".join(out.get("text", "")) for out in cell.get("outputs", []) if isinstance(out, dict)]
+    return "\n".join(shown)
+
+
+def leaks(files: dict[str, bytes], hidden: set[str]) -> list[str]:
+    """Every file of the edition that holds a line of a hidden test or a line that is an nbgrader marker,
+    or that mentions a marker at all outside the course's packages."""
+    found = []
+    for path, data in sorted(files.items()):
+        text = readable(path, data)
+        lines = {line.strip() for line in text.splitlines()}
+        found += [f"{path} holds nbgrader's marker `{line}`" for line in sorted(lines) if MARKER_LINE.fullmatch(line)]
+        if path.split("/")[0] not in STUDENT_PACKAGES:
+            found += [f"{path} holds nbgrader's `{marker}`" for marker in MARKERS if marker in text]
+        found += [f"{path} holds the hidden test line `{line}`" for line in sorted(hidden & lines)]
+    return found
+
+
+def student_pyproject(text: str) -> str:
+    """``text`` (the course's pyproject.toml) with only the tables `pip install` reads: [build-system],
+    [project...] and [tool.setuptools...].  The comment lines right above a table's header go with it."""
+    kept: list[str] = []
+    pending: list[str] = []  # comment and blank lines, not yet known to belong to the table above or below
+    keep = True
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            pending.append(line)
+            continue
+        header = re.fullmatch(r"\[\[?\s*([^\]\s]+)\s*\]\]?\s*(#.*)?", stripped)
+        if header:
+            blank = max((i for i, x in enumerate(pending) if not x.strip()), default=-1)
+            kept += pending[: blank + 1] if keep else []  # up to the last blank line: the table above's
+            keep = STUDENT_PYPROJECT.fullmatch(header[1]) is not None
+            kept += pending[blank + 1 :] + [line] if keep else []  # right above the header: this table's
+        elif keep:
+            kept += pending + [line]
+        pending = []
+    kept += pending if keep else []
+    return re.sub(r"\n{3,}", "\n\n", "".join(kept)).strip() + "\n"
+
+
+def _title(nb: dict, assignment: str) -> str:
+    for cell in nb.get("cells", []):
+        heading = re.search(r"^# (.+)$", "".join(cell.get("source", "")), re.M)
+        if cell.get("cell_type") == "markdown" and heading:
+            return heading[1].strip()
+    return assignment
+
+
+STUDENT_README = """\
+# Autograd, hands on: a four-notebook PyTorch course
+
+Four Jupyter lessons on PyTorch's autograd, each with an explorer to click through, a quick check and
+exercises that check themselves: run a test cell and it says what your function does, and how to fix it.
+
+{lessons}
+
+## How to run a lesson
+
+- **Colab**: click the lesson's *Open in Colab* badge, then *Runtime → Run all*. The first code cell
+  installs the course's helper packages from this repository.
+- **Binder**: click the lesson's *Launch Binder* badge: JupyterLab opens on the lesson. Binder does not
+  keep your work: download your notebook before you leave.
+- **Your own machine** (Linux or macOS, Python 3.10 or newer), from a clone of this repository:
+
+  ```bash
+  python3 -m venv .venv
+  .venv/bin/pip install . jupyterlab
+  .venv/bin/jupyter lab {first}
+  ```
+
+  or, with conda and the versions the graders use: `conda env create -f environment.yml`,
+  `conda activate autograd-course`, `pip install --no-deps .`, then `jupyter lab`.
+
+## How a lesson goes
+
+Run the cells from the top. The **core path** comes first (short sections, the explorer, a recap and a
+quick check; the lesson's *Time* cell says how long it takes), then the graded exercises, then optional
+*Going deeper* sections. Answer a quick-check question by replacing `raise NotImplementedError()` with
+your letter; the cell below says at once whether it is right. Each exercise has a test cell that prints
+✅ passed, or ❌ not passed yet with the mistake and how to fix it. The graders run more scenarios than
+the test cells show: a function that does what the exercise asks passes them all.
+
+## How to hand in
+
+Save the notebook and hand in the `.ipynb` file the way your instructor says: JupyterLab's *Assignment
+List* (*Submit*) on a course server, or your learning-management system (in Colab: *File → Download →
+Download .ipynb*). Keep the file name, write your code in the answer cells and leave the other cells as
+they are: the graders put back any cell that was changed.
+"""
+
+
+def student_readme(repository: str, branch: str, lessons: dict[str, str]) -> str:
+    """The student edition's README: the lessons (id -> title) with their badges, how to run them, how to
+    hand in; nothing of the instructor's."""
+    rows = ["| lesson | open it |", "| --- | --- |"]
+    rows += [f"| {title} | {badges_markdown(repository, branch, a)} |" for a, title in lessons.items()]
+    return STUDENT_README.format(lessons="\n".join(rows), first=release_path(next(iter(lessons))))
+
+
+def edition_files(commit: str = "HEAD") -> tuple[str, dict, dict[str, tuple[bytes, bool]]]:
+    """The full id of ``commit``, its settings, and the student edition built from it: path -> (content,
+    executable).
+
+    Refuses (with the reason) when a release notebook is missing, out of step with the student settings
+    (sync was not run and committed), or when any file holds a solution marker or a hidden test's line."""
+    sha, tree = _commit_tree(commit)
+    ids, chosen = edition_paths(tree)
+    if not ids:
+        sys.exit(f"course.py: commit {sha[:12]} has no lesson (notebooks/<id>/<id>.ipynb).")
+    links = [p for p in chosen if tree[p][0] not in ("100644", "100755")]
+    if links:
+        sys.exit(f"course.py: the student edition holds plain files only, and these are not: {', '.join(links)}.")
+    missing = [release_path(a) for a in ids if release_path(a) not in tree]
+    if missing:
+        sys.exit(f"course.py: commit {sha[:12]} has no {', '.join(missing)}: run `python3 course.py sync` and "
+                 "commit the student notebooks.")  # fmt: skip
+    sources = [f"notebooks/{a}/{a}.ipynb" for a in ids]
+    contents = _blobs([tree[p][1] for p in [*chosen, *sources, "pyproject.toml"]])
+    files = {p: (data, tree[p][0] == "100755") for p, data in zip(chosen, contents)}
+    *source_data, pyproject = contents[len(chosen) :]
+    where = settings(pyproject.decode("utf-8"))
+    repository, branch = where["student_repository"], where["student_branch"]
+    lessons = {}
+    for assignment in ids:
+        nb = json.loads(files[release_path(assignment)][0])
+        cells = {c.get("id"): "".join(c.get("source", "")) for c in nb.get("cells", [])}
+        if (cells.get("badges"), cells.get("install")) != (
+            badges_markdown(repository, branch, assignment),
+            install_cell_source(repository, branch),
+        ):
+            sys.exit(f"course.py: {release_path(assignment)} at commit {sha[:12]} does not point at the student "
+                     f"edition ({repository}, branch {branch}): run `python3 course.py sync` and commit.")  # fmt: skip
+        lessons[assignment] = _title(nb, assignment)
+    files["pyproject.toml"] = (student_pyproject(pyproject.decode("utf-8")).encode(), False)
+    files["README.md"] = (student_readme(repository, branch, lessons).encode(), False)
+    files[".gitignore"] = (STUDENT_GITIGNORE.encode(), False)
+    hidden = set().union(*(hidden_test_lines(json.loads(data)) for data in source_data))
+    found = leaks({p: data for p, (data, _) in files.items()}, hidden)
+    if found:
+        sys.exit(f"course.py: no student edition from commit {sha[:12]}: " + "; ".join(found[:10]))
+    return sha, where, files
+
+
+def _edition_folder(out: str, branch: str) -> None:
+    """Make ``out`` ready for a build: new, empty, or a clean git repository of an earlier edition (its
+    history is kept).  Anything else is refused, and nothing in it is touched."""
+    if os.path.lexists(out) and not os.path.isdir(out):
+        sys.exit(f"course.py: {out} exists and is not a folder: choose another --out.")
+    if not os.path.exists(out) or not os.listdir(out):
+        os.makedirs(out, exist_ok=True)
+        _git(["init", "-q", "-b", branch], out)
+        return
+    if not os.path.isdir(os.path.join(out, ".git")):
+        sys.exit(f"course.py: {out} exists and is not a student edition (no git repository of its own): choose "
+                 "another --out, or remove it. Nothing was changed.")  # fmt: skip
+    last = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=out, capture_output=True, text=True)
+    if last.returncode != 0:  # a repository with no commit yet: fine when it holds nothing else
+        if os.listdir(out) != [".git"]:
+            sys.exit(f"course.py: {out} is a git repository with no commit and files in it: choose another --out, "
+                     "or remove it. Nothing was changed.")  # fmt: skip
+        return
+    if not last.stdout.startswith(EDITION_SUBJECT):
+        sys.exit(f"course.py: {out} is a git repository whose last commit is not a student edition's "
+                 f"(\"{last.stdout.strip()[:80]}\"): its files are not replaced. Choose another --out. Nothing was "
+                 "changed.")  # fmt: skip
+    changed = _git(["status", "--porcelain"], out).decode(errors="replace").splitlines()
+    if changed:
+        sys.exit(f"course.py: {out} has changes not committed ({'; '.join(changed[:5])}): a build replaces every "
+                 "file, so commit or remove them first. Nothing was changed.")  # fmt: skip
+
+
+def build_student_edition(out: str, commit: str = "HEAD") -> dict:
+    """Build the student edition of ``commit`` into the git repository ``out``.  Returns the source commit
+    (`source`), the edition's new commit (`edition`: None when nothing changed since the last build, and
+    then no commit is made) and where it is published (`student_repository`, `student_branch`)."""
+    sha, where, files = edition_files(commit)  # everything is checked before the folder is touched
+    _edition_folder(out, where["student_branch"])
+    for name in filter(None, _git(["ls-files", "-z"], out).decode().split("\0")):
+        os.remove(os.path.join(out, name))  # the last edition's files; ignored ones (a .venv) stay
+    for folder, _, names in sorted(os.walk(out), reverse=True):  # and the folders they leave empty
+        if not names and not os.listdir(folder) and folder != out and os.sep + ".git" not in folder[len(out) :]:
+            os.rmdir(folder)
+    for path, (data, executable) in files.items():
+        target = os.path.join(out, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(data)
+        os.chmod(target, 0o755 if executable else 0o644)
+    _git(["add", "-A"], out)
+    published = {"source": sha, "edition": None, **{k: where[k] for k in ("student_repository", "student_branch")}}
+    if subprocess.run(["git", "diff", "--cached", "--quiet"], cwd=out).returncode == 0:
+        return published
+    identity = []
+    for key, fallback in (("user.name", "course.py student-edition"), ("user.email", "student-edition@localhost")):
+        if subprocess.run(["git", "config", key], cwd=out, capture_output=True).returncode != 0:
+            identity += ["-c", f"{key}={fallback}"]
+    message = (
+        f"{EDITION_SUBJECT}{sha}\n\nBuilt by `python3 course.py student-edition` from that commit of the course's "
+        "sources: the student notebooks (release/), the packages autograder and gradlessons, Binder's files. "
+        "No solution, hidden test or instructor's file is in it.\n"
+    )
+    _git([*identity, "commit", "-q", "-m", message], out)
+    return {**published, "edition": _git(["rev-parse", "HEAD"], out).decode().strip()}
+
+
+def student_edition(extra: list[str]) -> int:
+    """`python3 course.py student-edition [--out DIR] [--commit COMMIT]`: build, commit, say how to publish."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="course.py student-edition",
+                                     description="Build what students may have into a git repository.")  # fmt: skip
+    parser.add_argument("--out", default=os.path.join(ROOT, STUDENT_EDITION),
+                        help=f"the edition's git repository (default: {STUDENT_EDITION} in the course)")  # fmt: skip
+    parser.add_argument("--commit", default="HEAD", help="the course's commit to build from (default: HEAD)")
+    args = parser.parse_args(extra)
+    out = os.path.abspath(args.out)
+    built = build_student_edition(out, args.commit)
+    sha, made = built["source"], built["edition"]
+    watched = ["notebooks", "release", "pyproject.toml", *STUDENT_PACKAGES, *STUDENT_FILES, *STUDENT_FOLDERS]
+    dirty = _git(["status", "--porcelain", "--", *watched], ROOT).decode(errors="replace").splitlines()
+    if dirty and args.commit == "HEAD":
+        print(f"course.py: not committed, so not in this edition: {'; '.join(d.strip() for d in dirty[:8])}"
+              + (" ..." if len(dirty) > 8 else ""))  # fmt: skip
+    if made is None:
+        print(f"course.py: the student edition in {out} is unchanged (built from {sha[:12]}); no new commit.")
+    else:
+        print(f"course.py: the student edition of {sha[:12]} is in {out} (commit {made[:12]}).")
+    print(f"Publish it: git -C {out} push {built['student_repository']} HEAD:{built['student_branch']}")
     return 0
 
 
 def main(argv: list[str]) -> int:
-    commands = {"lab": lab, "test": test, "sync": sync, "stats": stats}
+    commands = {"lab": lab, "test": test, "sync": sync, "stats": stats, "student-edition": student_edition}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -1,9 +1,10 @@
 """Colab: each student notebook, alone in an empty folder, in a Python holding only what Colab
-preinstalls, installs the course from the repository setting in its first cell and runs to the end.
+preinstalls, installs the course from the student edition in its first cell and runs to the end.
 
-The repository setting is pointed at a local git copy of this working tree (Colab would use the
-public URL), the lessons are synced to it with `course.py sync`, and a fresh virtual environment
-gets exactly tests/e2e/colab/requirements.txt.  Without network access to Colab itself, what is not
+The student setting is pointed at a local student edition (Colab would use the public URL): a copy of
+this working tree is synced to it with `course.py sync`, committed, and its edition built with
+`course.py student-edition`, as an instructor publishes it; a fresh virtual environment gets exactly
+tests/e2e/colab/requirements.txt.  Without network access to Colab itself, what is not
 covered here is Colab's own front end (its widget manager draws ipywidgets 7 in the browser).
 """
 
@@ -33,19 +34,22 @@ def run(command: list[str], cwd: str, timeout: int = 900, env: dict | None = Non
 
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory) -> str:
-    """A git repository holding this working tree, with the course's setting pointed at itself."""
-    repo = str(tmp_path_factory.mktemp("colab") / "course-repository")
+    """The student edition of this working tree (a git repository), with the course's student setting
+    pointed at it."""
+    folder = tmp_path_factory.mktemp("colab")
+    repo, edition = str(folder / "course-repository"), str(folder / "student-edition")
     copy_working_tree(repo, untracked=True)
     pyproject = os.path.join(repo, "pyproject.toml")
     text = open(pyproject, encoding="utf-8").read()
-    line = next(x for x in text.splitlines() if x.startswith("repository = "))
+    line = next(x for x in text.splitlines() if x.startswith("student_repository = "))
     with open(pyproject, "w", encoding="utf-8") as f:
-        f.write(text.replace(line, f'repository = "file://{repo}"'))
+        f.write(text.replace(line, f'student_repository = "file://{edition}"'))
     run([sys.executable, "course.py", "sync"], repo)
     run([*GIT, "init", "-q"], repo)
     run([*GIT, "add", "-A"], repo)
-    run([*GIT, "commit", "-q", "-m", "the course, as Colab would fetch it"], repo)
-    return repo
+    run([*GIT, "commit", "-q", "-m", "the course"], repo)
+    run([sys.executable, "course.py", "student-edition", "--out", edition], repo)
+    return edition
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +120,7 @@ def outputs(cell, kind: str) -> list[str]:
 def test_installs_and_runs_alone(assignment, repository, colab_python, tmp_path):
     run([colab_python, "-m", "pip", "uninstall", "--quiet", "--yes", "autograd-course"], "/", env=clean_env())
     assert course_location(colab_python) is None, "the fresh Python must not have the course yet"
-    source = read(os.path.join(repository, "notebooks", assignment, f"{assignment}.ipynb"))
+    source = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))  # not in the edition
     release = read(os.path.join(repository, "release", assignment, f"{assignment}.ipynb"))
     folder = tmp_path / "content"  # Colab's working folder: the notebook is not even there
     folder.mkdir()
@@ -125,7 +129,7 @@ def test_installs_and_runs_alone(assignment, repository, colab_python, tmp_path)
     installed = course_location(colab_python)
     assert installed and installed.startswith(os.path.dirname(os.path.dirname(colab_python))), installed
     install = next(c for c in notebook.cells if c.get("id") == "install")
-    assert f"git+file://{repository}@main" in install.source
+    assert f"git+file://{repository}@" in install.source  # the student edition's branch
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue

@@ -35,7 +35,7 @@ def text(cell: dict) -> str:
 def test_lesson_cells_from_setting(assignment):
     where = course.settings()
     nb = source_notebook(assignment)
-    assert course.synced_notebook(nb, where["repository"], where["branch"], assignment) == nb, (
+    assert course.synced_notebook(nb, where["student_repository"], where["student_branch"], assignment) == nb, (
         f"notebooks/{assignment} is out of step with [tool.autograd-course]: run `python3 course.py sync`"
     )
 
@@ -46,14 +46,28 @@ def test_student_notebook_cell_order(assignment):
     assert [cells[0]["id"], cells[2]["id"]] == ["badges", "install"]
     assert text(cells[1]).startswith("# Lesson")
     where = course.settings()
-    assert course.install_spec(where["repository"], where["branch"]) in text(cells[2])
+    assert course.install_spec(where["student_repository"], where["student_branch"]) in text(cells[2])
     assert f"release/{assignment}/{assignment}.ipynb" in text(cells[0])
 
 
 def test_readme_badges_from_setting():
     where = course.settings()
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    assert course.readme_block(where["repository"], where["branch"]) in readme, "run `python3 course.py sync`"
+    block = course.readme_block(where["student_repository"], where["student_branch"])
+    assert block in readme, "run `python3 course.py sync`"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_no_badge_or_install_cell_opens_the_sources(assignment):
+    """The sources hold every solution and hidden test: students open the student edition only."""
+    where = course.settings()
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    sources, path = (where["repository"], where["branch"]), course.release_path(assignment)
+    for folder in ("notebooks", "release"):
+        cells = {c.get("id"): text(c) for c in source_notebook(assignment, folder)["cells"]}
+        for url in (course.colab_url(*sources, path), course.binder_url(*sources, path)):
+            assert url and url not in cells["badges"] and url not in readme
+        assert course.install_spec(where["repository"], where["branch"]) not in cells["install"]
 
 
 def test_github_gets_colab_and_binder():
@@ -106,13 +120,14 @@ def test_sync_points_all_at_new_repo(course_copy):
     set_repository(course_copy, GITHUB + ".git")
     assert load_course(str(course_copy)).sync([]) == 0
     readme = (course_copy / "README.md").read_text()
-    assert readme.count("https://colab.research.google.com/github/someone/grad-course/blob/main/release/") == 4
+    branch = course.settings()["student_branch"]
+    assert readme.count(f"https://colab.research.google.com/github/someone/grad-course/blob/{branch}/release/") == 4
     assert (course_copy / "docs" / "codes.md").read_text() == open(os.path.join(ROOT, "docs", "codes.md")).read()
     for assignment in ASSIGNMENTS:
         for folder in ("notebooks", "release"):
             with open(course_copy / folder / assignment / f"{assignment}.ipynb", encoding="utf-8") as f:
                 cells = json.load(f)["cells"]
-            assert f'"git+{GITHUB}@main"' in text(cells[2])  # ".git" is dropped once, in the setting's reader
+            assert f'"git+{GITHUB}@{branch}"' in text(cells[2])  # ".git" is dropped once, in the setting's reader
             assert sum(c.get("id") == "install" for c in cells) == 1  # a second sync does not add another
 
 
@@ -120,7 +135,7 @@ def test_sync_refuses_unset_pyproject(course_copy):
     pyproject = (course_copy / "pyproject.toml").read_text()
     (course_copy / "pyproject.toml").write_text(pyproject.replace("[tool.autograd-course]", "[tool.other]"))
     before = (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes()
-    with pytest.raises(SystemExit, match=r"\[tool.autograd-course\] with `repository` and `branch`"):
+    with pytest.raises(SystemExit, match=r"\[tool.autograd-course\] with `repository`, `branch`, `student_repository`"):
         load_course(str(course_copy)).sync([])
     assert (course_copy / "notebooks" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").read_bytes() == before
 
