@@ -38,7 +38,7 @@ class GraphScenario:
 
     @property
     def name(self) -> str:
-        return f"{self.graph} graph (seed {self.seed})"
+        return f"{self.graph} graph"
 
 
 def build_graph(scenario: GraphScenario) -> tuple[torch.Tensor, list[torch.Tensor]]:

@@ -24,7 +24,7 @@ class InputScenario:
 
     @property
     def name(self) -> str:
-        return f"{self.kind} input (seed {self.seed})"
+        return f"{self.kind} input"
 
 
 def suite(start: str = "all", seed: int = 0) -> list[InputScenario]:
