@@ -54,6 +54,7 @@ c.Autograde.permissions = 440
 # autograder/grading/course_folder.py.  `python -m autograder grade` also checks before it starts.
 c.Autograde.post_convert_hook = functools.partial(keep_closed, c.CourseDirectory.root)
 c.Autograde.sanitize_preprocessors = [
+    "autograder.grading.grader_owned.DropGraderMetadata",  # the grader's notes and verdicts are this run's
     "autograder.grading.intake.RecordRefusals",  # notes on what the hook above refused
     "autograder.grading.structure.RestoreStructure",  # rebuild on the released notebook
     "nbgrader.preprocessors.ClearOutput",
@@ -101,6 +102,11 @@ c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.filters = {
     "markdown2html": "autograder.grading.sanitize.SafeMarkdown",
     "clean_html": "autograder.grading.sanitize.CleanHTML",
+}
+# nbgrader's commands (collect, autograde, export, ...) log student ids and file names: their console
+# shows every control character in a message as a visible escape (\x1b), never obeys it.
+c.Application.logging_config = {
+    "formatters": {"console": {"class": "autograder.grading.terminal.TerminalSafeLogFormatter"}}
 }
 # Grades as CSV that a spreadsheet cannot read as formulas (nbgrader export --to grades.csv).
 c.ExportApp.plugin_class = "autograder.grading.export.SafeCsvExport"

@@ -125,7 +125,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str) -> int:
-    print(f"autograder: {message}", file=sys.stderr)
+    from .grading.terminal import terminal_safe  # errors may name a student's file or id
+
+    print(f"autograder: {terminal_safe(message, keep_newlines=True)}", file=sys.stderr)
     return 2
 
 
@@ -228,8 +230,10 @@ def publish_main(args) -> int:
                           args.missing_as_zero, args.force, args.dry_run)  # fmt: skip
     except (GradeError, PublishError) as error:
         return _fail(str(error))
+    from .grading.terminal import terminal_safe  # student ids, the LMS's error messages
+
     for line in summary.lines():
-        print(line)
+        print(terminal_safe(line))
     return 1 if summary.count("failed") else 0
 
 
@@ -244,8 +248,10 @@ def export_main(args) -> int:
                                     args.lms_id, args.moodle_id, args.missing_as_zero)  # fmt: skip
     except GradeError as error:
         return _fail(str(error))
+    from .grading.terminal import terminal_safe  # the warnings list student ids
+
     for warning in warnings:
-        print(f"note: {warning}")
+        print(f"note: {terminal_safe(warning)}")
     print(f"wrote {path}")
     return 0
 

@@ -2,27 +2,44 @@
 
 A cell that starts with ``=``, ``+``, ``-``, ``@`` (or a tab or carriage return) is a formula to
 Excel, LibreOffice and Google Sheets; a student id or an error message that starts so would run
-as one when the instructor opens the file.  ``spreadsheet_safe`` prefixes such text with an
-apostrophe (the spreadsheets' own "this is text" mark).  ``SafeCsvExport`` is nbgrader's CSV
-export (``nbgrader export``, set as ``ExportApp.plugin_class`` in nbgrader_config.py) written with
-the csv module (commas and quotes in names are quoted, which nbgrader's own export does not do)
-and with every text cell made safe; the class report's CSV uses the same function.
+as one when the instructor opens the file.  The spreadsheets are generous about "starts": they skip
+leading spaces and line breaks before the ``=``, and some read the fullwidth forms (``＝ ＋ － ＠``,
+which Unicode's NFKC folds to the ASCII ones) as the signs themselves.  ``spreadsheet_safe`` prefixes
+any text whose first character after whitespace is, or folds to, one of these with an apostrophe
+(the spreadsheets' own "this is text" mark); a number written as text (``-1.5``) stays a number.
+
+``SafeCsvExport`` is nbgrader's CSV export (``nbgrader export``, set as ``ExportApp.plugin_class``
+in nbgrader_config.py) written with the csv module (commas and quotes in names are quoted, which
+nbgrader's own export does not do) and with every text cell made safe; the class report's CSV uses
+the same function.
 """
 
 from __future__ import annotations
 
 import csv
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # what a spreadsheet reads as a number
+
+
+def _formula_trigger(text: str) -> bool:
+    if NUMBER.fullmatch(text):
+        return False  # a score or a penalty of -1.5: a number, no formula
+    if text.startswith(FORMULA_STARTS):
+        return True
+    rest = text.lstrip()  # spaces, line breaks and Unicode's other blanks, which the spreadsheets skip
+    return bool(rest) and unicodedata.normalize("NFKC", rest[0]).startswith(FORMULA_STARTS)
 
 
 def spreadsheet_safe(value):
     """The value as a spreadsheet should show it: numbers as they are, text never as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    if isinstance(value, str) and _formula_trigger(value):
         return "'" + value
     return value
 

@@ -32,6 +32,7 @@ from .course import CourseAssignment, GradeError
 from .gradebook import shared_engines
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock
+from .terminal import terminal_safe
 
 __all__ = ["GradeError", "Grader", "Shard", "Summary"]
 
@@ -70,13 +71,16 @@ class Summary:
             f"{self.assignment}{part}: {graded} graded, {skipped} already graded (skipped), {failed} failed"
             f"{busy} in {self.seconds:.1f} s{rate}."
         ]
+        # Student ids, reasons and review items quote the students' text: no control character
+        # of theirs reaches the terminal (terminal.py).
         for outcome in self.outcomes:
             if outcome.status == "failed":
-                lines.append(f"  failed: {outcome.student}: {outcome.reason}")
+                lines.append(f"  failed: {terminal_safe(outcome.student)}: {terminal_safe(outcome.reason)}")
         review = [o for o in self.outcomes if o.review]
         if review:
             lines.append(f"{len(review)} graded with checks the grader could not decide alone (needs review):")
-            lines += [f"  needs review: {o.student}: {'; '.join(o.review)}" for o in review]
+            lines += [f"  needs review: {terminal_safe(o.student)}: {terminal_safe('; '.join(o.review))}"
+                      for o in review]  # fmt: skip
         if self.interrupted:
             lines.append("Interrupted: run the same command again to grade the rest (nothing graded is lost).")
         return lines
@@ -337,7 +341,7 @@ class _Progress:
             return
         line = tqdm.format_meter(self.done, self.total, time.monotonic() - self.started, bar_format=self.FORMAT,
                                  postfix=self._postfix(), ncols=100)  # fmt: skip
-        self.stream.write(f"{line}  ({outcome.student}: {outcome.status})\n")
+        self.stream.write(f"{line}  ({terminal_safe(outcome.student)}: {outcome.status})\n")
         self.stream.flush()
 
     def finish(self) -> None:

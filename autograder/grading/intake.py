@@ -21,7 +21,7 @@ import stat
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..sandbox.limits import SandboxLimits
-from .notes import add_note
+from .notes import add_note, add_review
 
 REFUSED = ".refused"
 LIST = "refused.json"
@@ -110,6 +110,16 @@ def refuse_irregular(assignment=None, student=None, notebooks=(), **_) -> None:
         json.dump(earlier + [e for e in found if e not in earlier], f, indent=1)
 
 
+def _is_placeholder(path: str) -> bool:
+    """Whether the file at ``path`` is the note that stands in for a refused notebook."""
+    try:  # never through a link, never waiting on a FIFO put there since
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as f:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and f.read(len(PLACEHOLDER) + 1) == PLACEHOLDER.encode()
+
+
 class RecordRefusals(NbGraderPreprocessor):
     """Grading notes for what ``refuse_irregular`` kept out of the submission."""
 
@@ -117,6 +127,8 @@ class RecordRefusals(NbGraderPreprocessor):
         folder = resources.get("metadata", {}).get("path") or ""
         assignment = resources.get("nbgrader", {}).get("assignment") or os.path.basename(folder)
         listed = os.path.join(_quarantine(os.path.abspath(folder), assignment), LIST)
+        notebook = os.path.join(folder, f"{resources.get('nbgrader', {}).get('notebook')}.ipynb")
+        refused_now = _is_placeholder(notebook)  # refused.json keeps earlier runs' refusals too
         if folder and os.path.isfile(listed):
             with open(listed, encoding="utf-8") as f:
                 for entry in json.load(f):
@@ -125,4 +137,6 @@ class RecordRefusals(NbGraderPreprocessor):
                         f"'{entry['path']}' was not graded: it was {entry['why']}, and a submission holds only "
                         "regular files (it was moved to the course's .refused folder).",
                     )
+                    if refused_now and entry["path"] == os.path.basename(notebook):  # 0 points, unread: look
+                        add_review(resources, f"the notebook was not read: it was {entry['why']}")
         return nb, resources

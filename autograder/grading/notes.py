@@ -10,11 +10,19 @@ notebook is marked graded only by the last step, and while a submission is being
 graded copy's ``timestamp.txt`` reads the epoch: ``nbgrader autograde`` run again then sees the
 submission as newer than its graded copy and grades it again (nbgrader's own rule), and
 ``python -m autograder grade`` grades again every notebook without the mark.
+
+Only this run's notes are written.  The sanitizing pass starts from the submission, whose own
+``metadata["autograder"]`` (if any) the student wrote and ``DropGraderMetadata`` removed, so
+``RecordNotes`` writes the notes of this pass alone; the autograding pass starts from the
+sanitizing pass's output, so ``RecordGradingNotes`` adds its notes to those.  A note quotes the
+student's text (file names, cell ids), so the Markdown cell shows each note as plain text: no
+Markdown in it renders, and a line break in it cannot start a bullet of its own.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from nbformat.v4 import new_markdown_cell
 from nbgrader.coursedir import CourseDirectory
@@ -24,6 +32,7 @@ KEY = "autograder_notes"
 REVIEW = "autograder_review"
 NOTE_CELL_TAG = "autograder-notes"
 IN_PROGRESS = "1970-01-01 00:00:00.000000 UTC"  # a graded copy's timestamp while it is being graded
+MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation mark, escapable in CommonMark
 
 
 def add_note(resources: dict, text: str) -> None:
@@ -39,6 +48,12 @@ def add_review(resources: dict, text: str) -> None:
     if text not in items:
         items.append(text)
     add_note(resources, f"Needs review: {text}.")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown that renders it as it is, on one line: every punctuation mark escaped (no
+    emphasis, link, HTML tag or heading from it), every line break a space."""
+    return MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(str(text).splitlines()))
 
 
 def notebook_review(nb) -> list[str]:
@@ -59,16 +74,19 @@ class RecordNotes(NbGraderPreprocessor):
     so that they reach the autograding pass, which runs on that file."""
 
     graded = False
+    # Whether the notebook's own notes are this run's: only in the autograding pass, whose notebook
+    # is the sanitizing pass's output; the sanitizing pass's notebook is the student's file.
+    earlier_pass_notes = False
 
     def preprocess(self, nb, resources):
-        notes = notebook_notes(nb)
+        notes = notebook_notes(nb) if self.earlier_pass_notes else []
         notes += [note for note in resources.get(KEY, []) if note not in notes]
-        review = notebook_review(nb)
+        review = notebook_review(nb) if self.earlier_pass_notes else []
         review += [item for item in resources.get(REVIEW, []) if item not in review]
         nb.metadata["autograder"] = {"notes": notes, "graded": self.graded, "review": review}
         nb.cells = [c for c in nb.cells if NOTE_CELL_TAG not in c.metadata.get("tags", [])]
         if notes:
-            lines = "\n".join(f"- {note}" for note in notes)
+            lines = "\n".join(f"- {markdown_text(note)}" for note in notes)
             cell = new_markdown_cell(f"**Grading notes**\n\n{lines}")
             cell.metadata["tags"] = [NOTE_CELL_TAG]
             if nb.get("nbformat_minor", 5) < 5:
@@ -105,3 +123,4 @@ class RecordGradingNotes(RecordNotes):
     (``python -m autograder grade`` regrades a notebook without it, e.g. after an interruption)."""
 
     graded = True
+    earlier_pass_notes = True

@@ -41,6 +41,7 @@ from .course import CourseAssignment, GradeError
 from .export import spreadsheet_safe
 from .ledger import read_ledger
 from .sanitize import PAGE_POLICY
+from .terminal import terminal_safe
 
 UNANSWERED = "unanswered"
 # Codes that say the grader could not judge the answer, not what the student misunderstands.
@@ -262,17 +263,19 @@ def build_report(course: str, assignment: str) -> ClassReport:
 def class_table(report: ClassReport, students: list[str] | None = None) -> list[str]:
     """A plain-text table of students, scores, codes and notes (what ``grade`` ends with): anyone
     with grading notes or checks to review is flagged "needs review"; a code not judged carries its
-    reason ("error (SyntaxError on line 3 of In [20])")."""
+    reason ("error (SyntaxError on line 3 of In [20])").  Every cell is ``terminal_safe``: ids, codes
+    and notes quote the students' text, and the table is printed on the instructor's terminal."""
     rows = [r for r in report.rows if students is None or r.student in students]
     header = ["student", "score", *report.exercises, "notes"]
-    table = [header]
+    table = [[terminal_safe(cell) for cell in header]]
     for r in rows:
         score = f"{r.score:g}/{r.max_score:g}" if r.score is not None and r.max_score is not None else r.status
         codes = [r.codes.get(e, "") + (f" ({r.reasons[e]})" if e in r.reasons else "") for e in report.exercises]
         notes = [*r.notes, *r.review] if r.status == "graded" else [r.reason]
         flag = "needs review: " if r.status == "graded" and (r.notes or r.review) else ""
         note = (flag + " | ".join(notes)) if any(notes) else ""
-        table.append([r.student, score, *codes, note[:120] + ("…" if len(note) > 120 else "")])
+        row = [r.student, score, *codes, note[:120] + ("…" if len(note) > 120 else "")]
+        table.append([terminal_safe(cell) for cell in row])
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in table]
 

@@ -8,7 +8,9 @@ one makes the whole submission fail, and a test moved above the answer fails unf
 received comes back in its place, untouched, except that each answer cell carries the
 student's answer; cells the student added stay, right after the cell they followed.  Every
 repair is written down as a grading note.  ``SubmissionExporter`` does the same for a file that
-is not a readable notebook at all: it is graded as the unanswered handed-out notebook.
+is not a readable notebook at all (UTF-16, a byte-order mark, cut short): it is graded as the
+unanswered handed-out notebook, and marked *needs review* with the reason, since its 0 says how it
+was saved, not what the student knows.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.preprocessors import OverwriteCells as NbgraderOverwriteCells
 from traitlets import Unicode
 
-from .notes import add_note
+from .intake import PLACEHOLDER
+from .notes import add_note, add_review
 
 
 def _meta(cell) -> dict:
@@ -186,8 +189,10 @@ class SubmissionExporter(NotebookExporter):
 
     def from_file(self, file_stream, resources=None, **kw):
         resources = resources if resources is not None else {}
+        text = None
         try:
-            nb = nbformat.read(file_stream, as_version=4)
+            text = file_stream.read()  # a UTF-16 file fails here, as text that is not UTF-8
+            nb = nbformat.reads(text, as_version=4)
             cells = nb.get("cells")
             if not isinstance(cells, list) or not all(isinstance(c, dict) and "cell_type" in c for c in cells):
                 raise ValueError("it has no proper list of cells")
@@ -196,12 +201,14 @@ class SubmissionExporter(NotebookExporter):
             if released is None:
                 raise
             nb = nbformat.v4.upgrade(released) if released.nbformat < 4 else released
-            reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-            add_note(
-                resources,
-                f"The submitted file is not a readable notebook ({reason}); it was graded as the "
-                "unanswered handed-out notebook.",
-            )
+            if text != PLACEHOLDER:  # a refused notebook's stand-in: RecordRefusals says why
+                reason = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
+                # It scores 0 for how it was saved, not for what it says: a person should look.
+                add_review(
+                    resources,
+                    f"the submitted file is not a readable notebook ({reason}); it was graded as the "
+                    "unanswered handed-out notebook",
+                )
         return self.from_notebook_node(nb, resources, **kw)
 
 
