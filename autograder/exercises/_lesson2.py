@@ -151,12 +151,14 @@ class AutogradRecorder(TorchFunctionMode):
         return result
 
     def _evaluate(self, func, args, kwargs):
+        # Noted before the call: an evaluation that raises (and is caught) still counts, and the
+        # list keeps matching the count.
         self.n_evaluations += 1
-        note = describe_arg(args[0]) if args else describe_arg(None)
-        result = func(*args, **kwargs)
-        note["graph"] = isinstance(result, torch.Tensor) and bool(result.requires_grad)
+        note = {**(describe_arg(args[0]) if args else describe_arg(None)), "graph": False}
         if len(self.evaluations) < MAX_EVALUATIONS:
             self.evaluations.append(note)
+        result = func(*args, **kwargs)
+        note["graph"] = isinstance(result, torch.Tensor) and bool(result.requires_grad)
         self.graph_built |= note["graph"]
         return result
 

@@ -103,6 +103,18 @@ def test_the_notes_are_bounded():
     assert contradiction(notes) is None
 
 
+def test_an_evaluation_that_raises_and_is_caught_is_counted_and_noted():
+    def student():
+        try:
+            SQUARE("not a number")
+        except (TypeError, ValueError):
+            pass
+        return SQUARE(torch.ones(()))
+
+    _, notes, _ = recorded_call(student, watched=SQUARE)
+    assert notes["n_evaluations"] == len(notes["evaluations"]) == 2 and contradiction(notes) is None
+
+
 def test_an_exception_comes_back_beside_the_notes_and_the_stack_is_left_clean():
     def student():
         SQUARE(torch.ones(()))
