@@ -93,7 +93,7 @@ MEANINGS: dict[str, dict[str, str]] = {
         "too_many_calls": "`f` was called more than once (e.g. once to print its value, once for `backward()`)",
         "no_requires_grad": '`f` got a tensor that does not require grad, or `backward()` raised "element 0 of tensors does not require grad" (forgotten `requires_grad=True`, or `f` run under `torch.no_grad()`)',
         "wrong_type": "the slope came back as a tensor (or anything else), not a Python float",
-        "wrong_value": "any other wrong number; the message says which: `f` never called, `f` called at another point, `f(x)` returned instead of the slope, or both numbers (e.g. after two `backward()` calls)",
+        "wrong_value": "any other wrong number; the message says which: `f` never called, `f` called at another point, `f(x)` returned instead of the slope, a number close to the slope but not autograd's own (float64 to rounding, or float32 within the judge's float32 runs: a finite difference hidden from the grader's recorder), or both numbers (e.g. after two `backward()` calls)",
     },
     "finite_difference_grad": {
         "used_autograd": "`f` saw a tensor that requires grad, or `x` was switched to `requires_grad` / got a `.grad`",
@@ -104,7 +104,7 @@ MEANINGS: dict[str, dict[str, str]] = {
         "forward_difference": "a one-sided difference, `(f(x + eps) − f(x)) / eps` (or the backward one)",
         "ignores_eps": "the `eps` argument was ignored: the result is the central difference of another step (1e-2 … 1e-8), or much closer to the exact gradient than the given `eps` allows",
         "wrong_dtype": "the estimate is right but has another dtype than `x` (typically `torch.zeros(x.shape)`, always float32, for a float64 `x`); with a wrong estimate too, the message adds the dtype to that code",
-        "wrong_value": "any other wrong estimate (e.g. the sign flipped)",
+        "wrong_value": "any other wrong estimate (e.g. the sign flipped), or in float64 one close to the central difference but not that difference to rounding (the exact gradient from autograd hidden from the grader's recorder)",
     },
     "input_gradient": {
         "touches_param_grad": "a parameter's `.grad` changed: `backward()` was used, or `zero_grad()` wiped the stale gradients",
@@ -115,7 +115,7 @@ MEANINGS: dict[str, dict[str, str]] = {
         "wrong_type": "not a tensor",
         "wrong_shape": "not shaped like `x` (e.g. only the first example)",
         "wrong_reduction": "the gradient of the mean of the outputs instead of their sum",
-        "wrong_value": "any other wrong gradient (also: the parameters were changed)",
+        "wrong_value": "any other wrong gradient (also: the parameters were changed; a result close to the gradient but not, row by row, autograd's own float32 numbers, or made while no `autograd.grad` or `backward()` ran: a finite difference on a float64 copy of the model)",
     },
     "train_step": LESSON3,
     "train_accumulated": LESSON3,
