@@ -818,7 +818,9 @@ def readable(path: str, data: bytes) -> str:
     shown = [text]
     for cell in cells if isinstance(cells, list) else []:
         shown.append("".join(cell.get("source", "")))
-        shown += ["".join(out.get("text", "")) for out in cell.get("outputs", []) if isinstance(out, dict)]
+        for out in [o for o in cell.get("outputs", []) if isinstance(o, dict)]:
+            data = out.get("data", {}) if isinstance(out.get("data"), dict) else {}
+            shown += ["".join(out.get("text", "")), *("".join(data.get(k, "")) for k in ("text/plain", "text/html"))]
     return "\n".join(shown)
 
 

@@ -80,7 +80,9 @@ def texts(out) -> dict[str, str]:
         if name.endswith(".ipynb"):
             cells = json.loads(text)["cells"]
             text += "".join("\n" + "".join(c["source"]) for c in cells)
-            text += "".join("\n" + "".join(o.get("text", "")) for c in cells for o in c.get("outputs", []))
+            outputs = [o for c in cells for o in c.get("outputs", [])]
+            text += "".join("\n" + "".join(o.get("text", "")) for o in outputs)
+            text += "".join("\n" + "".join(o.get("data", {}).get("text/plain", "")) for o in outputs)
         found[name] = text
     return found
 
@@ -379,6 +381,7 @@ def test_an_edition_with_uncommitted_changes_is_refused(small_course, tmp_path):
         ("a solution left in the release", "release/l9/l9.ipynb holds nbgrader's marker `### BEGIN SOLUTION`"),
         ("a marker line in a package", "autograder/answers.py holds nbgrader's marker `# END SOLUTION`"),
         ("a hidden test left in the release", "release/l9/l9.ipynb holds the hidden test line `assert f"),
+        ("a hidden test in an output", "release/l9/l9.ipynb holds the hidden test line `assert f"),
         ("badges from before the last sync", "does not point at the student edition.*course.py sync"),
         ("no release notebook", "has no release/l9/l9.ipynb: run `python3 course.py sync`"),
         ("a link in a package", "plain files only.*autograder/answers.py"),
@@ -394,6 +397,8 @@ def test_a_course_that_would_leak_or_mislead_is_refused_before_anything_is_writt
         nb["cells"][-2]["source"] = ["def f(x):\n", "    ### BEGIN SOLUTION\n", "    return x + 1\n"]
     elif broken == "a hidden test left in the release":
         nb["cells"][-1]["source"] = ["assert f(1) == 2\n", "assert f(41) == 42\n"]
+    elif broken == "a hidden test in an output":
+        nb["cells"][-1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["assert f(41) == 42\n"]}]
     elif broken == "badges from before the last sync":
         nb["cells"][0]["source"] = [mod.badges_markdown("https://github.com/someone/old", "main", "l9")]
     elif broken == "no release notebook":
