@@ -129,10 +129,18 @@ c.GenerateFeedback.preprocessors = [
 c.GenerateFeedback.exporter_class = "autograder.grading.feedback.FeedbackPage"
 
 # `nbgrader zip_collect ASSIGNMENT`: submissions downloaded from a learning-management system, put
-# (zipped or not) in downloaded/<assignment>/archive/, go to submitted/<student>/<assignment>/.  A file
-# is taken when its name is <student>_<anything>_<notebook>, as Canvas names them
-# (ada_12345_67890_lesson3_zeroing_grad.ipynb -> student "ada"); change this for another LMS.
-c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_[^/]*?(?P<file_id>lesson\d_[a-z_]+\.ipynb)$"
+# (the download's zip, or its files) in downloaded/<assignment>/archive/, go to
+# submitted/<student>/<assignment>/.  Whose a file is comes from the name the LMS wrote at the
+# download's top level only; an archive inside the download is refused unread, and every file left
+# out is listed at the end (autograder/grading/lms_download.py).
+c.ZipCollectApp.extractor_plugin = "autograder.grading.lms_download.TopLevelExtractor"
+c.ZipCollectApp.collector_plugin = "autograder.grading.lms_download.TopLevelCollector"
+# Matched against a file's path inside the download: Canvas's <name>_[LATE_]<user id>_<submission
+# id>_<file>, e.g. ada_12345_67890_lesson3_zeroing_grad.ipynb -> student "ada", and a re-upload of
+# the same file name, ..._lesson3_zeroing_grad-2.ipynb, is its version 2 (the highest is collected).
+c.FileNameCollectorPlugin.named_regexp = (
+    r"^(?P<student_id>[^/_]+)_(?:LATE_)?\d+_(?:\d+_)?(?P<file_id>lesson\d_[a-z_]*[a-z])(?:-(?P<version>\d+))?\.ipynb$"
+)
 
 # --- Collecting from an exchange shared by many accounts --------------------------------------
 # nbgrader's collect believes the student id and the time a submitter writes.  The course's collect

@@ -17,8 +17,14 @@ nbgrader_config.py) with these changes, each job in a class of its own:
   the account named by its student id (looked up with ``pwd``; an unknown name is refused too) and
   hold only folders and regular files.  Anything else is refused: not copied into ``submitted/``,
   said in collect's log (the formgrader shows it), and kept by ``RefusalRecord`` as a JSON file
-  under ``.autograder/refused-submissions/`` in the course folder.  Nothing is deleted from the
-  exchange: the instructor decides.
+  under ``.autograder/refused-submissions/`` in the course folder, named by the sha256 of the
+  inbound folder's name (which is kept inside): a name is whatever the submitter chose, up to the
+  file system's 255 bytes, and the record's own name must not fail where the folder's did not.
+  Nothing is deleted from the exchange: the instructor decides.
+* each inbound folder is judged and copied on its own: whatever goes wrong with one (an error of
+  any kind, a record that cannot be written) leaves it out, and collect goes on with the others;
+  every folder left out is listed at the end of collect's output, its name escaped and shortened
+  (``shown``), so one student's folder cannot stop the class's collect, ``--student`` or not.
 * ``ServerTime``: the submission time is the latest status change (ctime) of the folder and of
   everything in it.  The kernel sets a ctime on every write, rename, chmod or chown and no
   account can set one back, so it is never earlier than the submission's last change (a student
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import datetime
 import glob
+import hashlib
 import json
 import os
 import pwd
@@ -50,6 +57,9 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode, ignore_patterns, parse_utc
 from traitlets import Integer, Unicode
+
+from ..sandbox.folders import trusted_folder
+from .terminal import terminal_safe
 
 REFUSALS = os.path.join(".autograder", "refused-submissions")
 _OPEN_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
@@ -77,6 +87,13 @@ def entries(fd: int, prefix: str = ".") -> Iterator[tuple[str, os.stat_result]]:
                 yield from entries(child, path)
             finally:
                 os.close(child)
+
+
+def shown(name: str, limit: int = 100) -> str:
+    """A name a student chose (an inbound folder's, a file's in an LMS download) as the instructor's
+    terminal may show it: control characters escaped (``terminal_safe``), cut to ``limit`` characters."""
+    safe = terminal_safe(name)
+    return safe if len(safe) <= limit else safe[: limit - 1] + "…"
 
 
 def account_name(uid: int) -> str:
@@ -128,14 +145,22 @@ class ServerTime:
 
 class RefusalRecord:
     """A refused submission, kept for the instructor: one JSON file per inbound folder (a later
-    collect rewrites it), readable by the grader account only."""
+    collect rewrites it), named by the sha256 of the folder's name, which it holds as
+    ``inbound_name``; readable by the grader account only, in a folder made or checked as the
+    grader's own (``sandbox.folders``)."""
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
 
+    @staticmethod
+    def file_name(inbound_name: str) -> str:
+        return hashlib.sha256(inbound_name.encode("utf-8", "surrogateescape")).hexdigest() + ".json"
+
     def write(self, inbound_name: str, record: dict) -> str:
-        os.makedirs(self.folder, mode=0o700, exist_ok=True)
-        path = os.path.join(self.folder, f"{inbound_name}.json")
+        os.makedirs(os.path.dirname(os.path.abspath(self.folder)), mode=0o700, exist_ok=True)  # .autograder
+        trusted_folder(self.folder)  # and its parent, which no other account may write unless sticky
+        path = os.path.join(self.folder, self.file_name(inbound_name))
+        record = {**record, "inbound_name": inbound_name}
         handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".refusal-", suffix=".tmp")  # mode 0600
         with os.fdopen(handle, "w", encoding="utf-8") as f:
             json.dump(record, f, indent=1, sort_keys=True)
@@ -178,12 +203,47 @@ class OwnerCheckedCollect(ExchangeCollect):
         "writes its timestamp before it copies the files).",
     ).tag(config=True)
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.left_out: list[tuple[str, str]] = []  # (inbound folder's name, why), listed at the end
+
     def start(self):
+        self.left_out = []
         previous = os.umask(self.umask)
         try:
             return super().start()
         finally:
             os.umask(previous)
+            self._list_left_out()
+
+    def _list_left_out(self) -> None:
+        """Every inbound folder left out, at the end of the output where the instructor sees it."""
+        if not self.left_out:
+            return
+        lines = [f"  {shown(name)}: {shown(why, 300)}" for name, why in self.left_out]
+        self.log.warning(
+            "Not collected: %d inbound folder(s) of %s (they stay in the exchange; records in %s):\n%s",
+            len(self.left_out), self.coursedir.assignment_id, self.refusals.folder, "\n".join(lines),
+        )  # fmt: skip
+
+    def copy_files(self):
+        """nbgrader's copy, one submission at a time: whatever goes wrong with one is said, listed
+        at the end, and does not stop the others."""
+        records = self.src_records
+        try:
+            for record in records or [None]:
+                self.src_records = [record] if record else []
+                try:
+                    super().copy_files()
+                except Exception as error:  # noqa: BLE001 - one student's folder, not the class's collect
+                    self._cannot_handle(record["filename"], "collecting it", error)
+        finally:
+            self.src_records = records
+
+    def _cannot_handle(self, name: str, doing: str, error: BaseException) -> None:
+        why = f"an error while {doing}: {type(error).__name__}: {error}"
+        self.log.error("Left out the inbound folder %s: %s", shown(name), shown(why, 300))
+        self.left_out.append((name, why))
 
     @property
     def refusals(self) -> RefusalRecord:
@@ -213,7 +273,12 @@ class OwnerCheckedCollect(ExchangeCollect):
         self.records = {path: self._path_to_record(path) for path in sorted(glob.glob(pattern))}
         accepted = defaultdict(list)
         for path, record in self.records.items():
-            if self._judge(path, record):
+            try:
+                taken = self._judge(path, record)
+            except Exception as error:  # noqa: BLE001 - judged on its own: one folder never stops collect
+                self._cannot_handle(record["filename"], "judging it", error)
+                continue
+            if taken:
                 accepted[record["username"]].append(record)
 
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
@@ -252,22 +317,26 @@ class OwnerCheckedCollect(ExchangeCollect):
         """Say it in collect's log and keep it in a record; always False (not collected)."""
         student, name = record["username"], record["filename"]
         claimed = record["claimed_timestamp"]
-        kept = self.refusals.write(
-            name,
-            {
-                "course": self.coursedir.course_id,
-                "assignment": self.coursedir.assignment_id,
-                "student_id": student,
-                "inbound": path,
-                "problems": problems,
-                "claimed_time": claimed.isoformat() if claimed else None,
-                "refused_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-                "refused_by": account_name(os.geteuid()),
-            },
-        )
+        self.left_out.append((name, "; ".join(problems[:5])))
+        try:
+            kept = self.refusals.write(
+                name,
+                {
+                    "course": self.coursedir.course_id,
+                    "assignment": self.coursedir.assignment_id,
+                    "student_id": student,
+                    "inbound": path,
+                    "problems": problems,
+                    "claimed_time": claimed.isoformat() if claimed else None,
+                    "refused_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                    "refused_by": account_name(os.geteuid()),
+                },
+            )
+        except OSError as error:  # the refusal stands; only its record is missing, and the log says so
+            kept = f"no record ({error})"
         self.log.error(
             "Refused %s's submission of %s (%s): %s. Not collected; it stays in the exchange; noted in %s",
-            student, self.coursedir.assignment_id, name, "; ".join(problems[:5]), kept,
+            shown(student), self.coursedir.assignment_id, shown(name), shown("; ".join(problems[:5]), 500), kept,
         )  # fmt: skip
         return False
 

@@ -40,7 +40,7 @@ from .limits import DEFAULTS, FIRST_UID, UIDS, Limits
 
 # Where the user-id locks live: one lock file per user id, shared by every grader on the machine, so
 # every root grader must find the same folder.  /run is root's alone (0755), so no account can make
-# the folder there first; /run/lock and /tmp, which every account can write, are never used for it.
+# the folder there first (in /run/lock, which every account can write, a student could).
 # Without /run (some containers) the folder is made in the temporary folder and checked like any
 # trusted folder (folders.py): a student's folder there is refused, never used.
 UID_LOCKS = "/run/autograder-uids"

@@ -25,7 +25,7 @@ from nbgrader.auth import Authenticator
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import capture_log, parse_utc
 
-from autograder.grading.exchange import OwnerCheckedCollect
+from autograder.grading.exchange import OwnerCheckedCollect, RefusalRecord
 from tests.conftest import ROOT
 
 COURSE = "autograd-course"
@@ -145,7 +145,9 @@ def test_forgery_refused_and_left(accounts, course, exchange):
     assert record["student_id"] == "autograder-bob" and record["inbound"] == forged
     assert any("belongs to autograder-ann" in problem for problem in record["problems"])
     assert os.path.isdir(forged) and os.path.isdir(honest)  # nothing is deleted from the exchange
-    mode = os.stat(os.path.join(course, ".autograder", "refused-submissions", os.path.basename(forged) + ".json"))
+    assert record["inbound_name"] == os.path.basename(forged)
+    named = RefusalRecord.file_name(os.path.basename(forged))  # the sha256 of the inbound name
+    mode = os.stat(os.path.join(course, ".autograder", "refused-submissions", named))
     assert stat.S_IMODE(mode.st_mode) == 0o600
 
 
@@ -354,3 +356,113 @@ def test_collect_cli_checks_owners(accounts, course, exchange, config):
     assert done.returncode == 0, done.stderr
     assert "Refused autograder-bob's submission" in done.stderr
     assert not os.path.exists(os.path.join(course, "submitted", "autograder-bob"))
+
+
+# ---- one student's folder cannot stop the class's collect ------------------------------------------
+
+
+def long_name(student_id: str, length: int = 255) -> str:
+    """An inbound folder name of ``length`` bytes (the file system's longest) in ``student_id``'s name."""
+    start = f"{student_id}+{LESSON}+{EARLY}+"
+    return start + "x" * (length - len(start.encode()))
+
+
+def submit_named(exchange: str, owner: str, name: str, answer: str = "a forgery") -> str:
+    folder = os.path.join(exchange, COURSE, "inbound", name)
+    os.makedirs(folder)
+    with open(os.path.join(folder, f"{LESSON}.ipynb"), "w") as f:
+        f.write(answer)
+    give(folder, owner)
+    return folder
+
+
+@pytest.mark.parametrize("student", [None, "autograder-ann"], ids=["whole class", "--student ann"])
+def test_a_255_byte_inbound_name_is_refused_and_the_rest_collected(accounts, course, exchange, student):
+    """The refusal record of a 255-byte folder is named by a hash, so it is written and collect goes on,
+    also for ``--student`` of the student whose id the long folder claims."""
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
+    submit(exchange, "autograder-bob", "autograder-bob", "bob's answer")
+    name = long_name("autograder-ann")
+    submit_named(exchange, "autograder-bob", name, "bob's work, in ann's name")
+    coursedir = CourseDirectory(root=course, course_id=COURSE, assignment_id=LESSON, student_id=student or "")
+    log = logging.getLogger(f"collect-{secrets.token_hex(4)}")
+    result = capture_log(
+        OwnerCheckedCollect(coursedir=coursedir, authenticator=Authenticator(), root=exchange, log=log)
+    )
+    assert result["success"], result
+    assert collected(course, "autograder-ann") == "ann's answer"
+    assert collected(course, "autograder-bob") == (None if student else "bob's answer")
+    [record] = refusals(course)
+    assert record["inbound_name"] == name and "belongs to autograder-bob" in " ".join(record["problems"])
+    # the list at the end names it, shortened
+    tail = result["log"].split("Not collected: 1 inbound folder(s)")[1]
+    assert "autograder-ann+" in tail and "…" in tail and name not in tail
+
+
+def test_control_characters_in_a_folder_name_are_shown_escaped(accounts, course, exchange):
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
+    submit_named(exchange, "autograder-bob", f"autograder-ann+{LESSON}+\x1b[2J\x1b[Hall clear+x")
+    log = collect(course, exchange)
+    assert "\x1b" not in log and "\\x1b[2J\\x1b[H" in log
+    assert collected(course, "autograder-ann") == "ann's answer"
+
+
+def test_an_error_judging_one_folder_leaves_it_out_and_collects_the_rest(accounts, course, exchange, monkeypatch):
+    from autograder.grading import exchange as module
+
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
+    submit(exchange, "autograder-bob", "autograder-bob", "bob's answer")
+    judged = module.SubmissionOwner.problems
+
+    def breaks_on_bob(self, fd, student_id):
+        if student_id == "autograder-bob":
+            raise ValueError("something no one foresaw")
+        return judged(self, fd, student_id)
+
+    monkeypatch.setattr(module.SubmissionOwner, "problems", breaks_on_bob)
+    log = collect(course, exchange)
+    assert collected(course, "autograder-ann") == "ann's answer" and collected(course, "autograder-bob") is None
+    assert "Not collected: 1 inbound folder(s)" in log and "ValueError: something no one foresaw" in log
+
+
+def test_an_error_copying_one_folder_leaves_it_out_and_collects_the_rest(accounts, course, exchange, monkeypatch):
+    bobs = submit(exchange, "autograder-bob", "autograder-bob", "bob's answer")
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
+    copy = OwnerCheckedCollect.do_copy
+
+    def vanishes(self, src, dest, log=None):
+        if src == bobs:
+            raise FileNotFoundError(2, "No such file or directory", src)  # removed by its owner meanwhile
+        return copy(self, src, dest, log)
+
+    monkeypatch.setattr(OwnerCheckedCollect, "do_copy", vanishes)
+    log = collect(course, exchange)
+    assert collected(course, "autograder-ann") == "ann's answer"
+    assert "Not collected: 1 inbound folder(s)" in log and "FileNotFoundError" in log
+
+
+def test_a_refusals_folder_made_by_a_student_is_not_written_and_collect_goes_on(accounts, course, exchange):
+    folder = os.path.join(course, ".autograder", "refused-submissions")
+    os.makedirs(folder)
+    os.chown(folder, accounts["autograder-bob"], accounts["autograder-bob"])
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
+    submit(exchange, "autograder-ann", "autograder-bob", "ann's work, in bob's name")
+    log = collect(course, exchange)
+    assert collected(course, "autograder-ann") == "ann's answer" and collected(course, "autograder-bob") is None
+    assert "no record" in log and "was made by autograder-bob" in log
+    assert os.listdir(folder) == []  # nothing written where the student could read or replace it
+
+
+def test_collect_cli_goes_past_a_255_byte_folder_for_another_student(accounts, course, exchange):
+    """`nbgrader collect --student autograder-ann` with the course's configuration."""
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    env.pop("AUTOGRADER_DB_URL", None)
+    shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), course)
+    submit(exchange, "autograder-ann", "autograder-ann", "ann's answer")
+    submit_named(exchange, "autograder-bob", long_name("autograder-ann"))
+    done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "nbgrader"), "collect", LESSON,
+                           f"--Exchange.root={exchange}", "--student", "autograder-ann"],
+                          cwd=course, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert collected(course, "autograder-ann") == "ann's answer"
+    assert done.stderr.rstrip().splitlines()[-1].strip().startswith("autograder-ann+")  # listed last
