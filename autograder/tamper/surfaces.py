@@ -154,13 +154,17 @@ warm_up()
 
 
 def _grader_functions() -> dict[str, object]:
-    """Every function and class attribute defined in the grader's own modules."""
+    """Every function and class attribute defined in the grader's own modules, and the functions of
+    torch's C core a module keeps under a name of its own (a recorder reads the grad mode and the
+    mode stacks through names taken at import: rebinding one would blind it)."""
     found = {}
     for name, module in list(sys.modules.items()):
         if not (name == "autograder" or name.startswith("autograder.")) or module is None:
             continue
         for attr, value in list(vars(module).items()):
-            if isinstance(value, (types.FunctionType, type)):
+            if isinstance(value, (types.BuiltinFunctionType, types.MethodWrapperType)):
+                found[f"{name}.{attr}"] = value
+            elif isinstance(value, (types.FunctionType, type)):
                 found[f"{name}.{attr}"] = value
                 if isinstance(value, type) and value.__module__ == name:
                     for member, inner in list(vars(value).items()):
