@@ -192,6 +192,18 @@ ATTACKS = [
     ),
     (
         "predict",
+        "rebinds_the_recorders_reader",
+        _predict(
+            "import autograder.exercises._lesson4.recorder as recorder\n"
+            "hooks = torch._C._autograd._top_saved_tensors_default_hooks(False)\n"
+            "torch._C._autograd._pop_saved_tensors_default_hooks()\n"
+            "recorder._grad_fn = lambda tensor: None\nrecorder._grad_enabled = lambda: False\n"
+            "out = model(x).detach()\ntorch._C._autograd._push_saved_tensors_default_hooks(*hooks)\nreturn out"
+        ),
+        "tampered",
+    ),
+    (
+        "predict",
         "raw_linear_layers",
         _predict(
             "h = x\nfor layer in model.net:\n    if isinstance(layer, torch.nn.Linear):\n"
@@ -250,6 +262,11 @@ ATTACKS = [
         "tampered",
     ),
 ]
+
+
+# Attacks that change the grader's modules for good: run only where a job or a child process ends
+# after them, never in a test's own process.
+OWN_PROCESS = frozenset({"rebinds_the_recorders_reader"})
 
 
 def attacks_of(exercise: str) -> dict[str, tuple[str, str]]:

@@ -51,7 +51,6 @@ _pop_hooks = torch._C._autograd._pop_saved_tensors_default_hooks
 _top_hooks = torch._C._autograd._top_saved_tensors_default_hooks
 _hooks_enabled = torch._C._autograd._saved_tensors_hooks_is_enabled
 _grad_fn = torch._C.TensorBase.grad_fn.__get__
-_requires_grad = torch._C.TensorBase.requires_grad.__get__
 _no_subclass_handlers = torch._C.DisableTorchFunctionSubclass
 _Tensor = torch.Tensor
 
@@ -75,6 +74,15 @@ MAX_LOSS_CALLS = 100
 MAX_KNOWN = 100_000  # tensors followed per call; past it, new results are not followed (they read as foreign)
 
 
+def _storage_of(tensor):
+    """The tensor's memory, read in C past any subclass; None for a tensor without one."""
+    try:
+        with _no_subclass_handlers():
+            return torch._C.TensorBase.untyped_storage(tensor)
+    except (RuntimeError, TypeError, NotImplementedError):
+        return None
+
+
 def _tensors(value) -> list:
     """The tensors in an argument or a result: itself, or the items of a list, tuple or dict."""
     if isinstance(value, _Tensor):
@@ -87,8 +95,8 @@ def _tensors(value) -> list:
 
 
 class _Stage:
-    """What the operations of one stage did, summed up: how many ran; ``grad``: one ran with
-    tracking on an input that requires grad; ``graph``: a result got a ``grad_fn``;
+    """What the operations of one stage did, summed up: how many ran; ``grad``: one that takes a
+    parameter of the stage (a layer) ran with tracking on; ``graph``: a result got a ``grad_fn``;
     ``inference``: one computed in inference mode; ``training``: a dropout or batch norm ran with
     its training flag on."""
 
@@ -123,7 +131,8 @@ class CallRecorder:
     (a loss called with one of them first is noted as swapped)."""
 
     def __init__(self, groups: dict[str, list], known=(), stages=(), evidence=None, targets=()) -> None:
-        self._known: dict[int, tuple] = {}
+        self._known: dict[int, tuple] = {}  # id -> (weak reference, roots)
+        self._storages: dict[int, tuple] = {}  # memory address -> (storage, roots of what lives there)
         self._bits: dict[str, int] = {}
         bit = 0
         for name, tensors in groups.items():
@@ -136,6 +145,9 @@ class CallRecorder:
         for tensor in known:
             self._remember(tensor, 0)
         self._stages = [(name, self._bits[name], _Stage()) for name in stages]
+        # The stages' own tensors (the models' parameters, alive as long as the scenario): an
+        # operation that takes one of them is a layer running.
+        self._layer_inputs = {id(t) for name in stages for t in groups[name]}
         self._evidence = {name: (self._need(names), False) for name, names in (evidence or {}).items()}
         self._targets = self._need(targets)
         self.loss_calls: list[bool] = []
@@ -162,12 +174,29 @@ class CallRecorder:
         elif len(self._known) >= MAX_KNOWN:
             return
         self._known[key] = (weakref.ref(tensor), mask)
+        storage = _storage_of(tensor)
+        if storage is not None and storage.data_ptr():
+            # Kept alive, so that its memory cannot go to a tensor made out of sight meanwhile.
+            held = self._storages.get(storage.data_ptr())
+            self._storages[storage.data_ptr()] = (storage, mask | (held[1] if held else 0))
+
+    def _seen(self, tensor) -> int | None:
+        """What ``tensor`` was computed from, or None if the recorder never saw it made.  A tensor
+        made by a function no mode sees (``torch.from_numpy``, ``Tensor._make_subclass`` behind
+        ``nn.Parameter``) over the memory of one it saw is that one's alias."""
+        entry = self._known.get(id(tensor))
+        if entry is not None and entry[0]() is tensor:
+            return entry[1]
+        storage = _storage_of(tensor)
+        held = self._storages.get(storage.data_ptr()) if storage is not None and storage.data_ptr() else None
+        if held is None:
+            return None
+        self._remember(tensor, held[1])
+        return held[1]
 
     def _mask(self, tensor) -> int:
-        entry = self._known.get(id(tensor))
-        if entry is None or entry[0]() is not tensor:
-            return FOREIGN
-        return entry[1]
+        mask = self._seen(tensor)
+        return FOREIGN if mask is None else mask
 
     # -- the mode and the hooks ----------------------------------------------------------------
 
@@ -192,8 +221,8 @@ class CallRecorder:
         # Read in C, past any property a tensor subclass defines.
         with _no_subclass_handlers():
             graph = any(_grad_fn(out) is not None for out in outputs)
-            # Tracking applies to this operation: grad mode on, and an input that requires grad.
-            tracked = grad and not inference and any(_requires_grad(t) for t in inputs)
+        # A layer ran with tracking on (a graph is built unless its parameters were frozen).
+        tracked = grad and not inference and any(id(t) in self._layer_inputs for t in inputs)
         if self._saved > saved and not graph:
             # Autograd saved tensors inside this operation, yet its result has no graph: a graph
             # was built by code this operation ran out of the mode's sight (a subclass's handler).
@@ -276,10 +305,10 @@ class CallRecorder:
         foreign tensor went into it.  None for anything but a tensor."""
         if not isinstance(value, _Tensor):
             return None
-        entry = self._known.get(id(value))
-        seen = entry is not None and entry[0]() is value
-        mask = self._mask(value)
-        return {"seen": seen, "reach": self.reach(value), "foreign": bool(mask & FOREIGN)}
+        mask = self._seen(value)
+        if mask is None:
+            return {"seen": False, "reach": [], "foreign": True}
+        return {"seen": True, "reach": self.reach(value), "foreign": bool(mask & FOREIGN)}
 
     def notes(self) -> dict:
         """The record's ``trace``: plain data, bounded."""

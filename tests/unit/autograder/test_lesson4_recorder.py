@@ -15,7 +15,7 @@ from autograder.exercises._lesson4 import build_batches, build_loss, build_model
 from autograder.judge import get as judge_of
 from autograder.judge.validate import InvalidRecord, check
 from tests.judging import observations_of, verdict_of
-from tests.lesson4_hostile import ATTACKS, CORRECT
+from tests.lesson4_hostile import ATTACKS, CORRECT, OWN_PROCESS
 
 
 def _load(source: str, name: str):
@@ -155,6 +155,47 @@ def test_the_model_handed_over_keeps_no_notes(scene):
     assert not hasattr(model, "calls") and not hasattr(model, "count")
 
 
+def _eval_untracked(body):
+    def predict(model, x):
+        was = model.training
+        model.eval()
+        try:
+            with torch.no_grad():
+                return body(model, x)
+        finally:
+            model.train(was)
+
+    return predict
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        lambda model, x: model(x).clone(),
+        lambda model, x: torch.from_numpy(model(x).numpy()),  # from_numpy: no mode sees it
+        lambda model, x: copy.deepcopy(model)(x),  # nn.Parameter: made by _make_subclass, no mode sees it
+    ],
+    ids=["a clone", "through numpy", "a deep copy of the model"],
+)
+def test_honest_detours_through_functions_no_mode_sees_still_pass(body):
+    assert verdict_of("predict", _eval_untracked(body)).code == "ok"
+
+
+def test_a_forward_with_tracking_on_over_frozen_parameters_is_still_named():
+    def freezes(model, x):
+        for p in model.parameters():
+            p.requires_grad_(False)
+        model.eval()
+        return model(x)
+
+    assert verdict_of("predict", freezes).code == "detach_only"  # as before: the output has no grad_fn
+
+
+def test_output_copied_through_python_numbers_is_not_the_forward():
+    verdict = verdict_of("predict", _eval_untracked(lambda model, x: torch.tensor(model(x).tolist())))
+    assert verdict.code == "wrong_output" and "not computed by the model's forward pass" in verdict.message
+
+
 # -- attacks, judged in this process (the job's code, the record format, the judge) ----------------
 
 
@@ -163,8 +204,11 @@ def test_a_correct_neighbour_passes(exercise):
     assert verdict_of(exercise, _load(CORRECT[exercise], exercise)).code == "ok"
 
 
+IN_PROCESS = [attack for attack in ATTACKS if attack[1] not in OWN_PROCESS]
+
+
 @pytest.mark.parametrize(
-    "exercise, source, code", [(e, s, c) for e, _, s, c in ATTACKS], ids=[f"{e}-{n}" for e, n, _, _ in ATTACKS]
+    "exercise, source, code", [(e, s, c) for e, _, s, c in IN_PROCESS], ids=[f"{e}-{n}" for e, n, _, _ in IN_PROCESS]
 )
 def test_each_attack_on_the_notes_earns_nothing_and_is_named(exercise, source, code):
     verdict = verdict_of(exercise, load=lambda: _load(source, exercise))
@@ -245,3 +289,14 @@ def test_head_forward_stages_split_backbone_from_head():
     assert not stages["backbone"]["grad"] and not stages["backbone"]["graph"]
     assert stages["head"]["grad"] and stages["head"]["graph"]
     assert recorder.describe(out)["reach"] == ["backbone", "head", "x"]
+
+
+def test_rebinding_a_name_the_recorder_reads_torch_through_is_a_change(monkeypatch):
+    """The recorder reads the grad mode and grad_fn through names taken at import; rebound, they would
+    blind it (tests/lesson4_hostile.py's rebinds_the_recorders_reader): the tamper watch sees that."""
+    from autograder.exercises._lesson4 import recorder
+    from autograder.tamper.watch import start_watch
+
+    changes = start_watch()
+    monkeypatch.setattr(recorder, "_grad_fn", lambda tensor: None)
+    assert "autograder.exercises._lesson4.recorder._grad_fn" in changes()
