@@ -14,6 +14,7 @@ grading notes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -80,6 +81,20 @@ def refusals(folder: str, limit: int | None = None, total: int | None = None) ->
     return found
 
 
+def _free(target: str) -> str:
+    """``target``, or, when something was refused there before, a free name beside it that keeps both:
+    ``<name>.again-N``, or ``<sha256 of name>.again-N`` when the name is too long to take a suffix
+    (a submitted name may be the file system's 255 bytes; refused.json keeps the original path)."""
+    folder, name = os.path.split(target)
+    stem = name if len(name.encode("utf-8", "surrogateescape")) <= 200 else hashlib.sha256(
+        name.encode("utf-8", "surrogateescape")).hexdigest()  # fmt: skip
+    n = 0
+    while os.path.lexists(target):
+        n += 1
+        target = os.path.join(folder, f"{stem}.again-{n}")
+    return target
+
+
 def refuse_irregular(assignment=None, student=None, notebooks=(), **_) -> None:
     """nbgrader's pre_convert_hook: move what may not be copied out of the submission folder."""
     if not notebooks:
@@ -95,8 +110,7 @@ def refuse_irregular(assignment=None, student=None, notebooks=(), **_) -> None:
         source = os.path.join(folder, entry["path"])
         target = os.path.join(quarantine, entry["path"])
         os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
-        while os.path.lexists(target):  # refused before under the same name: keep both
-            target += ".again"
+        target = _free(target)
         os.rename(source, target)  # the entry itself (a link stays a link), never what it points at
         if entry["path"].endswith(".ipynb"):
             with open(source, "w", encoding="utf-8") as f:  # graded as the unanswered notebook
