@@ -12,11 +12,14 @@ pushes around the student's call.  PyTorch hands it every torch function called 
 mode stack, whichever object the call goes through: the function given to the student, the raw
 formula behind it (each formula dispatches itself to the modes, see ``evaluated``), a tensor's
 methods, the autograd entry points.  Its notes live in the recorder, which no object handed to the
-student references; the job checks when the call ends that the recorder is still the mode on top
-of the stack, with torch functions enabled (``AutogradRecorder.intact``).  A student's code can
-still hide work from it (a mode of its own, ``torch._C.DisableTorchFunction``) or edit its notes:
-hiding only removes the evidence a pass needs, and the judge decides on numbers the notes cannot
-produce (the exact autograd slope, the exact central difference), so neither earns a point.
+student references.  It is the only mode during the call (modes a student pushed earlier are
+taken off, function and dispatch modes alike, and never put back, so none rewrites what the job
+copies into the record afterwards), and the job checks when the call ends that it still is, with no
+dispatch mode and torch functions enabled (``AutogradRecorder.intact``; if not: ``tampered``).  A
+student's code can still hide work from it for a while (``torch._C.DisableTorchFunction`` entered
+and left) or edit its notes: hiding only removes the evidence a pass needs, and the judge decides
+on numbers the notes cannot produce (the exact autograd slope, the exact central difference,
+autograd's own float32 input gradient), so neither earns a point.
 """
 
 from __future__ import annotations
@@ -95,6 +98,14 @@ def describe_arg(arg) -> dict:
     }
 
 
+def _clear_modes() -> None:
+    """Take every torch function mode and every dispatch mode off their stacks."""
+    while torch._C._len_torch_function_stack():
+        torch._C._pop_torch_function_stack()
+    while torch._C._len_torch_dispatch_stack():
+        torch._C._pop_torch_dispatch_stack(None)
+
+
 MAX_EVALUATIONS = 100  # evaluations written down; a loop of more is counted, not recorded
 MAX_GRADIENTS = 32  # gradients autograd produced, written down (each up to MAX_GRADIENT_NUMEL numbers)
 MAX_GRADIENT_NUMEL = 4096
@@ -113,8 +124,8 @@ class AutogradRecorder(TorchFunctionMode):
     * ``graph_built``: some torch function returned a tensor that requires grad, made during the
       call (a leaf switched on, or an operation recorded in a graph).
 
-    Push with ``start()``; ``finish()`` says whether the recorder was still in place and pops it
-    (and whatever the student's code left above it)."""
+    Push with ``start()``; ``finish()`` says whether the recorder was still in place and takes it
+    off, with whatever the student's code left on the mode stacks."""
 
     def __init__(self, watched) -> None:
         super().__init__()
@@ -127,8 +138,6 @@ class AutogradRecorder(TorchFunctionMode):
         self.gradients: list[torch.Tensor] = []
         self.n_gradients = 0
         self.leaves: list[torch.Tensor] = []
-        self._depth = -1
-        self._state = None  # torch functions' state (enabled, disabled) when the recorder was pushed
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -181,32 +190,36 @@ class AutogradRecorder(TorchFunctionMode):
     # -- on the stack ----------------------------------------------------------------------
 
     def start(self) -> AutogradRecorder:
-        self._state = torch._C._get_torch_function_state()
-        self._depth = torch._C._len_torch_function_stack()
+        """Push the recorder as the only mode, with torch functions enabled.  Modes already there
+        (a student's, pushed when the file or the notebook's cells ran, to answer for the torch
+        functions below the recorder, or to rewrite what the job copies into the record afterwards)
+        are taken off, function modes and dispatch modes alike, and not put back: ``finish`` leaves
+        none, so the job makes its record with no mode of the student's in the way."""
+        _clear_modes()
+        torch._C._set_torch_function_state(torch._C._TorchFunctionState.ENABLED)
         torch._C._push_on_torch_function_stack(self)
         return self
 
     def intact(self) -> bool:
-        """Still the mode on top of the stack, at the depth it was pushed at, torch functions not
-        disabled, and still this class's own recorder (no ``__torch_function__`` of the student's
-        on the instance, no other class)."""
-        depth = torch._C._len_torch_function_stack()
+        """Still the one mode on the stack, no dispatch mode under it, torch functions enabled, and
+        still this class's own recorder (no ``__torch_function__`` of the student's on the
+        instance, no other class)."""
         return (
             type(self) is AutogradRecorder
             and "__torch_function__" not in vars(self)
-            and depth == self._depth + 1
-            and torch._C._get_function_stack_at(depth - 1) is self
-            and torch._C._get_torch_function_state() == self._state
+            and torch._C._len_torch_function_stack() == 1
+            and torch._C._get_function_stack_at(0) is self
+            and torch._C._len_torch_dispatch_stack() == 0
+            and torch._C._get_torch_function_state() == torch._C._TorchFunctionState.ENABLED
         )
 
     def finish(self) -> bool:
-        """Whether the recorder was intact when the call ended; the stack and the state of torch
-        functions are put back as they were before ``start()`` either way (a ``DisableTorchFunction``
-        entered and never left would blind the next scenario's recorder)."""
+        """Whether the recorder was intact when the call ended; then no mode is left on either stack
+        and torch functions are enabled, whatever the call did (a ``DisableTorchFunction`` entered
+        and never left would blind the next scenario's recorder)."""
         intact = self.intact()
-        torch._C._set_torch_function_state(self._state)
-        while torch._C._len_torch_function_stack() > max(self._depth, 0):
-            torch._C._pop_torch_function_stack()
+        _clear_modes()
+        torch._C._set_torch_function_state(torch._C._TorchFunctionState.ENABLED)
         return intact
 
     def notes(self, intact: bool) -> dict:

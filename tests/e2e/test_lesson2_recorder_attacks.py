@@ -29,7 +29,7 @@ STUDENTS = {
     "bob": ["derivative_correct_float32", "input_gradient_correct_per_example"],
     "mallory": ["derivative_fd_clears_calls", "fdg_autograd_raw_function", "input_gradient_fd64"],
     "oscar": ["derivative_fd_raw_function", "fdg_autograd_hidden", "input_gradient_fd64_forged"],
-    "peggy": ["derivative_fd_hidden"],
+    "peggy": ["derivative_fd_hidden", "fdg_restores_x_in_the_record"],
     "trudy": ["derivative_pops_recorder"],
     "victor": ["derivative_disables_functions"],
     "walter": ["derivative_forges_notes"],

@@ -159,13 +159,44 @@ def _swap_class():
     torch.overrides._get_current_function_mode_stack()[-1].__class__ = Other
 
 
-@pytest.mark.parametrize("tamper", [_pop_all, _disable_and_stay, _push_own_mode, _replace_method, _swap_class])
+def _push_dispatch_mode():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Rewrites(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    Rewrites().__enter__()
+
+
+@pytest.mark.parametrize(
+    "tamper", [_pop_all, _disable_and_stay, _push_own_mode, _replace_method, _swap_class, _push_dispatch_mode]
+)
 def test_a_recorder_removed_disabled_covered_or_replaced_is_not_intact_and_torch_is_restored(tamper):
     depth, state = _stack_depth(), torch._C._get_torch_function_state()
     _, notes, raised = recorded_call(tamper)
     assert raised is None and notes["intact"] is False
     assert "no longer in place" in contradiction(notes)
     assert _stack_depth() == depth and torch._C._get_torch_function_state() == state
+    assert torch._C._len_torch_dispatch_stack() == 0
+
+
+def test_a_mode_pushed_before_the_call_is_taken_off_for_it_and_not_put_back():
+    """A student's mode left on the stack when the file or the notebook ran would answer for the
+    torch functions below the recorder, and rewrite what the job copies into the record after it."""
+
+    class Lies(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return torch.zeros(()) if func is torch.Tensor.clone else func(*args, **(kwargs or {}))
+
+    torch._C._push_on_torch_function_stack(Lies())
+    try:
+        _, notes, _ = recorded_call(lambda: SQUARE(torch.ones(())), watched=SQUARE)
+        assert notes["intact"] and notes["n_evaluations"] == 1
+        assert _stack_depth() == 0 and torch.ones(()).clone().item() == 1.0
+    finally:
+        while _stack_depth():
+            torch._C._pop_torch_function_stack()
 
 
 def test_an_untouched_recorder_is_intact():
