@@ -45,10 +45,10 @@ def _trusted_owner(uid: int) -> bool:
 
 
 def _refusal(path: str, why: str) -> UntrustedFolder:
+    makers = "root" if os.geteuid() == 0 else f"root or {account(os.geteuid())}"
     return UntrustedFolder(
-        f"{path} {why}. The grader keeps its own state there and trusts only a folder made by root or "
-        f"by {account(os.geteuid())}, writable by no one else: remove it (as root: rm -r -- {path}) "
-        "and run the command again, or choose another place in the course's settings."
+        f"{path} {why}. The grader keeps its own state there and trusts only a folder made by {makers}, "
+        f"writable by no one else: remove it (as root: rm -r -- {path}) and run the command again."
     )
 
 
