@@ -172,6 +172,25 @@ def _other_kernel(nb):
     nb["metadata"]["kernelspec"] = {"name": "bash", "display_name": "Bash", "language": "bash"}
 
 
+FORGED = "FORGED by the student"  # shows nowhere: not in a graded copy, a feedback, a summary or a report
+FORGED_CHECK = {"exercise": "train_step", "passed": True, "code": "ok", "message": FORGED}
+
+
+def _grader_metadata(release, answers, ctx, student):
+    """Every exercise answered wrongly, with the grader's metadata written in: notes and review items
+    (with a terminal's clear-screen in them), the graded mark, passing verdicts and right quiz answers."""
+    nb = answered(release, {**answers, **WRONG})
+    nb["metadata"]["autograder"] = {"notes": [f"{FORGED} \x1b[2J\x1b[H"], "review": [FORGED], "graded": True}
+    for cell in nb["cells"]:
+        cell["metadata"]["autograder"] = {"checks": [FORGED_CHECK], "added": True,
+                                          "quiz": {"question": "q1", "answer": FORGED, "right": True}}  # fmt: skip
+    write(ctx.path(student), nb)
+
+
+def _escape_named_link(folder, ctx):
+    os.symlink("/etc/hostname", os.path.join(folder, "a\x1b[2J\x1b[Hb.txt"))  # a name that clears a terminal
+
+
 def _invalid_json(release, answers, ctx, student):
     path = ctx.path(student)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -410,7 +429,8 @@ CASES = [
     Case("metadata_stripped", "full", "had lost its grading metadata", _edited(_strip_metadata)),
     Case("metadata_changed", "full", "", _edited(_change_metadata)),
     Case("other_kernelspec", "full", "", _edited(_other_kernel)),
-    Case("invalid_json", "zero", "not a readable notebook", _invalid_json),
+    Case("invalid_json", "zero", "Needs review: the submitted file is not a readable notebook", _invalid_json),
+    Case("forged_grader_metadata", "zero", "", _grader_metadata),
     Case("files_beside", "full", "", _files_beside),
     Case("warnings_on_stderr", "full", "", _with_nasty(WARNS)),
     # forged scores: every exercise wrong, and the kernel told otherwise in every way known
@@ -425,6 +445,12 @@ CASES = [
     Case("links_beside", "full", "'data.csv' was not graded: it was a link", _beside(_links)),
     Case("specials_beside", "full", "'pipe' was not graded: it was a FIFO", _beside(_specials)),
     Case("notebook_is_a_link", "zero", "was not graded: it was a link", _other_students_notebook),
+    Case(
+        "escape_in_file_name",
+        "full",
+        r"'a\x1b\[2J\x1b\[Hb.txt' was not graded: it was a link",
+        _beside(_escape_named_link),
+    ),
     # one notebook's disk, widget messages and forks
     Case("disk_filler", "before", "disk: the notebook wrote more than(.|\n)*Needs review", _with_nasty(DISK)),
     Case("comm_flood", "full", "more than 8 MiB of output", _with_nasty(COMM_FLOOD)),

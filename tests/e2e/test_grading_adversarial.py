@@ -1,6 +1,7 @@
 """Every hostile or broken submission gets a grade and a recorded reason, through both plain
 `nbgrader autograde` and `python -m autograder grade`, and nothing else is touched."""
 
+import csv
 import hashlib
 import os
 import re
@@ -14,7 +15,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.grading.intake import LIST, REFUSED
-from tests.adversarial import CASES, LESSON, Context, build_all, expected_points
+from tests.adversarial import CASES, FORGED, LESSON, Context, build_all, expected_points
 from tests.conftest import requires_bwrap
 from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
 
@@ -181,3 +182,58 @@ def test_rerun_skips_what_is_graded(classes):
                          capture_output=True, text=True, timeout=600)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     assert "0 graded, 1 already graded (skipped)" in run.stdout
+
+
+@pytest.fixture(scope="module")
+def shown(classes):
+    """What each path's course shows of the class beyond the graded copies: the class report (HTML
+    and CSV, ``python -m autograder report``) and the forger's feedback (``nbgrader generate_feedback``)."""
+    found = {}
+    for path in PATHS:
+        course = classes[path]["course"]
+        report = subprocess.run([sys.executable, "-m", "autograder", "report", LESSON], cwd=course,
+                                capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert report.returncode == 0, report.stderr[-2000:]
+        nbgrader(course, "generate_feedback", LESSON, "--student", "forged_grader_metadata")
+        feedback = os.path.join(course, "feedback", "forged_grader_metadata", LESSON, f"{LESSON}.html")
+        with open(os.path.join(course, "reports", f"{LESSON}.csv"), newline="", encoding="utf-8") as f:
+            rows = {row["student"]: row for row in csv.DictReader(f)}
+        found[path] = {
+            "html": open(os.path.join(course, "reports", f"{LESSON}.html"), encoding="utf-8").read(),
+            "csv": rows,
+            "feedback": open(feedback, encoding="utf-8").read(),
+        }
+    return found
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_submissions_forged_grader_metadata_shows_nowhere(classes, shown, path):
+    """Notes, review items, verdicts and quiz answers the student wrote as the grader's: not in the
+    graded copy, the feedback, the run's output, the report or its CSV."""
+    course = classes[path]["course"]
+    with open(os.path.join(course, "autograded", "forged_grader_metadata", LESSON, f"{LESSON}.ipynb")) as f:
+        graded = f.read()
+    run = classes[path]["run"]
+    csv_text = "\n".join(str(row) for row in shown[path]["csv"].values())
+    for where, text in [("graded copy", graded), ("feedback", shown[path]["feedback"]), ("report", shown[path]["html"]),
+                        ("csv", csv_text), ("output", run.stdout + run.stderr)]:  # fmt: skip
+        assert FORGED not in text, where
+    assert shown[path]["csv"]["forged_grader_metadata"]["needs_review"] == ""
+    assert shown[path]["csv"]["alice"]["score"] == shown[path]["csv"]["alice"]["max_score"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("student", ["invalid_json", "notebook_is_a_link"])
+def test_a_notebook_scored_0_unread_needs_review_in_the_report_csv(shown, path, student):
+    row = shown[path]["csv"][student]
+    assert float(row["score"]) == 0 and row["needs_review"], row
+    assert re.search("not a readable notebook|not read: it was a link", row["needs_review"]), row["needs_review"]
+
+
+def test_grades_output_shows_a_file_names_escape_sequence_as_text(classes):
+    """The link's name is quoted in a note that grade's class table prints: shown, never obeyed."""
+    run = classes["grade"]["run"]
+    assert "a\\x1b[2J\\x1b[Hb.txt" in run.stdout
+    for path in PATHS:
+        output = classes[path]["run"].stdout + classes[path]["run"].stderr
+        assert "\x1b[2J" not in output and "\x1b[H" not in output, path
