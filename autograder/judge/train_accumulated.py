@@ -26,8 +26,8 @@ def _check_return(run, obs) -> str | None:
     if len(got) != len(want):
         return f"train_accumulated returned {len(got)} losses for {len(want)} micro-batches."
     for i, (g, w) in enumerate(zip(got, want)):
-        if not loss_matches(g, w, run.rtol):
-            hint = " (divided by accum_steps?)" if loss_matches(g * run.k, w, run.rtol) else ""
+        if not loss_matches(g, w):
+            hint = " (divided by accum_steps?)" if loss_matches(g * run.k, w) else ""
             return (
                 f"The loss at index {i} of the list you returned is {g:.6g}, but that micro-batch's loss is "
                 f"{w:.6g}{hint}: "

@@ -21,7 +21,7 @@ def _check_return(run, obs) -> str | None:
         if "number" not in returned:
             what = returned_kind(returned.get("type"))
             return f"train_step returned {what} where the loss as a Python float was expected: return loss.item()."
-        if not loss_matches(returned["number"], run.losses[t], run.rtol):
+        if not loss_matches(returned["number"], run.losses[t]):
             return (
                 f"train_step returned {returned['number']:.6g}, but the loss of that batch before "
                 f"the update was {run.losses[t]:.6g}: return the loss you called backward() on."

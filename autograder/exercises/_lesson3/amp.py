@@ -58,16 +58,6 @@ def watch_scalers() -> None:
     GradScaler.scale, GradScaler.unscale_ = scale, unscale_
 
 
-def autocast_dtype() -> str | None:
-    """The dtype CPU autocast computes in right now, or None when it is off."""
-    try:
-        if torch.is_autocast_enabled("cpu"):
-            return str(torch.get_autocast_dtype("cpu")).removeprefix("torch.")
-    except (TypeError, AttributeError, RuntimeError):  # an older torch: no per-device query
-        return None
-    return None
-
-
 def identity(grad: torch.Tensor | None) -> tuple[int, int] | None:
     """Which tensor ``.grad`` is, and how often it was written in place since it was made."""
     return None if grad is None else (grad.data_ptr(), grad._version)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import torch
 
-from .amp import LISTENERS, Twin, autocast_dtype, watch_scalers
+from .amp import LISTENERS, Twin, watch_scalers
 
 
 def snapshot(params) -> list[torch.Tensor]:
@@ -146,14 +146,13 @@ class TrainingRecorder:
 
     def _on_forward(self, module, args):
         x = args[0] if args else None
-        self.forwards.append({"call": self.call, "batch": self._batch_index(x), "params": snapshot(self.params),
-                              "autocast": autocast_dtype()})  # fmt: skip
+        self.forwards.append({"call": self.call, "batch": self._batch_index(x), "params": snapshot(self.params)})
 
     def _on_loss(self, module, args):
         if len(args) >= 2:
             first, second = args[0], args[1]
             swapped = self._is_target(first) and not self._is_target(second)
-            self.loss_calls.append({"call": self.call, "swapped": swapped, "autocast": autocast_dtype()})
+            self.loss_calls.append({"call": self.call, "swapped": swapped})
 
     def _is_target(self, value) -> bool:
         if not isinstance(value, torch.Tensor):

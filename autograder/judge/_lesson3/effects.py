@@ -2,14 +2,24 @@
 
 A run passes only if what the student's code left behind is what a correct loop leaves, on the
 same scenario: the parameters after every call, every returned loss, and the optimizer's state
-(momentum buffers, Adam's moments) at the end.  The judge gets those from its own run of the
-scenario (``reference_run``): the same model, data and optimizer rebuilt from the seed, trained the
-way the contract says, in the judge's process.
+(momentum buffers, Adam's moments) at the end.  Two checks, both from the judge's own runs:
 
-When the observations say "correct" but the effects differ, the chain between them tells whether
-the code did something a student may do (change the parameters outside ``step()``, change the
-optimizer's settings) or the record contradicts itself: every link holds, yet the end is wrong,
-which no honest run produces.  That is ``tampered``.
+* every link, at the strict tolerance (``replay_problem``): each ``step()`` starts where the last
+  one left the parameters (so does each forward pass of its batches), moves them as the scenario's
+  optimizer moves them given the gradient it read (the judge runs that update itself, from the
+  recorded parameters and gradients), and each call ends where its last step left them.  So a wrong
+  learning rate, an edited optimizer state or a change outside ``step()`` shows at the step where it
+  happens, whatever precision the forward pass ran in;
+* the ends (``effects_problem``): the judge's own run of the scenario (``reference_run``: the same
+  model, data and optimizer rebuilt from the seed, trained the way the contract says, in the judge's
+  process, in the precision the judge found the run computed in: ``precision``) must end where the
+  run ended.  In the scenario's own precision at the strict tolerance; for the judge's autocast
+  replay, at that tolerance plus how far the judge's own float32 and autocast runs end apart
+  (``end_tolerance``), since a rounding that flips early can move a low-precision trajectory a
+  little while every link holds.
+
+When the links hold but the ends differ, the record contradicts itself (no honest run does that):
+that is ``tampered``.
 """
 
 from __future__ import annotations
@@ -21,7 +31,8 @@ import torch
 from ...exercises._lesson3.loops import optimizer_state
 from ...exercises._lesson3.scenarios import OPTIMIZER_NAMES, Scenario, build
 from ...verdict import Verdict
-from .hypotheses import RTOL, RTOL_AUTOCAST, _autocast, close
+from .hypotheses import ATOL, RTOL, close
+from .precision import SCENARIO, Precision, autocast
 
 
 def _snapshot(params) -> list[torch.Tensor]:
@@ -29,17 +40,17 @@ def _snapshot(params) -> list[torch.Tensor]:
 
 
 @functools.lru_cache(maxsize=64)
-def reference_run(exercise: str, scenario: Scenario, autocast: tuple = (None, None)) -> dict:
+def reference_run(exercise: str, scenario: Scenario, precision: Precision = SCENARIO) -> dict:
     """What a correct loop leaves: ``initial`` parameters, the parameters ``after`` each call,
-    what each call ``returned``, and the optimizer's ``state`` at the end.  ``autocast``: the dtypes
-    CPU autocast computed the run's forward pass and loss in (a GradScaler changes no value: its
-    scale is a power of two, divided out exactly)."""
-    forward_dtype, loss_dtype = autocast
+    what each call ``returned``, and the optimizer's ``state`` at the end, computed in ``precision``
+    (a GradScaler changes no value: its scale is a power of two, divided out exactly).  With
+    accumulation, backward runs from ``loss / accum_steps`` when ``precision.divided``, else from
+    the loss, its gradients divided by accum_steps before the step."""
 
     def loss_of(x, y):
-        with _autocast(forward_dtype):
+        with autocast(precision.forward):
             out = setup.model(x)
-        with _autocast(loss_dtype):
+        with autocast(precision.loss):
             return setup.loss_fn(out, y)
 
     setup = build(scenario)
@@ -60,12 +71,35 @@ def reference_run(exercise: str, scenario: Scenario, autocast: tuple = (None, No
             setup.optimizer.zero_grad()
             for x, y in batches[start : start + k]:
                 loss = loss_of(x, y)
-                (loss / k).backward()
+                (loss / k if precision.divided else loss).backward()
                 losses.append(loss.item())
+            if not precision.divided:
+                with torch.no_grad():
+                    for p in params:
+                        p.grad /= k
             setup.optimizer.step()
         returned.append(losses)
         after.append(_snapshot(params))
     return {"initial": initial, "after": after, "returned": returned, "state": optimizer_state(setup.optimizer, params)}
+
+
+def _distance(a: torch.Tensor, b: torch.Tensor) -> float:
+    """How far apart two tensors are, relative to their size (as ``close`` measures it)."""
+    a, b = a.double(), b.double()
+    return float((a - b).norm()) / max(float(a.norm()), float(b.norm()), ATOL)
+
+
+@functools.lru_cache(maxsize=64)
+def end_tolerance(exercise: str, scenario: Scenario, precision: Precision) -> float:
+    """How close a run's ends must be to the judge's reference in ``precision``: RTOL, plus, for an
+    autocast replay, how far apart the judge's own float32 and autocast runs end (parameters after
+    every call, optimizer state), the most a low-precision rounding can move a trajectory."""
+    if not precision.autocast:
+        return RTOL
+    exact, low = reference_run(exercise, scenario), reference_run(exercise, scenario, precision)
+    pairs = [(a, b) for one, other in zip(exact["after"], low["after"]) for a, b in zip(one, other)]
+    pairs += [(one[name], other[name]) for one, other in zip(exact["state"], low["state"]) for name in one]
+    return RTOL + max((_distance(a, b) for a, b in pairs), default=0.0)
 
 
 def _all_close(got: list, want: list, rtol: float = RTOL) -> bool:
@@ -86,21 +120,22 @@ def _state_close(got: list[dict], want: list[dict], rtol: float = RTOL) -> bool:
     )
 
 
-def effects_problem(exercise: str, scenario: Scenario, obs: dict) -> Verdict | None:
-    """None when the run's effects are a correct loop's; else the verdict that says why not."""
-    from .runs import autocast_of
-
-    amp = autocast_of(obs)
-    rtol = RTOL_AUTOCAST if any(amp) else RTOL
-    reference = reference_run(exercise, scenario, amp)
+def effects_problem(exercise: str, scenario: Scenario, obs: dict, precision: Precision = SCENARIO) -> Verdict | None:
+    """None when the run's effects are a correct loop's in ``precision`` (the judge's finding, never
+    the record's); else the verdict that says why not."""
+    reference = reference_run(exercise, scenario, precision)
     if not _all_close(obs["initial"], reference["initial"]):
         return _tampered(exercise, "the parameters it started from are not the ones the grader handed over")
     calls = obs["calls"]
     if len(calls) != len(reference["after"]):
         return _tampered(exercise, f"it reports {len(calls)} calls where the grader made {len(reference['after'])}")
-    for index, (call, want) in enumerate(zip(calls, reference["after"])):
+    problem = replay_problem(exercise, scenario, obs)
+    if problem is not None:
+        return problem
+    rtol = end_tolerance(exercise, scenario, precision)
+    for call, want in zip(calls, reference["after"]):
         if not _all_close(call["after"], want, rtol):
-            return _explain(exercise, scenario, obs, index)
+            return _tampered(exercise, "the parameters it left are not the ones its own steps produced")
     for call, want in zip(calls, reference["returned"]):
         if not _returned_close(call["returned"], want, rtol):
             return _tampered(exercise, "the losses it returned differ from those of the steps it took")
@@ -116,17 +151,22 @@ def effects_problem(exercise: str, scenario: Scenario, obs: dict) -> Verdict | N
     return None
 
 
-def _explain(exercise: str, scenario: Scenario, obs: dict, call: int) -> Verdict:
-    """The parameters after ``call`` are wrong although every step() saw the right gradient:
-    follow the chain from the start to that call to find the first broken link."""
+def replay_problem(exercise: str, scenario: Scenario, obs: dict) -> Verdict | None:
+    """Every link of the run, from the start to its last call, at the strict tolerance: None when
+    each step() starts where the previous one left the parameters (and so does every forward pass
+    of its batches), moves them as the scenario's optimizer does given the gradient it read, and
+    each call ends where its last step left them; else the first broken link, as a verdict.
+
+    The update is the judge's own: its copy of the scenario's optimizer (learning rate, momentum,
+    Adam's moments carried from step to step) stepped from the recorded parameters and gradients.
+    How the gradient was computed (float32 or autocast) is not this check's business: given the
+    gradient, the update is float32 arithmetic, so RTOL holds for every run."""
     steps = [s for s in obs["steps"] if any(g is not None for g in s["grads"])]
-    previous = obs["initial"]
+    previous, ends = obs["initial"], {}
     replay = build(scenario)
     params = list(replay.model.parameters())
     k = scenario.accum_steps
     for update, step in enumerate(steps):
-        if step["call"] > call:
-            break
         batches = range(update * k, (update + 1) * k)  # the batches this step's gradient came from
         forwards = [f["params"] for f in obs["forwards"] if f["batch"] in batches]
         if not _all_close(step["params"], previous) or not all(_all_close(f, previous) for f in forwards):
@@ -145,10 +185,13 @@ def _explain(exercise: str, scenario: Scenario, obs: dict, call: int) -> Verdict
                 f"gradient it saw (seen with {scenario.name}): did your code change the optimizer's settings or "
                 "its state?",
             )
-        previous = step["params_after"]
-    if not _all_close(obs["calls"][call]["after"], previous):
-        return _changed_outside(exercise, scenario)
-    return _tampered(exercise, "the parameters it left are not the ones its own steps produced")
+        previous = ends[step["call"]] = step["params_after"]
+    end = obs["initial"]
+    for index, call in enumerate(obs["calls"]):
+        end = ends.get(index, end)
+        if not _all_close(call["after"], end):
+            return _changed_outside(exercise, scenario)
+    return None
 
 
 def _changed_outside(exercise: str, scenario: Scenario) -> Verdict:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 
 from ...exercises._lesson3.scenarios import Scenario, build_model
+from .precision import SCENARIO, Precision, autocast
 
 # When several hypotheses explain a run equally well (a fresh start cannot tell "never clears"
 # from "clears once"), the earlier one names it.
@@ -29,10 +30,9 @@ PRIORITY = (
     "clears_once",
 )
 NOT_CLEARING = ("never_clears", "clears_once", "clears_after_step")
+# The one tolerance of every comparison, whatever precision the run computed in: the judge replays
+# autocast itself (``precision``), so a low-precision run is compared with low-precision references.
 RTOL, ATOL = 1e-4, 1e-6
-# Under autocast (bfloat16 on the CPU) the job and the judge compute the same low-precision
-# gradients, but not always in the same order: an ulp of bfloat16 is about 0.4%.
-RTOL_AUTOCAST = 2e-2
 
 
 @dataclass
@@ -45,7 +45,7 @@ class JudgedRun:
     losses: list[float]  # reference loss of every batch
     stale: list[torch.Tensor] | None
     sizes: list[int]  # examples in every batch
-    rtol: float = RTOL  # how close a gradient must be to a hypothesis's (looser under autocast)
+    precision: Precision = SCENARIO  # how the judge computed ``micro`` and ``losses``
 
     @property
     def k(self) -> int:
@@ -60,42 +60,35 @@ def _reference_model(scenario: Scenario, dtype: torch.dtype = torch.float64):
     return model.to(dtype), loss_fn, batches
 
 
-def reference_gradients(scenario: Scenario, params_at: list[list[torch.Tensor]], autocast: tuple = (None, None)):
+def reference_gradients(scenario: Scenario, params_at: list[list[torch.Tensor]], precision: Precision = SCENARIO):
     """Gradient and loss of every batch of the scenario, batch i evaluated at ``params_at[i]``.
 
     Computed on a private copy of the model with ``torch.autograd.grad``: nothing the student's code
-    did in its own process can reach this computation.  In float64; or, when the run computed its
-    forward pass (``autocast[0]``) or its loss (``autocast[1]``) under CPU autocast, in float32
-    under the same autocast, since that is the gradient such a loop can get.
+    did in its own process can reach this computation.  In float64 for the scenario's own precision;
+    for one of the judge's autocast replays (``precision``), in float32 under that autocast, from
+    ``loss / accum_steps`` when the replay divides (the gradient then multiplied back, so that every
+    hypothesis reads the gradient of one batch's loss).
     """
-    forward_dtype, loss_dtype = autocast
-    amp = forward_dtype is not None or loss_dtype is not None
-    model, loss_fn, batches = _reference_model(scenario, torch.float32 if amp else torch.float64)
+    low = precision.autocast
+    model, loss_fn, batches = _reference_model(scenario, torch.float32 if low else torch.float64)
     model = copy.deepcopy(model)  # a copy of its own: judges run in several threads at once
+    k = scenario.accum_steps if precision.divided else 1
     grads, losses = [], []
     for (x, y), values in zip(batches, params_at):
         with torch.no_grad():
             for p, v in zip(model.parameters(), values):
                 p.copy_(v.to(p.dtype))
-        if not amp:
+        if not low:
             x = x.double()
             y = y if not y.is_floating_point() else y.double()
-        with _autocast(forward_dtype):
+        with autocast(precision.forward):
             out = model(x)
-        with _autocast(loss_dtype):
+        with autocast(precision.loss):
             loss = loss_fn(out, y)
-        grads.append([g.detach().double() for g in torch.autograd.grad(loss, list(model.parameters()))])
+        batch = torch.autograd.grad(loss / k if k > 1 else loss, list(model.parameters()))
+        grads.append([g.detach().double() * k for g in batch])
         losses.append(float(loss.detach()))
     return grads, losses
-
-
-def _autocast(dtype: str | None):
-    """CPU autocast in ``dtype`` (a name such as "bfloat16"), or nothing."""
-    import contextlib
-
-    if dtype is None or not isinstance(getattr(torch, dtype, None), torch.dtype):
-        return contextlib.nullcontext()
-    return torch.autocast("cpu", dtype=getattr(torch, dtype))
 
 
 def expected(run: JudgedRun, hypothesis: str, s: int, p: int, key: str = "grads") -> torch.Tensor | None:
@@ -163,9 +156,9 @@ def follows(run: JudgedRun, p: int, key: str = "grads") -> set[str]:
             target = expected(run, hypothesis, s, p, key)
             if hypothesis == "clears_every_micro_batch" and target is not None:
                 # Clearing before each micro-batch keeps only the last one, scaled or not.
-                ok = close(step[key][p], target, run.rtol) or close(step[key][p], target * run.k, run.rtol)
+                ok = close(step[key][p], target) or close(step[key][p], target * run.k)
             else:
-                ok = target is not None and close(step[key][p], target, run.rtol)
+                ok = target is not None and close(step[key][p], target)
             if not ok:
                 break
         if ok:

@@ -6,9 +6,14 @@ Two questions, in this order:
    ``step()`` read, what ``backward()`` left) are explained by the hypotheses
    (``hypotheses.py``): correct, or one of the contract's clearing mistakes.  That names the
    mistake, but it is what the job *says* it saw, so it can only fail a run.
-2. Are the effects right?  Only then can the run pass: the parameters after every call, the
-   returned losses and the optimizer's state must be what the judge's own correct run of the same
-   scenario leaves (``effects.py``).
+2. Are the effects right?  Only then can the run pass: every step() replayed by the judge from
+   the recorded parameters and gradients, and the parameters after every call, the returned losses
+   and the optimizer's state what the judge's own correct run of the same scenario leaves
+   (``effects.py``).
+
+Both compare with references the judge computes in a precision it finds itself (``precision.py``):
+the scenario's own (float32), or its own autocast replay of the scenario when that is what explains
+the gradients the run's steps read.  Nothing in the record chooses a reference or a tolerance.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ import torch
 from ...exercises._lesson3.scenarios import Scenario, build
 from ...verdict import Verdict
 from .effects import effects_problem
-from .hypotheses import RTOL, RTOL_AUTOCAST, JudgedRun, explain, modification, reference_gradients, rewritten, showing
+from .hypotheses import RTOL, JudgedRun, explain, modification, reference_gradients, rewritten, showing
+from .precision import candidates
 
 
 def runs(scenarios: list[Scenario]) -> str:
@@ -56,13 +62,6 @@ def scaler_found_no_gradient(exercise: str, error: dict, messages) -> Verdict | 
     accumulated = isinstance(observation, dict) and observation.get("accumulations", 0) not in (0, None)
     code = "clears_after_backward" if accumulated else "no_backward"
     return Verdict(exercise, code, messages[code](None))
-
-
-def autocast_of(obs: dict) -> tuple[str | None, str | None]:
-    """The dtype CPU autocast computed the forward pass and the loss in, if it was on."""
-    forward = next((f["autocast"] for f in obs["forwards"] if f.get("autocast")), None)
-    loss = next((c["autocast"] for c in obs["loss_calls"] if c.get("autocast")), None)
-    return forward, loss
 
 
 def swapped_loss(observation: dict | None) -> bool:
@@ -109,7 +108,7 @@ def effective_steps(obs: dict, expected: int) -> list[dict]:
 
 def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict], messages) -> Verdict:
     """The verdict over all scenarios of train_step or train_accumulated."""
-    runs, counts = [], []
+    recorded, counts = [], []  # (scenario, steps, parameters each batch went forward with)
     for scenario, obs in zip(scenarios, observations):
         n, k = scenario.n_batches, scenario.accum_steps
         updates = n // k
@@ -122,18 +121,14 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
         calls = [s["call"] for s in steps]
         if len(steps) != updates or (k == 1 and calls != list(range(n))):
             return Verdict(exercise, "wrong_update", messages["step_count"](scenario, len(steps), updates))
-        amp = autocast_of(obs)
-        grads, losses = reference_gradients(scenario, _params_at_forward(scenario, obs, steps), amp)
-        setup = build(scenario)  # the judge's own copy: the stale gradients and the batch sizes
-        sizes = [len(x) for x, _ in setup.batches]
-        runs.append(JudgedRun(scenario, steps, grads, losses, setup.stale, sizes, RTOL_AUTOCAST if any(amp) else RTOL))
+        recorded.append((scenario, steps, _params_at_forward(scenario, obs, steps)))
     if all(steps == 0 for _, steps, _ in counts):
         code = "no_backward" if all(acc == 0 for _, _, acc in counts) else "no_step"
         return Verdict(exercise, code, messages[code](counts[0][0]))
-    if len(runs) != len(scenarios):
+    if len(recorded) != len(scenarios):
         scenario = next(sc for sc, steps, _ in counts if steps == 0)
         return Verdict(exercise, "no_step", messages["no_step"](scenario))
-    code, keys = _diagnosis(runs)
+    runs, code, keys = _explained(recorded)
     if code != "ok" and all(acc == 0 for _, _, acc in counts):
         code, keys = "no_backward", ["no_backward"]
     if code != "ok" and any(swapped_loss(obs) for obs in observations):
@@ -149,8 +144,8 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
         return Verdict(exercise, code, " ".join(texts[:1] + also))
     if returns:
         return Verdict(exercise, "error", returns[0])
-    for scenario, obs in zip(scenarios, observations):
-        verdict = effects_problem(exercise, scenario, obs)
+    for run, obs in zip(runs, observations):
+        verdict = effects_problem(exercise, run.scenario, obs, run.precision)
         if verdict is not None:
             return verdict
     return Verdict(exercise, "ok", messages["ok"](scenarios))
@@ -180,6 +175,30 @@ CHANGES = {
 }
 
 
+def _explained(recorded: list[tuple]) -> tuple[list[JudgedRun], str, list[str]]:
+    """The runs with the judge's reference gradients, in the first precision whose replay explains
+    what their steps read, and the diagnosis there (code, message keys).
+
+    The scenario's own precision is tried first, then the judge's autocast replays: a loop that
+    computes its forward pass under autocast is explained by the judge's own autocast run of the
+    scenario, at the same strict tolerance.  One precision for every run of a check, since one
+    function made them all.  When no replay explains the runs, the scenario's own precision names
+    the mistake (``wrong_gradient`` or what its steps show beside it)."""
+    setups = [build(scenario) for scenario, _, _ in recorded]  # the judge's own: stale gradients, batch sizes
+    first = None
+    for precision in candidates(any(scenario.accum_steps > 1 for scenario, _, _ in recorded)):
+        runs = []
+        for (scenario, steps, params_at), setup in zip(recorded, setups):
+            grads, losses = reference_gradients(scenario, params_at, precision)
+            sizes = [len(x) for x, _ in setup.batches]
+            runs.append(JudgedRun(scenario, steps, grads, losses, setup.stale, sizes, precision))
+        code, keys = _diagnosis(runs)
+        if code != "wrong_gradient":
+            return runs, code, keys
+        first = first or (runs, code, keys)
+    return first
+
+
 def _diagnosis(runs: list[JudgedRun]) -> tuple[str, list[str]]:
     """The code, and the messages to show (their keys, the main one first).
 
@@ -203,5 +222,5 @@ def _diagnosis(runs: list[JudgedRun]) -> tuple[str, list[str]]:
     return base, [base, extra]
 
 
-def loss_matches(returned: float, reference: float, rtol: float = RTOL) -> bool:
-    return abs(returned - reference) <= rtol * max(1.0, abs(reference))
+def loss_matches(returned: float, reference: float) -> bool:
+    return abs(returned - reference) <= RTOL * max(1.0, abs(reference))

@@ -71,12 +71,10 @@ def run_schema(scenario: Scenario) -> Fields:
                 max_length=MAX_STEPS,
             ),
             "forwards": ListOf(
-                Fields({"call": integer, "batch": integer, "params": params, "autocast": Optional(Text(20))}),
+                Fields({"call": integer, "batch": integer, "params": params}),
                 max_length=MAX_STEPS,
             ),
-            "loss_calls": ListOf(
-                Fields({"call": integer, "swapped": Flag(), "autocast": Optional(Text(20))}), max_length=MAX_STEPS
-            ),
+            "loss_calls": ListOf(Fields({"call": integer, "swapped": Flag()}), max_length=MAX_STEPS),
             "loss_scales": ListOf(Number(), max_length=MAX_STEPS),
             "accumulations": integer,
             "final": params,
