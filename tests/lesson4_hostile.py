@@ -234,6 +234,31 @@ ATTACKS = [
         ),
         "tampered",
     ),
+    (
+        "evaluate",
+        "losses_in_a_thread",
+        # The recorder is per thread (torch's mode stack and saved-tensor hooks are): the tracked losses
+        # are computed in another one, behind untracked throw-away calls in this one.
+        """import threading
+
+import torch
+
+
+def evaluate(model, loss_fn, batches):
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for x, y in batches:
+            model(x)
+    losses = []
+    worker = threading.Thread(target=lambda: losses.extend(loss_fn(model(x), y).item() for x, y in batches))
+    worker.start()
+    worker.join()
+    model.train(was_training)
+    return sum(losses) / len(losses)
+""",
+        "tampered",
+    ),
     # -- head_forward ----------------------------------------------------------------------------
     (
         "head_forward",

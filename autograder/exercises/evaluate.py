@@ -2,9 +2,10 @@
 equally, computed with tracking off, in eval mode, the previous mode restored afterwards.
 
 The call runs under a ``CallRecorder`` whose roots are the model's parameters and every batch's
-input and target: the record's ``trace`` says how every operation on the model ran and whether
-each batch went through it where the recorder saw (``batch<i>``); ``loss_calls`` says, per loss
-call, whether a target came first (``loss_fn(y, output)``)."""
+input and target: the record's ``trace`` says how every operation on the model ran and which
+one-number results each batch's input and target went into with the model (``scalars``:
+``batch<i>``, its loss among them); ``loss_calls`` says, per loss call, whether a target came
+first (``loss_fn(y, output)``)."""
 
 from __future__ import annotations
 
@@ -47,9 +48,9 @@ def recorder_for(model, batches) -> CallRecorder:
     groups = {"model": list(model.parameters())}
     groups.update({f"x{i}": [x] for i, (x, _) in enumerate(batches)})
     groups.update({f"y{i}": [y] for i, (_, y) in enumerate(batches)})
-    evidence = {f"batch{i}": ["model", f"x{i}"] for i in range(len(batches))}
+    losses = {f"batch{i}": ["model", f"x{i}", f"y{i}"] for i in range(len(batches))}
     targets = [f"y{i}" for i in range(len(batches))]
-    return CallRecorder(groups, known=list(model.buffers()), stages=["model"], evidence=evidence, targets=targets)
+    return CallRecorder(groups, known=list(model.buffers()), stages=["model"], scalars=losses, targets=targets)
 
 
 def run(fn, scenario: InferenceScenario) -> dict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from ..exercises._lesson4 import InferenceScenario, build_model
-from ..exercises._lesson4.recorder import MAX_LOSS_CALLS
+from ..exercises._lesson4.recorder import MAX_LOSS_CALLS, MAX_SCALARS
 from ..verdict import Verdict, first_failure
 from .validate import Fields, Flag, ListOf, Number, Optional, Tensor, Text
 
@@ -38,15 +38,17 @@ ORIGIN = Fields({"seen": Flag(), "reach": ListOf(Text(20), max_length=100), "for
 LOSS_CALLS = ListOf(Flag(), max_length=MAX_LOSS_CALLS)
 
 
-def trace_schema(stages: list[str], evidence: list[str], returned: bool = True) -> Fields:
+def trace_schema(stages: list[str], evidence: list[str], scalars: list[str] = (), returned: bool = True) -> Fields:
     """The recorder's notes (``CallRecorder.notes``), with the returned tensor's origin when the
     exercise returns a tensor."""
+    values = ListOf(Number(finite=False), max_length=MAX_SCALARS)
     keys = {
         "intact": Flag(),
         "hidden_graph": Number(integer=True),
         "foreign": Number(integer=True),
         "stages": Fields({name: STAGE for name in stages}),
         "evidence": Fields({name: Flag() for name in evidence}),
+        "scalars": Fields({name: values for name in scalars}),
     }
     if returned:
         keys["returned"] = Optional(ORIGIN)

@@ -1,7 +1,7 @@
 """Judging evaluate: the returned number against the mean of the per-batch losses the judge computes
 itself (eval mode, no tracking) on the same model and batches, rebuilt from the seed; the mode and
 grad mode after the call.  What the job's recorder saw the model's operations do names the mistake,
-and a pass also needs the recorder to have seen every batch go through the model (``_lesson4``)."""
+and a pass also needs the recorder to have seen every batch's loss computed (``_lesson4``)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def schema(scenario: InferenceScenario):
                 {"type": Text(100), "number": Optional(Number(finite=False)), "is_float": Flag()},
                 optional=frozenset({"is_float"}),
             ),
-            "trace": trace_schema(["model"], [f"batch{i}" for i in range(len(scenario.sizes))], returned=False),
+            "trace": trace_schema(["model"], [], [f"batch{i}" for i in range(len(scenario.sizes))], returned=False),
             "mode_after": Text(10),
             "grad_after": Flag(),
             "inference_after": Flag(),
@@ -75,7 +75,6 @@ def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
         mistakes.append(Verdict(NAME, "mode_not_restored", MESSAGES[key]))
     model, returned = trace["stages"]["model"], obs["returned"]
     value = _value_mistake(scenario, returned)
-    every_batch_seen = all(trace["evidence"].values())
     if not model["ops"]:
         return [unseen(NAME)] if value is None else [*mistakes, Verdict(NAME, "wrong_value", MESSAGES["no_call"])]
     if model["grad"] or model["graph"]:
@@ -83,9 +82,15 @@ def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
     if model["training"]:
         # Dropout changed the losses too: the value is not judged apart.
         return [*mistakes, Verdict(NAME, "not_eval", MESSAGES["not_eval"])]
-    if value is None and not every_batch_seen:
-        return [unseen(NAME)]  # the right mean, from batches the recorder never saw go through the model
+    if value is None and not _every_loss_seen(scenario, trace["scalars"]):
+        return [unseen(NAME)]  # the right mean, from losses the recorder never saw computed
     return mistakes if value is None else [*mistakes, value]
+
+
+def _every_loss_seen(scenario: InferenceScenario, scalars: dict) -> bool:
+    """Did the recorder see each batch's loss computed, from the model, its input and its target?"""
+    losses, _ = reference_losses(scenario)
+    return all(any(_near(value, loss) for value in scalars[f"batch{i}"]) for i, loss in enumerate(losses))
 
 
 def _value_mistake(scenario: InferenceScenario, returned: dict) -> Verdict | None:

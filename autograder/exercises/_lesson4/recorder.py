@@ -71,6 +71,7 @@ LOSSES = frozenset(
 # running them with tracking on is not running the model with tracking on.
 NOT_COMPUTE = frozenset({"__get__", "__set__", "__delete__", "detach", "detach_", "requires_grad_"})
 MAX_LOSS_CALLS = 100
+MAX_SCALARS = 20  # one-number results kept per name of ``scalars``
 MAX_KNOWN = 100_000  # tensors followed per call; past it, new results are not followed (they read as foreign)
 
 
@@ -81,6 +82,16 @@ def _storage_of(tensor):
             return torch._C.TensorBase.untyped_storage(tensor)
     except (RuntimeError, TypeError, NotImplementedError):
         return None
+
+
+def _is_number(tensor) -> bool:
+    with _no_subclass_handlers():
+        return tensor.numel() == 1 and tensor.is_floating_point()
+
+
+def _number(tensor) -> float:
+    with _no_subclass_handlers():
+        return float(torch._C.TensorBase.item(tensor))
 
 
 def _tensors(value) -> list:
@@ -126,11 +137,14 @@ class CallRecorder:
     ``groups``: name -> the tensors of that group (each gets a root of its own); ``known``: other
     tensors the call may start from (buffers), which carry no root; ``stages``: the groups whose
     operations are summed up, the first one an operation touches taking it; ``evidence``:
-    name -> groups, true once one result was computed from every root of those groups (a batch's
-    loss from the model, its input and its target); ``targets``: groups that are loss targets
-    (a loss called with one of them first is noted as swapped)."""
+    name -> groups, true once one result was computed from every root of those groups (a forward
+    from the model and its input); ``scalars``: name -> groups, the values of the one-number
+    results computed from every root of those groups (a batch's loss, from the model, its input
+    and its target), so that the judge can see the right numbers computed where the recorder saw;
+    ``targets``: groups that are loss targets (a loss called with one of them first is noted as
+    swapped)."""
 
-    def __init__(self, groups: dict[str, list], known=(), stages=(), evidence=None, targets=()) -> None:
+    def __init__(self, groups: dict[str, list], known=(), stages=(), evidence=None, scalars=None, targets=()) -> None:
         self._known: dict[int, tuple] = {}  # id -> (weak reference, roots)
         self._storages: dict[int, tuple] = {}  # memory address -> (storage, roots of what lives there)
         self._bits: dict[str, int] = {}
@@ -149,6 +163,7 @@ class CallRecorder:
         # operation that takes one of them is a layer running.
         self._layer_inputs = {id(t) for name in stages for t in groups[name]}
         self._evidence = {name: (self._need(names), False) for name, names in (evidence or {}).items()}
+        self._scalars = {name: (self._need(names), []) for name, names in (scalars or {}).items()}
         self._targets = self._need(targets)
         self.loss_calls: list[bool] = []
         self.foreign = 0  # operations that consumed a foreign tensor
@@ -230,9 +245,13 @@ class CallRecorder:
         for out in outputs:
             self._remember(out, mask)
         self._note_stage(name, mask, tracked, inference, graph, bool(outputs), args, kwargs)
-        for label, (need, seen) in self._evidence.items():
-            if not seen and mask & need == need and not mask & FOREIGN:
-                self._evidence[label] = (need, True)
+        if not mask & FOREIGN:
+            for label, (need, seen) in self._evidence.items():
+                if not seen and mask & need == need:
+                    self._evidence[label] = (need, True)
+            for need, values in self._scalars.values():
+                if mask & need == need and len(values) < MAX_SCALARS:
+                    values += [_number(out) for out in outputs if _is_number(out)]
         return result
 
     def _note_stage(self, name, mask, tracked, inference, graph, computes, args, kwargs) -> None:
@@ -318,4 +337,5 @@ class CallRecorder:
             "foreign": self.foreign,
             "stages": {name: stage.as_dict() for name, _, stage in self._stages},
             "evidence": {name: seen for name, (_, seen) in self._evidence.items()},
+            "scalars": {name: values[:MAX_SCALARS] for name, (_, values) in self._scalars.items()},
         }

@@ -181,6 +181,25 @@ def test_honest_detours_through_functions_no_mode_sees_still_pass(body):
     assert verdict_of("predict", _eval_untracked(body)).code == "ok"
 
 
+def test_an_evaluate_that_computes_each_loss_by_hand_passes():
+    def evaluate(model, loss_fn, batches):
+        was = model.training
+        model.eval()
+        losses = []
+        with torch.no_grad():
+            for x, y in batches:
+                out = model(x)
+                if y.dtype == torch.long:  # cross-entropy, written out
+                    loss = -(out.log_softmax(dim=1).gather(1, y[:, None])).mean()
+                else:
+                    loss = ((out - y) ** 2).mean()
+                losses.append(loss.item())
+        model.train(was)
+        return sum(losses) / len(losses)
+
+    assert verdict_of("evaluate", evaluate).code == "ok"
+
+
 def test_a_forward_with_tracking_on_over_frozen_parameters_is_still_named():
     def freezes(model, x):
         for p in model.parameters():
@@ -260,8 +279,10 @@ def test_a_returned_tensor_not_seen_made_from_the_forward_gets_no_pass(exercise)
     assert _forged(exercise, returned(reach=["x"])) == "wrong_output"
 
 
-def test_right_mean_from_batches_never_seen_gets_no_pass():
-    assert _forged("evaluate", lambda obs: obs["trace"]["evidence"].update(batch0=False)) == "tampered"
+def test_right_mean_from_losses_never_seen_computed_gets_no_pass():
+    assert _forged("evaluate", lambda obs: obs["trace"]["scalars"].update(batch0=[])) == "tampered"
+    off = lambda obs: obs["trace"]["scalars"].update(batch0=[v + 1 for v in obs["trace"]["scalars"]["batch0"]])  # noqa: E731
+    assert _forged("evaluate", off) == "tampered"
 
 
 def test_a_trace_out_of_shape_is_refused():
