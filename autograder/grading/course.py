@@ -64,6 +64,21 @@ class CourseAssignment:
                 known = ", ".join(sorted(a.name for a in gb.assignments)) or "none"
                 raise GradeError(f"Unknown assignment {self.assignment!r}: the gradebook knows {known}.") from None
 
+    def check_secret(self) -> None:
+        """A course secret that cannot be used stops the run before any notebook runs, rather than
+        failing every submission after its kernel ran (the hidden checks need it)."""
+        from .score import ScoreChecks
+        from .secret import SecretError
+
+        here = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            ScoreChecks(config=self.app.config).secret()
+        except SecretError as error:
+            raise GradeError(str(error)) from None
+        finally:
+            os.chdir(here)
+
     def folder_of(self, kind: str, student: str) -> str:
         """``submitted``, ``autograded`` or ``feedback`` folder of one student's assignment."""
         name = getattr(self.coursedir, f"{kind}_directory")

@@ -123,6 +123,7 @@ class Grader:
     ):  # fmt: skip
         self.warm = warm
         self.view = CourseAssignment(course, assignment)
+        self.view.check_secret()
         self.course, self.assignment = self.view.folder, assignment
         self.jobs = jobs or DEFAULT_JOBS  # 0 (--jobs 0): the default too
         self.force = force

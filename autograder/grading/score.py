@@ -246,15 +246,19 @@ class ScoreChecks(NbGraderPreprocessor):
             self._write(nb.cells[index], index, checks, frames, ended, pool, blank, resources)
         return nb, resources
 
+    def secret(self) -> bytes:
+        """The course secret, made first when it is the course's own file and missing (SecretError
+        says what to fix otherwise)."""
+        if self.secret_file:
+            return course_secret(self.secret_file, create=False)
+        return course_secret(default_path(CourseDirectory(config=self.config).root))
+
     def _hide_seeds(self, nb, targets: dict[int, list[dict]], resources) -> None:
         """Each hidden check's written seed replaced, in place (the plan holds the same dicts), by its
         seed derived from the course secret (see autograder/grading/secret.py)."""
         if not any(check["hidden"] for checks in targets.values() for check in checks):
             return  # no secret needed: none is made
-        if self.secret_file:
-            secret = course_secret(self.secret_file, create=False)
-        else:
-            secret = course_secret(default_path(CourseDirectory(config=self.config).root))
+        secret = self.secret()
         info = resources.get("nbgrader", {})
         assignment, notebook = str(info.get("assignment", "")), str(info.get("notebook", ""))
         for index, checks in targets.items():

@@ -132,6 +132,20 @@ def test_no_gradebook_says_how_to_make(tmp_path, empty_course, command):
     assert not os.path.exists(os.path.join(course, "gradebook.db"))  # and none was made up
 
 
+def test_a_secret_others_can_read_stops_grade_before_any_notebook_runs(tmp_path, empty_course):
+    course = str(tmp_path / "loose-secret")
+    shutil.copytree(empty_course, course)
+    secret = os.path.join(course, ".autograder", "course-secret")
+    os.makedirs(os.path.dirname(secret), mode=0o700, exist_ok=True)
+    with open(secret, "w") as f:
+        f.write("a" * 64)
+    os.chmod(secret, 0o644)
+    run = autograder(course, "grade", LESSON)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "course secret" in run.stderr and "chmod 600" in run.stderr
+    assert not os.path.exists(os.path.join(course, "autograded"))
+
+
 @pytest.mark.parametrize("locked", [False, True], ids=["nothing to grade", "another run grading"])
 def test_refused_run_boots_nothing(empty_course, locked, monkeypatch):
     """A thread still importing torch when a refused run exited could meet logging's shutdown
