@@ -46,12 +46,15 @@ _push_mode = torch._C._push_on_torch_function_stack
 _pop_mode = torch._C._pop_torch_function_stack
 _function_state = torch._C._get_torch_function_state
 _set_function_state = torch._C._set_torch_function_state
+_ENABLED = torch._C._TorchFunctionState.ENABLED
+_dispatch_length = torch._C._len_torch_dispatch_stack
+_pop_dispatch_mode = torch._C._pop_torch_dispatch_stack
 _push_hooks = torch._C._autograd._push_saved_tensors_default_hooks
 _pop_hooks = torch._C._autograd._pop_saved_tensors_default_hooks
 _top_hooks = torch._C._autograd._top_saved_tensors_default_hooks
 _hooks_enabled = torch._C._autograd._saved_tensors_hooks_is_enabled
 _grad_fn = torch._C.TensorBase.grad_fn.__get__
-_no_subclass_handlers = torch._C.DisableTorchFunctionSubclass
+_torch_functions_off = torch._C.DisableTorchFunction
 _Tensor = torch.Tensor
 
 FOREIGN = 1 << 62  # the root of every tensor made out of the recorder's sight
@@ -76,21 +79,22 @@ MAX_KNOWN = 100_000  # tensors followed per call; past it, new results are not f
 
 
 def _storage_of(tensor):
-    """The tensor's memory, read in C past any subclass; None for a tensor without one."""
+    """The tensor's memory, read in C with torch functions off (no subclass or mode answers for
+    it); None for a tensor without one."""
     try:
-        with _no_subclass_handlers():
+        with _torch_functions_off():
             return torch._C.TensorBase.untyped_storage(tensor)
     except (RuntimeError, TypeError, NotImplementedError):
         return None
 
 
 def _is_number(tensor) -> bool:
-    with _no_subclass_handlers():
+    with _torch_functions_off():
         return tensor.numel() == 1 and tensor.is_floating_point()
 
 
 def _number(tensor) -> float:
-    with _no_subclass_handlers():
+    with _torch_functions_off():
         return float(torch._C.TensorBase.item(tensor))
 
 
@@ -233,8 +237,8 @@ class CallRecorder:
         finally:
             self._inside -= 1
         outputs = _tensors(result)
-        # Read in C, past any property a tensor subclass defines.
-        with _no_subclass_handlers():
+        # Read in C with torch functions off: no subclass's property or mode answers for the result.
+        with _torch_functions_off():
             graph = any(_grad_fn(out) is not None for out in outputs)
         # A layer ran with tracking on (a graph is built unless its parameters were frozen).
         tracked = grad and not inference and any(id(t) in self._layer_inputs for t in inputs)
@@ -284,8 +288,14 @@ class CallRecorder:
         return tensor
 
     def __enter__(self) -> CallRecorder:
-        self._depth = _stack_length()
-        self._state = _function_state()
+        # Alone on both mode stacks, torch functions on: a mode pushed before the call (by the
+        # student's file as it loaded) would otherwise run inside every recorded operation, and
+        # after the call inside the job's own reading of the results.  Taken off for good.
+        while _stack_length():
+            _pop_mode()
+        while _dispatch_length():
+            _pop_dispatch_mode(None)
+        _set_function_state(_ENABLED)
         self._hooks_before = _top_hooks(False)
         _push_hooks(self._pack, self._unpack)
         self._hooks = _top_hooks(False)
@@ -293,21 +303,22 @@ class CallRecorder:
         return self
 
     def __exit__(self, *exc) -> None:
-        depth = _stack_length()
-        on_top = depth == self._depth + 1 and _stack_at(depth - 1) is self._mode
+        on_top = _stack_length() == 1 and _stack_at(0) is self._mode and not _dispatch_length()
         hooks = _top_hooks(False)
         hooks_on_top = hooks is not None and all(a is b for a, b in zip(hooks, self._hooks))
-        self.intact = on_top and hooks_on_top and _function_state() == self._state and _hooks_enabled()
-        # Put both stacks back as they were before the call, whatever the call left on them.
-        _set_function_state(self._state)
-        while _stack_length() > self._depth:
+        self.intact = on_top and hooks_on_top and _function_state() == _ENABLED and _hooks_enabled()
+        # Put the stacks back as they were when the call began, whatever it left on them.
+        _set_function_state(_ENABLED)
+        while _stack_length():
             _pop_mode()
+        while _dispatch_length():
+            _pop_dispatch_mode(None)
         for _ in range(100):
             top = _top_hooks(False)
             if top is None or (self._hooks_before is not None and all(a is b for a, b in zip(top, self._hooks_before))):
                 break
             _pop_hooks()
-            if top is not None and all(a is b for a, b in zip(top, self._hooks)):
+            if all(a is b for a, b in zip(top, self._hooks)):
                 break
         if not _hooks_enabled():
             torch._C._autograd._saved_tensors_hooks_enable()

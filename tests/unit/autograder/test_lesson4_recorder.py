@@ -8,6 +8,8 @@ import copy
 
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder import exercises
 from autograder.exercises import evaluate, head_forward, predict
@@ -36,6 +38,7 @@ def scene():
 def _stacks_clean() -> bool:
     return (
         torch._C._len_torch_function_stack() == 0
+        and torch._C._len_torch_dispatch_stack() == 0
         and torch._C._autograd._top_saved_tensors_default_hooks(False) is None
         and torch._C._get_torch_function_state() == torch._C._TorchFunctionState.ENABLED
     )
@@ -118,15 +121,39 @@ def test_a_graph_built_inside_a_subclass_handler_is_counted_hidden(scene):
         lambda: torch._C.DisableTorchFunction().__enter__(),
         lambda: torch._C._push_on_torch_function_stack(torch.overrides.TorchFunctionMode()),
         lambda: torch._C._autograd._push_saved_tensors_default_hooks(lambda t: t, lambda t: t),
+        lambda: torch._C._push_on_torch_dispatch_stack(TorchDispatchMode()),
     ],
-    ids=["mode popped", "hooks popped", "torch functions left off", "a mode left on top", "hooks left on top"],
-)
+    ids=["mode popped", "hooks popped", "torch functions left off", "a mode left on top", "hooks left on top",
+         "a dispatch mode left on"],
+)  # fmt: skip
 def test_a_recorder_not_in_place_at_the_end_is_noticed_and_the_stacks_put_back(scene, escape):
     model, x, recorder = scene
     with recorder:
         escape()
     assert not recorder.notes()["intact"]
     assert _stacks_clean()
+
+
+class Liar(TorchFunctionMode):
+    """A mode a student's file pushes as it loads: it answers for every tensor's grad_fn and memory."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") in ("__get__", "untyped_storage"):
+            return None
+        return func(*args, **(kwargs or {}))
+
+
+def test_modes_pushed_before_the_call_are_taken_off_for_good(scene):
+    model, x, recorder = scene
+    torch._C._push_on_torch_function_stack(Liar())
+    torch._C._push_on_torch_dispatch_stack(TorchDispatchMode())
+    torch._C._set_torch_function_state(torch._C._TorchFunctionState.ALL_DISABLED)
+    model.eval()
+    with recorder:
+        out = model(x).detach()  # tracked: the liar must not hide the graph
+    notes = recorder.notes()
+    assert notes["intact"] and notes["stages"]["model"]["graph"] and notes["stages"]["model"]["ops"]
+    assert recorder.describe(out)["seen"] and _stacks_clean()
 
 
 def test_the_stacks_are_put_back_when_the_call_raises(scene):
