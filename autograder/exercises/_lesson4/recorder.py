@@ -20,13 +20,24 @@ Every tensor the call could start from gets *roots*: the parameters of each mode
 model), the inputs and targets (a group each); buffers are known but carry no root.  Each result
 the mode sees carries the roots of its inputs, so the judge learns which groups a tensor was
 computed from (``reach``), and a tensor the mode never saw made (made while it was off, or
-before the call) is *foreign*.  Operations are summed up per *stage*: the first group of the
-stage list that an operation touches (for ``head_forward``: the head, else the backbone).
+before the call) is *foreign*; one made over the memory of a tensor it saw, by a function no mode
+sees (``torch.from_numpy``, the ``nn.Parameter`` of a deep copy), is that tensor's alias.
+Operations are summed up per *stage*: the first group of the stage list that an operation
+touches (for ``head_forward``: the head, else the backbone).  ``scalars`` keeps the one-number
+results computed from given groups (``evaluate``: each batch's loss), since a returned float
+carries no trace of where it came from.
 
-When the call ends the recorder checks that it is still in place (its mode on top of the stack,
-torch functions on, its hooks on top and enabled); if not, ``intact`` is False and the recorder
-puts the stacks back as they were before the call.  The judge reads only these notes and the
-effects; none of it is an attribute of anything the student was handed.
+The recorder is alone on torch's mode stacks during the call (a mode pushed before is taken off
+for good), and reads what it needs of a tensor with torch functions off, so no subclass or mode
+answers for it.  When the call ends it checks that it is still in place (its mode alone on the
+stack, no dispatch mode, torch functions on, its hooks on top and enabled); if not, ``intact`` is
+False, and the stacks are put back as they were when the call began.  The judge reads only these
+notes and the effects; none of it is an attribute of anything the student was handed.
+
+Not covered: a call that runs the model in another thread (torch's modes and hooks are per
+thread) is seen only through what comes back (unseen results), and code that finds this recorder
+(it is on torch's stack) and rewrites its state consistently is beyond what a process that runs
+student code can stop; rebinding the names below is a change the tamper watch reports.
 """
 
 from __future__ import annotations
@@ -36,8 +47,8 @@ import weakref
 import torch
 from torch.overrides import TorchFunctionMode
 
-# Captured at import, in the server before any student code: a student's module can rebind
-# torch.is_grad_enabled, but not these names (the tamper watch reports the rebinding anyway).
+# Captured at import, in the server before any student code: rebinding torch.is_grad_enabled does
+# not reach them, and rebinding one of them is a change to the grader the tamper watch reports.
 _grad_enabled = torch._C.is_grad_enabled
 _inference_enabled = torch._C.is_inference_mode_enabled
 _stack_length = torch._C._len_torch_function_stack
