@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tests.course_copy import NEVER_CLEARS, answered, grade_id, write
 from tests.hostile import EMPTY_RECORDS, FORGE_SCORE, INF_GRADIENTS, SLOW_RECORDS
+from tests.lesson3_attacks import TRAIN_STEP_LR_SLIGHTLY_OFF
 
 LESSON = "lesson3_zeroing_grad"
 NASTY_CELL = "train_accumulated"
@@ -468,6 +469,14 @@ CASES = [
     Case("forge_records", "zero", r"❌ train_step \[(tampered|wrong_update)\]", _forged(FORGE_SCORE)),
     Case("forge_empty_records", "zero", "Needs review: .*unreadable record", _forged(EMPTY_RECORDS)),
     Case("forge_slow_records", "zero", "Needs review: .*unreadable record", _forged(SLOW_RECORDS)),
+    # the tolerance is the judge's: a throw-away autocast forward once loosened it to 2e-2, and a learning
+    # rate 2% off passed the visible check and most hidden seeds (tests/lesson3_attacks.py)
+    Case(
+        "autocast_lr_off",
+        "without:test_train_step",
+        r"❌ train_step \[wrong_update\]",
+        _answer("train_step", TRAIN_STEP_LR_SLIGHTLY_OFF),
+    ),
 ]
 
 
