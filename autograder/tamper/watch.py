@@ -19,11 +19,33 @@ from __future__ import annotations
 import sys
 import types
 
+import torch
+
 from .code_lock import refuse_code_changes
 from .surfaces import CACHES, PLAIN, Hook, deep_owners, warm_up, watched_objects
 from .tags import quick_watch
 
 _MISSING = object()
+
+# What torch's thread state may not hold once student code has run: a torch function or dispatch
+# mode on its stacks, torch functions switched off, default saved-tensor hooks.  Each sees or
+# rewrites every operation the grader's own recording makes afterwards (a mode pushed by an answer
+# cell can answer ``clone()`` for the recorder); no lesson's code leaves one.  The recorders of
+# lessons 2 and 4 push their own only around the student's call and take it off before this check.
+# The functions are read here, at import, before any student code, so replacing torch's names
+# later changes nothing.
+_MODE_CHECKS = (
+    (torch._C._len_torch_function_stack, "a torch function mode left on torch's stack"),
+    (torch._C._len_torch_dispatch_stack, "a torch dispatch mode left on torch's stack"),
+    (lambda _off=torch._C._is_torch_function_enabled: not _off(), "torch functions left switched off"),
+    (lambda _top=torch._C._autograd._top_saved_tensors_default_hooks: _top(True) is not None,
+     "saved-tensor hooks left on"),
+)  # fmt: skip
+
+
+def torch_state_changes() -> list[str]:
+    """What student code left in torch's thread state that would see or rewrite the grader's work."""
+    return [what for check, what in _MODE_CHECKS if check()]
 
 
 def _deep_snapshot(owners: dict[str, object]) -> dict[str, tuple[object, dict]]:
@@ -89,7 +111,7 @@ def _new_watch(deep: bool = False):
     def changes() -> list[str]:
         try:
             if quick is not None and quick():
-                return []
+                return torch_state_changes()  # not in the tags: asked every time
             tags = quick.read_tags() if quick is not None else None
         except Exception:  # noqa: BLE001 - the full comparison below says what changed
             tags = None
@@ -109,6 +131,7 @@ def _new_watch(deep: bool = False):
         except Exception:  # noqa: BLE001 - the check was broken from outside
             return ["the grader's own tamper check"]
         changed += [name for name in now if name not in before and name.startswith("autograder")]
+        changed += torch_state_changes()
         if not changed and tags is not None:
             # Nothing that matters changed (torch imported a submodule, counted a hook): compare
             # with the tags of now from here on, so that the next check is a quick one again.

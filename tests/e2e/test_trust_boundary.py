@@ -123,3 +123,33 @@ def test_grading_code_is_hidden(tmp_path):
     for part in ("judge=0", "grading=0", "__pycache__=0", "verdict.py=closed", "diagnose.py=closed",
                  "codes.py=closed", "cli.py=closed", "judge_check=missing"):  # fmt: skip
         assert part in message, message
+
+
+# A torch function mode pushed when the student's file loads, and never taken off: it sees every
+# operation after the student's function returns, the recorder's copies included, and answers
+# `clone()` with zeros so that the gradients step() saw read as cleared.
+MODE_AT_LOAD = """
+import torch
+from torch.overrides import TorchFunctionMode
+
+class Blind(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func is torch.Tensor.clone:
+            return torch.zeros_like(out)
+        return out
+
+Blind().__enter__()
+
+def train_step(model, optimizer, loss_fn, x, y):
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
+
+
+def test_a_mode_left_on_by_the_students_file_earns_nothing(tmp_path):
+    rows, _ = diagnose(tmp_path, "train_step", {"mode.py": MODE_AT_LOAD, "correct.py": CORRECT_TRAIN_STEP})
+    assert rows["correct.py"]["passed"]
+    assert not rows["mode.py"]["passed"] and rows["mode.py"]["code"] == "tampered", rows["mode.py"]
