@@ -44,7 +44,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, requires_bwrap]
 
 LESSON = "lesson3_zeroing_grad"
 STUDENT = "mallory"
-NOTE_LINK = "note-link"  # a refused file's name, quoted by the grading note (Markdown the grader writes)
+NOTE_LINK = "note-link"  # a refused file's name, quoted by the grading note (shown as plain text)
 REFUSED_NAME = f"[{NOTE_LINK}](javascript:void(top.pwned='{NOTE_LINK}'))"
 OUTPUTS = f"""
 from IPython.display import HTML, Markdown, display
@@ -273,7 +273,7 @@ def expect_every_case_without_its_target(page: Page, container: str) -> None:
         assert len(links.get(name, [])) >= 2 and set(links[name]) == {None}, (name, links.get(name))
     for name in ("html-javascript", "html-decimal-entity", "html-onclick", "html-base"):
         assert name in links, name
-    assert links[NOTE_LINK] == [None]
+    assert NOTE_LINK not in links  # the grading note shows a quoted name as plain text: no link at all
     for name, target in SAFE_LINKS.items():  # the added cell, the HTML output, the Markdown output
         assert links.get(name) == [target] * 3, (name, links.get(name))
     text = page.locator(CONTENT).all_inner_texts()

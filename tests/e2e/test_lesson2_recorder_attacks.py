@@ -29,7 +29,8 @@ STUDENTS = {
     "bob": ["derivative_correct_float32", "input_gradient_correct_per_example"],
     "mallory": ["derivative_fd_clears_calls", "fdg_autograd_raw_function", "input_gradient_fd64"],
     "oscar": ["derivative_fd_raw_function", "fdg_autograd_hidden", "input_gradient_fd64_forged"],
-    "peggy": ["derivative_fd_hidden", "fdg_restores_x_in_the_record"],
+    "peggy": ["derivative_fd_hidden"],
+    "rupert": ["fdg_restores_x_in_the_record"],
     "trudy": ["derivative_pops_recorder"],
     "victor": ["derivative_disables_functions"],
     "walter": ["derivative_forges_notes"],
@@ -103,7 +104,20 @@ def graded(tmp_path_factory):
     return {"scores": results, "points": points(source)}
 
 
+# Attacks that leave a torch mode on once their answer cell has run: that is a change to torch, so every
+# check from there on is `tampered` and earns nothing (as after any other change to torch); the checks
+# of the exercises before it keep their points.
+LEAVES_A_MODE = {"fdg_restores_x_in_the_record"}
+
+
 def _expected(student: str, source_points: dict[str, float]) -> float:
+    tampering = [CASES[name][0] for name in STUDENTS[student] if name in LEAVES_A_MODE]
+    if tampering:
+        earned = 0.0
+        for grade, value in source_points.items():  # in notebook order
+            if any(grade.startswith(f"test_{exercise}") for exercise in tampering):
+                return earned
+            earned += value
     attacked = {CASES[name][0] for name in STUDENTS[student] if name in ATTACKS}
     return sum(
         value
