@@ -9,9 +9,11 @@ prints, all measured in this run:
 * warm: one `diagnose` command for all N files, `--jobs 1` and `--jobs 2` (every file a job forked
   from one warm server), with the seconds until the first verdict was printed.
 
-    python benchmarks/diagnose_per_file.py [N] [--before REF]
+    python benchmarks/diagnose_per_file.py [N] [--before REF] [--exercise NAME]
 
-N defaults to 100; the target is <= 0.3 s a file with --jobs 2, first verdict within 3 s.
+N defaults to 100; ``--exercise`` (default train_step) takes another exercise's files from the corpus
+(its ``ok_*`` files and its mistakes), so that each lesson's recorder can be timed.  The target is
+<= 0.3 s a file with --jobs 2, first verdict within 3 s.
 ``--before REF`` also times the code of a git revision, extracted into a temporary folder, on the
 same files, in the same run (its per-file figure against the same torch import).  Each run appends
 its figures to benchmarks/RESULTS.md (not with ``--no-record``).
@@ -47,13 +49,16 @@ def timed(command: list[str], cwd: str) -> tuple[float, float]:
     return time.perf_counter() - began, first if first is not None else float("nan")
 
 
-def student_files(work: str, n: int) -> list[str]:
-    mistakes = sorted(
+def student_files(work: str, n: int, exercise: str = "train_step") -> list[str]:
+    corpus = sorted(
         p
-        for p in glob.glob(os.path.join(ROOT, "tests", "fixtures", "corpus", "train_step", "*.py"))
+        for p in glob.glob(os.path.join(ROOT, "tests", "fixtures", "corpus", exercise, "*.py"))
         if not os.path.basename(p).startswith(("hang_", "error_"))
     )
-    sources = [CORRECT_TRAIN_STEP] + [open(p, encoding="utf-8").read() for p in mistakes]
+    if not corpus:
+        raise SystemExit(f"no corpus files for {exercise!r} in tests/fixtures/corpus/")
+    correct = [CORRECT_TRAIN_STEP] if exercise == "train_step" else []
+    sources = correct + [open(p, encoding="utf-8").read() for p in corpus]
     files = []
     for i in range(n):
         path = os.path.join(work, f"student{i:03d}.py")
@@ -79,14 +84,18 @@ def main() -> None:
     if "--before" in args:
         before = args[args.index("--before") + 1]
         del args[args.index("--before") : args.index("--before") + 2]
+    exercise = "train_step"
+    if "--exercise" in args:
+        exercise = args[args.index("--exercise") + 1]
+        del args[args.index("--exercise") : args.index("--exercise") + 2]
     keep = "--no-record" not in args
     args = [a for a in args if a != "--no-record"]
     n = int(args[0]) if args else 100
     row = []
     work = tempfile.mkdtemp()
     try:
-        files = student_files(work, n)
-        diagnose = [sys.executable, "-m", "autograder", "diagnose", "train_step"]
+        files = student_files(work, n, exercise)
+        diagnose = [sys.executable, "-m", "autograder", "diagnose", exercise]
         baseline = min(timed([sys.executable, "-c", "import torch"], work)[0] for _ in range(3))
         print(f"baseline: python -c 'import torch'       {baseline:6.2f} s")
         row.append(f"import torch {baseline:.2f} s")
@@ -116,7 +125,8 @@ def main() -> None:
         if keep:
             from benchmarks.results import record
 
-            record("diagnose_per_file", f"{n} files: " + "; ".join(row))
+            what = f"{n} files" if exercise == "train_step" else f"{n} {exercise} files"
+            record("diagnose_per_file", f"{what}: " + "; ".join(row))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

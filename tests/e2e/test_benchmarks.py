@@ -46,3 +46,19 @@ def test_suite_profile_kinds_by_command_not_folder():
     assert kind_of("/venv/bin/python -m pytest -q") == kind_of("/venv/bin/pytest tests") == "pytest"
     assert kind_of("/usr/bin/bwrap --bind /tmp/pytest-of-root/pytest-3/x /x") == "other"
     assert kind_of("/venv/bin/python -m ipykernel_launcher -f /tmp/pytest-of-root/k.json").startswith("kernels")
+
+
+@requires_bwrap
+def test_diagnose_benchmark_times_another_lessons_exercise():
+    script = os.path.join(ROOT, "benchmarks", "diagnose_per_file.py")
+    command = [sys.executable, script, "4", "--exercise", "predict", "--no-record"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "warm: 4 files in one command, --jobs 2" in done.stdout
+
+
+def test_diagnose_benchmark_names_an_exercise_it_has_no_files_for():
+    script = os.path.join(ROOT, "benchmarks", "diagnose_per_file.py")
+    done = subprocess.run([sys.executable, script, "4", "--exercise", "nothing", "--no-record"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode != 0 and "no corpus files for 'nothing'" in done.stderr
