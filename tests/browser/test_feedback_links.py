@@ -14,6 +14,7 @@ the test could not see.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -187,15 +188,22 @@ def open_page(browser: Browser):
 
 
 def load(page: Page, url: str):
-    for attempt in range(3):
+    attempts = 5
+    for attempt in range(attempts):
         try:
             response = page.goto(url, timeout=LOAD_MS)
             break
         except PlaywrightError as error:
-            # A link that left the page was aborted (no network); Chromium may commit its error page
-            # only after this navigation began, and that interrupts it. Loading again is then right.
-            if "interrupted by another navigation" not in str(error) or attempt == 2:
+            # A link that left the page was aborted (no network); Chromium may commit its error page,
+            # or load this very page again, only after this navigation began, and that interrupts it.
+            # Wait for that navigation to end: when it reached the page, the page is loaded.
+            if "interrupted by another navigation" not in str(error) or attempt == attempts - 1:
                 raise
+            with contextlib.suppress(PlaywrightError):
+                page.wait_for_load_state("load", timeout=LOAD_MS)
+            if page.url == url:
+                response = None
+                break
     page.locator(CONTENT).first.wait_for(state="attached", timeout=LOAD_MS)
     page.evaluate(PROBE_JS)
     return response
