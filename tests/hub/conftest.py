@@ -26,7 +26,7 @@ from tests.browser.lab import CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import ROOT
 from tests.course_copy import copy_working_tree
 from tests.hub.image import course_image  # noqa: F401 - a fixture of the image tests
-from tests.hub.launch import jupyterhub
+from tests.hub.launch import jupyterhub, wrapper
 from tests.postgres import Postgres, free_port, postgres_bin, run
 
 COURSE_ID = "autograd-course"
@@ -69,6 +69,24 @@ def make_account(name: str, password: str) -> None:
         raise AssertionError(f"the account {name} stays in use (a leftover hub restarting its services?):\n{still}")
     run("useradd", "--create-home", "--shell", "/bin/bash", name)
     subprocess.run(["chpasswd"], input=f"{name}:{password}", text=True, check=True)
+
+
+def make_accounts(prefix: str, count: int, password: str) -> list[str]:
+    """``count`` fresh accounts ``<prefix>01``, ``<prefix>02``, ... (a class of students), all with ``password``."""
+    names = [f"{prefix}{number:02d}" for number in range(1, count + 1)]
+    for name in names:
+        make_account(name, password)
+    return names
+
+
+def remove_accounts(names: list[str]) -> None:
+    """Accounts made for one run go, with their homes and anything of theirs still running."""
+    for name in names:
+        run("pkill", "-KILL", "-u", name, check=False)
+        for _ in range(20):  # userdel refuses an account whose processes are still going
+            if run("userdel", "--remove", name, check=False).returncode in (0, 6):  # 6: no such account
+                break
+            time.sleep(0.25)
 
 
 @dataclass
@@ -146,28 +164,33 @@ def roster_toml(courses: dict[str, dict], roots: dict[str, str]) -> str:
 
 @contextlib.contextmanager
 def running_hub(postgres, password: str, database: str, log_name: str = "hub.log", courses: dict | None = None,
-                **settings: str) -> Iterator[Hub]:  # fmt: skip
+                roster: dict | None = None, overlay: str | None = None, **settings: str) -> Iterator[Hub]:  # fmt: skip
     """The course's hub (hub/jupyterhub_config.py) on a fresh copy of the course, its gradebook the
     PostgreSQL database ``database``, every port its own (several hubs can run at once), with the
     hub's environment variables ``settings`` on top (e.g. AUTOGRADER_EXCHANGE_KIND="ngshare").
 
     ``courses`` (course id: its people): a hub of several courses instead, each with a copy of the
     course of its own, installed with hub/install.py, and a gradebook of its own (``database`` with
-    the course id after it, named through AUTOGRADER_DB_URL's ``{course}``)."""
+    the course id after it, named through AUTOGRADER_DB_URL's ``{course}``).
+
+    ``roster`` (role: names): the one course's people instead of ROSTER (e.g. a class of 30).
+    ``overlay``: Python run after the course's hub configuration (tests/hub/launch.py's ``wrapper``;
+    its values come as HUB_TEST in ``settings``)."""
     proxy = proxy_command()
     base = tempfile.mkdtemp(prefix="autograd-hub-", dir="/var/tmp")
     os.chmod(base, 0o755)  # the accounts read the course's hub settings there
     exchange, state = os.path.join(base, "exchange"), os.path.join(base, "state")
     os.makedirs(state)
+    people = roster or ROSTER  # the one course's people (``roster`` names its file from here on)
     roster = os.path.join(state, "roster.toml")
     several = courses is not None
-    courses = courses or {COURSE_ID: ROSTER}
+    courses = courses or {COURSE_ID: people}
     roots = {course: os.path.join(base, "course" if not several else course) for course in courses}
     with open(roster, "w") as f:
         if several:
             f.write(roster_toml(courses, roots))
         else:
-            f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in ROSTER.items())
+            f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in people.items())
     db_urls = {}
     for course, root in roots.items():
         copy_working_tree(root, untracked=True)
@@ -191,6 +214,9 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
         **settings,
     }  # fmt: skip
     config = os.path.join(course, "hub", "jupyterhub_config.py")
+    if overlay is not None:  # the course's configuration, then the caller's settings on top
+        environment["COURSE_HUB_CONFIG"] = config
+        config = wrapper(state, overlay)
     try:
         with jupyterhub(state, config, environment, log_name) as running:
             yield Hub(running.url, password, course, exchange, state, db_urls[COURSE_ID], running.process,
