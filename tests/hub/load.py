@@ -23,6 +23,7 @@ instructor would and read the gradebook.  Only loopback addresses are ever asked
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -90,8 +91,13 @@ class Student:
                 return cookie.value
         return ""
 
-    def server_headers(self) -> dict[str, str]:
-        return {"X-XSRFToken": self.xsrf(f"/user/{self.name}/")}
+    def browser_headers(self, path: str) -> dict[str, str]:
+        """What a browser says of a request (JupyterHub's XSRF checks read it): a page is a navigation,
+        an API call is a same-origin fetch carrying the XSRF token of the hub or of the server."""
+        if "/api/" not in path and "/assignments" not in path:
+            return {"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "same-origin"}
+        xsrf = self.xsrf("/hub/" if path.startswith("/hub/") else f"/user/{self.name}/")
+        return {"Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "same-origin", "X-XSRFToken": xsrf}
 
     def remaining(self) -> float:
         left = self.deadline - time.monotonic()
@@ -100,7 +106,8 @@ class Student:
         return min(left, self.request_timeout)
 
     def request(self, method: str, url: str, **kwargs) -> requests.Response:
-        answer = self.session.request(method, url, timeout=self.remaining(), **kwargs)
+        headers = {**self.browser_headers(urlsplit(url).path), **kwargs.pop("headers", {})}
+        answer = self.session.request(method, url, headers=headers, timeout=self.remaining(), **kwargs)
         if answer.status_code >= 500:
             raise StepFailed(f"{method} {urlsplit(url).path}: {answer.status_code} {answer.text[:300]}")
         return answer
@@ -154,7 +161,7 @@ class Student:
     def watch_progress(self) -> None:
         """The spawn-pending page's event stream, until the server is ready; a failed event ends it."""
         progress = f"{self.url}/hub/api/users/{self.name}/server/progress"
-        headers = {"Accept": "text/event-stream", "X-XSRFToken": self.xsrf("/hub/")}
+        headers = {"Accept": "text/event-stream", **self.browser_headers(urlsplit(progress).path)}
         with self.session.get(progress, headers=headers, stream=True, timeout=self.remaining()) as answer:
             if answer.status_code != 200:
                 raise StepFailed(f"the start's progress answered {answer.status_code}: {answer.text[:200]}")
@@ -178,8 +185,7 @@ class Student:
 
     def assignments(self) -> dict[str, dict]:
         """nbgrader's list for the course, by assignment."""
-        answer = self.request("GET", f"{self.server}/assignments", params={"course_id": self.course_id},
-                              headers=self.server_headers())  # fmt: skip
+        answer = self.request("GET", f"{self.server}/assignments", params={"course_id": self.course_id})
         listed = answer.json() if answer.status_code == 200 else {}
         if not listed.get("success"):
             raise StepFailed(f"the assignment list failed ({answer.status_code}): {answer.text[:300]}")
@@ -188,7 +194,7 @@ class Student:
     def action(self, action: str) -> dict[str, dict]:
         """Fetch or submit, as the Assignments tab's buttons do; the list the server answers with."""
         form = {"course_id": self.course_id, "assignment_id": self.lesson, "_xsrf": self.xsrf(f"/user/{self.name}/")}
-        answer = self.request("POST", f"{self.server}/assignments/{action}", data=form, headers=self.server_headers())
+        answer = self.request("POST", f"{self.server}/assignments/{action}", data=form)
         listed = answer.json() if answer.status_code == 200 else {}
         if not listed.get("success"):
             raise StepFailed(f"{action} failed ({answer.status_code}): {answer.text[:300]}")
@@ -199,7 +205,7 @@ class Student:
 
     def answer(self, answers: dict[str, str]) -> dict:
         """The fetched notebook with each exercise's cell (by grade_id) set to the student's code, saved."""
-        answer = self.request("GET", self.notebook_url(), params={"content": "1"}, headers=self.server_headers())
+        answer = self.request("GET", self.notebook_url(), params={"content": "1"})
         if answer.status_code != 200:
             raise StepFailed(f"the notebook did not open ({answer.status_code})")
         notebook = answer.json()["content"]
@@ -212,7 +218,7 @@ class Student:
         if missing:
             raise StepFailed(f"the notebook has no cell {sorted(missing)}")
         body = {"type": "notebook", "format": "json", "content": notebook}
-        saved = self.request("PUT", self.notebook_url(), json=body, headers=self.server_headers())
+        saved = self.request("PUT", self.notebook_url(), json=body)
         if saved.status_code not in (200, 201):
             raise StepFailed(f"the notebook was not saved ({saved.status_code}): {saved.text[:300]}")
         return notebook
@@ -223,15 +229,15 @@ class Student:
         cells = {cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"): cell for cell in notebook["cells"]}
         code = ["".join(cells["setup"]["source"]), "".join(cells["train_step"]["source"]),
                 "from autograder.checks import check_train_step\ncheck_train_step(train_step)"]  # fmt: skip
-        started = self.request("POST", f"{self.server}/api/kernels", json={"name": "python3"},
-                               headers=self.server_headers())  # fmt: skip
+        started = self.request("POST", f"{self.server}/api/kernels", json={"name": "python3"})
         if started.status_code not in (200, 201):
             raise StepFailed(f"no kernel started ({started.status_code}): {started.text[:300]}")
         kernel = started.json()["id"]
         try:
             outputs = asyncio.run(self.execute(kernel, code))
         finally:
-            self.session.delete(f"{self.server}/api/kernels/{kernel}", headers=self.server_headers(), timeout=30)
+            gone = f"{self.server}/api/kernels/{kernel}"
+            self.session.delete(gone, headers=self.browser_headers(urlsplit(gone).path), timeout=30)
         return PASSED in outputs[-1]
 
     async def execute(self, kernel: str, code: list[str]) -> list[str]:
@@ -241,7 +247,7 @@ class Student:
 
         url = f"{self.server}/api/kernels/{kernel}/channels?session_id={uuid.uuid4().hex}".replace("http", "ws", 1)
         cookies = "; ".join(f"{c.name}={c.value}" for c in self.session.cookies if self.name in c.path or c.path == "/")
-        headers = {"Cookie": cookies, **self.server_headers()}
+        headers = {"Cookie": cookies, "Sec-Fetch-Mode": "websocket", "Sec-Fetch-Site": "same-origin"}
         socket = await websocket_connect(HTTPRequest(url, headers=headers, request_timeout=self.remaining()))
         session, printed = uuid.uuid4().hex, []
         try:
@@ -287,7 +293,7 @@ class Student:
         for url in (f"{self.url}/hub/home", f"{self.server}/api/contents", f"{self.server}/lab",
                     f"{self.server}/api/kernelspecs", f"{self.server}/api/contents/{self.lesson}"):  # fmt: skip
             began = time.monotonic()
-            answer = self.request("GET", url, headers=self.server_headers())
+            answer = self.request("GET", url)
             self.visit.pages.append(time.monotonic() - began)
             if answer.status_code != 200:
                 raise StepFailed(f"{urlsplit(url).path} answered {answer.status_code}")
@@ -500,6 +506,17 @@ class ProcessSampler(threading.Thread):
         for key, (part, seconds) in self.last.items():
             totals[part] += seconds - self.first[key]
         return totals
+
+
+def student_settings(students: list[str]) -> dict[str, str]:
+    """The JUPYTER_CONFIG_PATH each running student server was started with, by student: what a
+    configuration says its students get, read from the servers themselves."""
+    found = {}
+    for process in psutil.process_iter(["username", "cmdline"]):
+        if process.info["username"] in students and "jupyterhub-singleuser" in " ".join(process.info["cmdline"] or []):
+            with contextlib.suppress(psutil.Error):
+                found[process.info["username"]] = process.environ().get("JUPYTER_CONFIG_PATH", "")
+    return found
 
 
 def percentiles(values: list[float]) -> tuple[float, float, float]:
