@@ -50,6 +50,18 @@ Settings (environment variables, read when the hub starts; see docs/instructor.m
                           (JupyterHub's defaults, 8081 and 8001, unless set: two hubs on one machine)
 ``AUTOGRADER_PROXY``        the configurable-http-proxy command (default: found on PATH)
 ``AUTOGRADER_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
+
+A class that logs in at once, and what each student may use (hub/capacity.py says why and how):
+
+``AUTOGRADER_SPAWN_LIMIT``  servers that start at once (default: two per core); the others see "the
+                          class is starting" (hub/templates/429.html) and get in seconds later
+``AUTOGRADER_START_TIMEOUT``, ``AUTOGRADER_HTTP_TIMEOUT``  seconds a start may take (default 120 each)
+``AUTOGRADER_SPAWNER``      cgroup (default: hub/cgroup_spawner.py, limits with no systemd), systemd
+                          (jupyterhub-systemdspawner) or local (JupyterHub's, no limits)
+``AUTOGRADER_MEM_LIMIT``, ``AUTOGRADER_CPU_LIMIT``, ``AUTOGRADER_TASKS_LIMIT``  each student's server and
+                          everything it runs (default 2G, 1 core, 1024 processes and threads; 0: none)
+``AUTOGRADER_CULL_IDLE``, ``AUTOGRADER_CULL_EVERY``  the idle culler stops a server unused this many
+                          seconds (default 3600; 0: no culler), looking every so often (default 300)
 """
 
 import dataclasses
@@ -80,6 +92,7 @@ ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRADER_ROSTER", os.path.join(H
 # each other from beside them (hub/lti.py, hub/install.py and hub/ngshare_service.py do the same).
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
+import capacity  # noqa: E402
 import roster  # noqa: E402
 
 COURSES = roster.load(ROSTER_PATH)
@@ -233,3 +246,7 @@ if EXCHANGE_KIND == "ngshare":
     c.JupyterHub.services.append(
         {"name": "ngshare", "url": f"http://127.0.0.1:{NGSHARE_PORT}", "command": command, "cwd": STATE}
     )
+
+# Last, because it adds to the services and roles above: the spawn limit and timeouts, the spawner
+# that holds each student to their limits, the idle culler, and who may start a class's servers.
+capacity.configure(c, capacity.Capacity.from_environment(os.environ), COURSES, HERE)

@@ -44,7 +44,7 @@ def test_two_courses_get_own_grader(tmp_path, monkeypatch):
     url = "postgresql://autograd:pw@db:5432/gradebook_{course}"
     c = hub_config(tmp_path, monkeypatch, TWO_COURSES, AUTOGRADER_DB_URL=url, AUTOGRADER_SERVICE_PORT="9100")
     services = {service["name"]: service for service in c.JupyterHub.services}
-    assert sorted(services) == ["autograd-fall", "autograd-spring"]
+    assert sorted(services) == ["autograd-fall", "autograd-spring", "idle-culler"]
     fall, spring = services["autograd-fall"], services["autograd-spring"]
     assert (fall["user"], fall["cwd"], fall["url"]) == (
         "grader-autograd-fall",
@@ -87,7 +87,8 @@ def test_one_course_keeps_admins(tmp_path, monkeypatch):
     c = hub_config(
         tmp_path, monkeypatch, roster, AUTOGRADER_COURSE_ROOT="/srv/here", AUTOGRADER_DB_URL="sqlite:///x.db"
     )
-    (service,) = c.JupyterHub.services
+    service, culler = c.JupyterHub.services
+    assert culler["name"] == "idle-culler"
     assert (service["name"], service["cwd"], service["user"]) == (
         "autograd-course",
         "/srv/here",
@@ -126,6 +127,6 @@ def test_old_settings_warn_but_work(tmp_path, monkeypatch):
     roster = 'instructors = ["instructor1"]\n'
     with pytest.warns(FutureWarning, match="AUTOGRAD_DB_URL is deprecated: set AUTOGRADER_DB_URL"):
         c = hub_config(tmp_path, monkeypatch, roster, AUTOGRAD_DB_URL="sqlite:///old.db", AUTOGRAD_SERVICE_PORT="9200")
-    (service,) = c.JupyterHub.services
+    service = c.JupyterHub.services[0]
     assert service["environment"]["AUTOGRADER_DB_URL"] == "sqlite:///old.db"
     assert service["url"] == "http://127.0.0.1:9200"
