@@ -48,6 +48,7 @@ LESSON = "lesson3_zeroing_grad"
 STEPS = ("login", "start", "lab", "list", "fetch", "answer", "self_check", "submit", "pages")
 # What a failed spawn looks like to a browser (JupyterHub's spawn-pending and error pages).
 SPAWN_FAILED = re.compile(r"Spawn failed|spawn failed", re.IGNORECASE)
+REFRESH = re.compile(r"""<meta\s+http-equiv=["']refresh["']\s+content=["']\s*(\d+)""", re.IGNORECASE)
 PASSED = "✅ train_step"  # the head line of a passed check (autograder/display.py)
 MAX_WAIT = 60.0  # the longest Retry-After a student honours at once (a page that asks for more is odd)
 
@@ -66,6 +67,8 @@ class Visit:
     errors: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # failure pages or events seen while starting
     waits: int = 0  # 429 "class is starting" answers honoured
+    # Each 429's Retry-After and the seconds its page's <meta http-equiv="refresh"> says (None: none)
+    starting_pages: list[tuple[str, str | None]] = field(default_factory=list)
     reached_lab: bool = False
     checked: bool | None = None  # the self-check said passed (None: not asked)
     submitted: bool = False
@@ -118,6 +121,8 @@ class Student:
             answer = self.request("GET", url, allow_redirects=False)
             if answer.status_code == 429:
                 self.visit.waits += 1
+                refresh = REFRESH.search(answer.text)
+                self.visit.starting_pages.append((answer.headers.get("Retry-After", ""), refresh and refresh[1]))
                 wait = float(answer.headers.get("Retry-After") or 1)
                 time.sleep(min(max(wait, 0.5), MAX_WAIT, self.remaining()))
                 continue

@@ -53,6 +53,9 @@ def test_students_over_the_spawn_limit_wait_on_the_class_is_starting_page(arriva
             pytest.skip("this hub has no AUTOGRADER_SPAWN_LIMIT yet: nobody is asked to wait")
     assert sum(visit.waits for visit in run.visits.values()) > 0
     assert all(visit.reached_lab for visit in run.visits.values())
+    # The page a waiting student sees reloads itself after the hub's Retry-After, like the client did.
+    pages = [page for visit in run.visits.values() for page in visit.starting_pages]
+    assert pages and all(retry.isdigit() and refresh == retry for retry, refresh in pages), pages
 
 
 def test_every_submission_is_collected_and_scored_right(arrival):
