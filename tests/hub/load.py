@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
 import re
@@ -529,7 +530,7 @@ def percentiles(values: list[float]) -> tuple[float, float, float]:
     if not values:
         return (float("nan"),) * 3
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered) + 0.5) - 1))]
+    p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]  # the nearest rank
     return statistics.median(ordered), p95, ordered[-1]
 
 
