@@ -8,7 +8,7 @@ JupyterHub's own:
 
 * ``concurrent_spawn_limit``: only so many servers start at once (by default two per core: enough
   to keep every core busy, few enough that each start stays short).  A student beyond it gets a 429
-  that hub/templates/error.html turns into a "the class is starting" page which tries again by
+  that hub/templates/429.html turns into a "the class is starting" page which tries again by
   itself after ``spawn_throttle_retry_range`` seconds (short here: a start takes seconds, not the
   minute JupyterHub's default assumes);
 * ``start_timeout`` / ``http_timeout``: how long a start may take before JupyterHub gives up, sized
@@ -125,7 +125,9 @@ def _spawner(text: str) -> str:
 def configure(c, capacity: Capacity, courses, hub_folder: str) -> None:
     """Apply ``capacity`` to the hub's configuration ``c`` for the roster's ``courses``."""
     c.JupyterHub.concurrent_spawn_limit = capacity.spawn_limit
-    c.JupyterHub.spawn_throttle_retry_range = capacity.retry_seconds
+    # Not a setting of JupyterHub 6 (no config tag), but read from the web application's settings,
+    # which tornado_settings extends: its default, 30 to 60 s, is longer than a start takes here.
+    c.JupyterHub.tornado_settings.update({"spawn_throttle_retry_range": capacity.retry_seconds})
     c.JupyterHub.template_paths = [os.path.join(hub_folder, "templates")]
     c.Spawner.start_timeout = capacity.start_timeout
     c.Spawner.http_timeout = capacity.http_timeout
@@ -155,13 +157,13 @@ def configure(c, capacity: Capacity, courses, hub_folder: str) -> None:
 def idle_culler(capacity: Capacity) -> dict:
     return {
         "name": "idle-culler",
+        # The hub starts it with its own token; named servers are off, so the defaults on them do.
         "command": [
             sys.executable,
             "-m",
             "jupyterhub_idle_culler",
             f"--timeout={capacity.cull_idle}",
             f"--cull-every={capacity.cull_every}",
-            "--remove-named-servers",
         ],  # fmt: skip
     }
 

@@ -1,0 +1,163 @@
+"""A lecture on a hub with limits (hub/capacity.py): the instructor starts the class's servers before it
+(hub/prestart.py, from the grading server's own environment, past a spawn limit of one); a student's
+runaway kernel, filling memory and then spinning on every core, is stopped by their own limits while a
+classmate keeps working; and a server nobody uses is stopped by the idle culler, leaving nothing of
+its student running.  The kernel's side of the limits alone: test_student_limits.py."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import psutil
+import pytest
+
+from tests.hub.conftest import make_accounts, remove_accounts, running_hub
+from tests.hub.load import StepFailed, Student
+
+pytestmark = [pytest.mark.hub, pytest.mark.slow]
+MEMORY_MB, CORES, IDLE = 700, 0.5, 40
+# The hub asks the servers and the proxy for activity every few seconds, so that the culler sees who
+# works (a lecture's hub does it every five minutes, against an hour of idleness).
+OVERLAY = """
+c.JupyterHub.last_activity_interval = 5
+c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] = "5"
+"""
+FILL_MEMORY = "blocks = []\nfor _ in range(64):\n    blocks.append(bytearray(32 * 2**20))\nprint('filled')"
+SPIN = (
+    "import subprocess, sys\n"
+    "spinners = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(3)]\n"
+    "print('spinning')"
+)
+WORK = "print(sum(i * i for i in range(300_000)))"
+
+
+@pytest.fixture(scope="module")
+def lecture(postgres, accounts):
+    students = make_accounts("lecture", 3, accounts)
+    roster = {"instructors": ["instructor1"], "tas": [], "students": students}
+    settings = {"AUTOGRADER_SPAWN_LIMIT": "1", "AUTOGRADER_MEM_LIMIT": f"{MEMORY_MB}M",
+                "AUTOGRADER_CPU_LIMIT": str(CORES), "AUTOGRADER_CULL_IDLE": str(IDLE),
+                "AUTOGRADER_CULL_EVERY": "5", "HUB_TEST": "{}"}  # fmt: skip
+    try:
+        with running_hub(postgres, accounts, "lecture_limits", "lecture-limits-hub.log", roster=roster,
+                         overlay=OVERLAY, **settings) as hub:  # fmt: skip
+            yield hub, students
+    finally:
+        remove_accounts(students)
+
+
+def grading_server_environment(hub) -> dict[str, str]:
+    """What a terminal of the course's grading server has: the service's own environment."""
+    for process in psutil.Process(hub.process.pid).children(recursive=True):
+        try:
+            if process.username().startswith("grader-") and "jupyterhub-singleuser" in " ".join(process.cmdline()):
+                return process.environ()
+        except psutil.Error:
+            continue
+    raise AssertionError(f"no grading server runs:\n{hub.log()}")
+
+
+def servers_of(name: str) -> list[psutil.Process]:
+    """The student's running server (a zombie runs nothing: the hub reaps it when it next looks)."""
+    return [p for p in psutil.process_iter(["username", "cmdline", "status"]) if p.info["username"] == name
+            and "jupyterhub-singleuser" in " ".join(p.info["cmdline"] or [])
+            and p.info["status"] != psutil.STATUS_ZOMBIE]  # fmt: skip
+
+
+def kernels_of(name: str) -> list[int]:
+    return [p.pid for p in psutil.process_iter(["username", "cmdline"]) if p.info["username"] == name
+            and "ipykernel" in " ".join(p.info["cmdline"] or [])]  # fmt: skip
+
+
+def test_the_instructor_starts_the_class_before_the_lecture_past_the_spawn_limit(lecture):
+    hub, students = lecture
+    environment = grading_server_environment(hub)
+    environment["PATH"] = os.environ["PATH"]
+    done = subprocess.run([sys.executable, os.path.join(hub.course, "hub", "prestart.py")], env=environment,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr + hub.log()
+    assert "autograd-course: 3 ready, 0 failed" in done.stdout
+    assert all(servers_of(student) for student in students)
+    assert "throttling" in hub.log(tail=200_000)  # the limit of one made it wait, and it waited
+
+
+def test_a_runaway_kernel_is_stopped_by_its_limits_while_a_classmate_keeps_working(lecture):
+    hub, students = lecture
+    runaway, classmate = (Student(hub.url, name, hub.password, deadline=time.monotonic() + 240)
+                          for name in students[:2])  # fmt: skip
+    kernels = {}
+    for student in (runaway, classmate):
+        student.start(student.login())  # already running: prestarted
+        started = student.request("POST", f"{student.server}/api/kernels", json={"name": "python3"})
+        kernels[student.name] = started.json()["id"]
+    server = servers_of(runaway.name)[0]
+    first_kernel = kernels_of(runaway.name)
+
+    # Memory: the runaway kernel is killed inside its own limit; its server lives on.
+    filling = threading.Thread(target=lambda: _quietly(runaway, kernels[runaway.name], FILL_MEMORY), daemon=True)
+    filling.start()
+    for _ in range(120):
+        if not set(first_kernel) & set(kernels_of(runaway.name)):
+            break
+        time.sleep(0.5)
+    assert not set(first_kernel) & set(kernels_of(runaway.name)), "the kernel filling memory was not stopped"
+    assert server.is_running()
+    began = time.monotonic()
+    assert asyncio.run(classmate.execute(kernels[classmate.name], [WORK]))[0].strip() == str(
+        sum(i * i for i in range(300_000))
+    )
+    assert time.monotonic() - began < 10
+
+    # CPU: three spinning processes of the runaway get half a core between them.
+    asyncio.run(runaway.execute(_fresh_kernel(runaway), [SPIN]))
+    spinners = [p for p in psutil.process_iter(["username", "cmdline"]) if p.info["username"] == runaway.name
+                and "while True" in " ".join(p.info["cmdline"] or [])]  # fmt: skip
+    assert len(spinners) == 3
+    before = sum(sum(p.cpu_times()[:2]) for p in spinners)
+    time.sleep(4)
+    used = sum(sum(p.cpu_times()[:2]) for p in spinners) - before
+    assert used <= CORES * 4 * 1.25, f"the spinners used {used:.2f} CPU-s in 4 s"
+    began = time.monotonic()
+    asyncio.run(classmate.execute(kernels[classmate.name], [WORK]))
+    assert time.monotonic() - began < 10
+    for spinner in spinners:
+        spinner.kill()
+
+
+def test_a_server_nobody_uses_is_culled_with_everything_its_student_ran(lecture):
+    hub, students = lecture
+    idle = students[2]  # prestarted, never used
+    for _ in range(int(IDLE * 4)):
+        if not servers_of(idle):
+            break
+        time.sleep(1)
+    assert not servers_of(idle), "the idle server is still running"
+    left = [p for p in psutil.process_iter(["username", "status"]) if p.info["username"] == idle
+            and p.info["status"] != psutil.STATUS_ZOMBIE]  # fmt: skip
+    assert not left  # (a zombie is the hub's to reap: it runs nothing)
+    sys.path.insert(0, os.path.join(hub.course, "hub"))
+    from cgroup_spawner import Cgroups
+
+    folders = Cgroups().group(idle).folders.values()
+    for _ in range(100):  # the hub removes the group once the server has stopped, a moment later
+        if not any(os.path.exists(folder) for folder in folders):
+            break
+        time.sleep(0.2)
+    assert not any(os.path.exists(folder) for folder in folders)
+
+
+def _fresh_kernel(student: Student) -> str:
+    started = student.request("POST", f"{student.server}/api/kernels", json={"name": "python3"})
+    return started.json()["id"]
+
+
+def _quietly(student: Student, kernel: str, code: str) -> None:
+    try:
+        asyncio.run(student.execute(kernel, [code]))
+    except (StepFailed, OSError, asyncio.TimeoutError):
+        pass  # the kernel dies under the code: no answer is the expected answer
