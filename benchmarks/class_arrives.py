@@ -137,8 +137,8 @@ def run_class(config: str, postgres, password: str, students: list[str], args, w
                               seed=args.seed, stagger=args.stagger, timeout=args.timeout)  # fmt: skip
             seen = student_settings(students)  # while their servers still run
             running = any(visit.reached_lab for visit in run.visits.values())
-            stock = all(folder in path.split(os.pathsep) for path in seen.values()) and (seen or not running)
-            if config == "stock" and not stock:
+            if config == "stock" and not (all(folder in path.split(os.pathsep) for path in seen.values())
+                                          and (seen or not running)):  # fmt: skip
                 raise SystemExit(f"the stock students' settings did not reach their servers: {seen}")
             try:
                 grading, problems = collect_and_grade(hub), []

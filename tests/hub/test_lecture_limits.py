@@ -1,13 +1,16 @@
 """A lecture on a hub with limits (hub/capacity.py): the instructor starts the class's servers before it
 (hub/prestart.py, from the grading server's own environment, past a spawn limit of one); a student's
 runaway kernel, filling memory and then spinning on every core, is stopped by their own limits while a
-classmate keeps working; and a server nobody uses is stopped by the idle culler, leaving nothing of
-its student running.  The kernel's side of the limits alone: test_student_limits.py."""
+classmate keeps working; a server nobody uses is stopped by the idle culler, leaving nothing of its
+student running; and a student who logs in while the only start slot is taken reads, in Chromium,
+that the class is starting, and reaches JupyterLab without a click.  The kernel's side of the limits
+alone: test_student_limits.py."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -15,17 +18,33 @@ import time
 
 import psutil
 import pytest
+import requests
 
+from tests.browser.lab import screenshot
 from tests.hub.conftest import make_accounts, remove_accounts, running_hub
 from tests.hub.load import StepFailed, Student
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 MEMORY_MB, CORES, IDLE = 700, 0.5, 40
+HELD = "lecture03"  # whose start the hub holds for a while: a start that keeps the only slot busy
 # The hub asks the servers and the proxy for activity every few seconds, so that the culler sees who
-# works (a lecture's hub does it every five minutes, against an hour of idleness).
-OVERLAY = """
+# works (a lecture's hub does it every five minutes, against an hour of idleness); HELD's start waits
+# 12 s before it begins, as a slow start on a busy machine would.
+OVERLAY = f"""
+import asyncio
+
 c.JupyterHub.last_activity_interval = 5
 c.Spawner.environment["JUPYTERHUB_ACTIVITY_INTERVAL"] = "5"
+course_hook = c.Spawner.pre_spawn_hook
+
+
+async def held_hook(spawner):
+    course_hook(spawner)
+    if spawner.user.name == "{HELD}":
+        await asyncio.sleep(12)
+
+
+c.Spawner.pre_spawn_hook = held_hook
 """
 FILL_MEMORY = "blocks = []\nfor _ in range(64):\n    blocks.append(bytearray(32 * 2**20))\nprint('filled')"
 SPIN = (
@@ -149,6 +168,34 @@ def test_a_server_nobody_uses_is_culled_with_everything_its_student_ran(lecture)
             break
         time.sleep(0.2)
     assert not any(os.path.exists(folder) for folder in folders)
+
+
+def test_a_student_over_the_limit_reads_that_the_class_is_starting_and_gets_in_by_itself(lecture, chromium):
+    hub, students = lecture
+    late = students[1]
+    environment = grading_server_environment(hub)
+    api, headers = environment["JUPYTERHUB_API_URL"], {"Authorization": f"token {environment['JUPYTERHUB_API_TOKEN']}"}
+    requests.delete(f"{api}/users/{late}/server", headers=headers, timeout=60)
+    for _ in range(100):
+        if not servers_of(late):
+            break
+        time.sleep(0.2)
+    # HELD's start takes the only slot for 12 s, and the late student logs in meanwhile.
+    holding = threading.Thread(target=requests.post, args=(f"{api}/users/{HELD}/server",),
+                               kwargs={"headers": headers, "timeout": 120}, daemon=True)  # fmt: skip
+    holding.start()
+    time.sleep(1)
+    page = chromium.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    page.goto(f"{hub.url}/hub/login", timeout=60_000)
+    page.fill("#username_input", late)
+    page.fill("#password_input", hub.password)
+    page.click("#login_submit")
+    page.locator("#class-is-starting").wait_for(timeout=30_000)
+    assert "This page tries again by itself" in page.locator("body").inner_text()
+    screenshot(page, "hub-class-is-starting")
+    page.wait_for_url(re.compile(rf".*/user/{late}/lab.*"), timeout=90_000)  # nothing clicked
+    page.locator("#jp-main-dock-panel").wait_for(timeout=90_000)
+    holding.join(timeout=120)
 
 
 def _fresh_kernel(student: Student) -> str:
