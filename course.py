@@ -52,9 +52,11 @@ INPUTS = (
 )
 # Installed as dependencies of dependencies, then removed (the list is part of the fingerprint below).
 # rfc3987-syntax: jsonschema's optional checker of the "iri" format, which jupyter-events pulls in
-# (jsonschema[format-nongpl]). Importing it builds dozens of parsers, in every process that imports
-# nbformat: the grader, each nbgrader command, each Jupyter server. Nothing in the course checks
-# IRIs, and jsonschema works without it (it then leaves that one format unchecked).
+# (jsonschema[format-nongpl], from jsonschema 4.24). Importing it builds dozens of parsers, in every
+# process that imports nbformat: the grader, each nbgrader command, each Jupyter server. Nothing in the
+# course checks IRIs, and jsonschema works without it (it then leaves that one format unchecked).
+# requirements.txt pins a jsonschema that does not ask for it, so that every install (the hub's as
+# docs/instructor.md gives it, Binder's, Colab's) goes without; this removes one an older pin left.
 UNWANTED = ("rfc3987-syntax",)
 # The course's JupyterLab settings (no "get notified about Jupyter news?" popup, no update checks),
 # installed where JupyterLab reads settings for every user of an environment: here, on Binder and on the hub.

@@ -216,6 +216,7 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
     config = os.path.join(course, "hub", "jupyterhub_config.py")
     if overlay is not None:  # the course's configuration, then the caller's settings on top
         environment["COURSE_HUB_CONFIG"] = config
+        environment.setdefault("HUB_TEST", "{}")  # an overlay that reads no values needs none
         config = wrapper(state, overlay)
     try:
         with jupyterhub(state, config, environment, log_name) as running:

@@ -61,7 +61,7 @@ def lecture(postgres, accounts):
     roster = {"instructors": ["instructor1"], "tas": [], "students": students}
     settings = {"AUTOGRADER_SPAWN_LIMIT": "1", "AUTOGRADER_MEM_LIMIT": f"{MEMORY_MB}M",
                 "AUTOGRADER_CPU_LIMIT": str(CORES), "AUTOGRADER_CULL_IDLE": str(IDLE),
-                "AUTOGRADER_CULL_EVERY": "5", "HUB_TEST": "{}"}  # fmt: skip
+                "AUTOGRADER_CULL_EVERY": "5"}  # fmt: skip
     try:
         with running_hub(postgres, accounts, "lecture_limits", "lecture-limits-hub.log", roster=roster,
                          overlay=OVERLAY, **settings) as hub:  # fmt: skip
