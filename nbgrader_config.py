@@ -29,6 +29,12 @@ c.CourseDirectory.db_url = os.environ.get("AUTOGRADER_DB_URL") or "sqlite:///" +
 # A course id, used by the exchange and the formgrader (a hub serving several courses from clones of
 # this folder gives each grading server its own).
 c.CourseDirectory.course_id = os.environ.get("AUTOGRADER_COURSE_ID") or "autograd-course"
+# The exchange folder assignments, submissions and feedback travel through: the one docs/instructor.md
+# makes (`install -d -m 1777 /srv/nbgrader/exchange`) and the hub's servers use
+# (hub/etc/jupyter/nbgrader_config.py), not nbgrader's /usr/local/share/nbgrader/exchange, which a
+# release would make under a loose mode and the formgrader, reading this file, would not find.
+# AUTOGRADER_EXCHANGE names another.
+c.Exchange.root = setting("EXCHANGE", "/srv/nbgrader/exchange")
 
 # What replaces a solution in the student version.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
