@@ -71,10 +71,13 @@ class Score:
 
 def assignment_scores(gradebook: Gradebook, assignment: str, students: list[str] | None = None) -> list[Score]:
     """Every gradebook student's score for ``assignment`` (by student id), with nbgrader export's
-    totals: a student with no submission scores 0 (``submitted`` False says so)."""
+    totals: a student with no submission scores 0 (``submitted`` False says so).  In the order of the
+    student ids: nbgrader's own order (last name, then first name) leaves students without names, as
+    ``zip_collect`` and autograde create them, in whatever order the database returns them, so every
+    file made from these scores (grades.csv, the Canvas and Moodle files) would change from run to run."""
     found = gradebook.find_assignment(assignment)
     scores = []
-    for student in gradebook.students:  # nbgrader's order (by last name, then first name)
+    for student in sorted(gradebook.students, key=lambda s: s.id):
         if students and student.id not in students:
             continue
         try:

@@ -40,11 +40,11 @@ def test_canvas_columns_and_title(course, capsys):
     rows, out = export(course, capsys, "--format", "canvas", "--title", "Lesson 3", "--lms-id", "31")
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lesson 3 (31)"]
     assert rows[1] == ["    Points Possible", "", "", "", "", "10.0"]
-    assert rows[2:] == [  # by last name, as nbgrader lists students
-        ["'=Tables, Bob", "", "", "bob", "", "10.0"],  # a name that starts like a formula stays text
-        ["Dee, Dee", "", "", "dee", "", ""],  # no submission: no grade
+    assert rows[2:] == [  # by student id, the same order at every export
         ["Lovelace, Ada", "", "", "ada", "", "7.0"],
+        ["'=Tables, Bob", "", "", "bob", "", "10.0"],  # a name that starts like a formula stays text
         ["Young, Cy", "", "", "cy", "", "4.0"],
+        ["Dee, Dee", "", "", "dee", "", ""],  # no submission: no grade
     ]
     assert "no --roster: Canvas will match students by SIS Login ID = the nbgrader student id" in out
     assert out.strip().endswith(os.path.join(course, "reports", f"{LESSON}-canvas.csv"))
@@ -62,8 +62,8 @@ def test_canvas_ids_from_roster(course, tmp_path, capsys):
 
 def test_moodle_email_and_grade(course, capsys):
     rows, out = export(course, capsys, "--format", "moodle", "--title", "Lesson 3")
-    assert rows == [["Email address", "Lesson 3"], ["bob@uni.example", "10.0"], ["dee@uni.example", ""],
-                    ["ada@uni.example", "7.0"]]  # fmt: skip
+    assert rows == [["Email address", "Lesson 3"], ["ada@uni.example", "7.0"], ["bob@uni.example", "10.0"],
+                    ["dee@uni.example", ""]]  # fmt: skip
     assert "left out, no Email address known (add it to the roster): cy" in out
 
 
