@@ -77,6 +77,25 @@ def test_a_plain_canvas_download_is_collected(tmp_path):
     assert answers == {"ada": "ada's", "bob": "bob's, late"} and left_out == []
 
 
+def test_a_notebook_the_release_does_not_have_is_listed_not_collected(tmp_path):
+    archive, extracted = tmp_path / "archive", tmp_path / "extracted"
+    archive.mkdir()
+    extracted.mkdir()
+    (archive / f"ada_101_201_{NOTEBOOK}").write_bytes(notebook("ada's"))
+    (archive / "bob_102_202_lesson3_zeroing_grad_copy.ipynb").write_bytes(notebook("bob's, misnamed"))
+    extractor = TopLevelExtractor()
+    extractor.extract(str(archive), str(extracted))
+    collector = TopLevelCollector(named_regexp=course_regexp(), log=extractor.log)
+    collector.__dict__["_left_out"] = left_out = LeftOut.of(extractor)
+    files = sorted(str(path) for path in extracted.iterdir())
+    decided = collector.decide(str(extracted), files, released={NOTEBOOK})
+    assert [info["student_id"] for info in decided.values()] == ["ada"]
+    assert why(left_out.entries, "grad_copy.ipynb").startswith(
+        f"not a notebook of this assignment (its release has {NOTEBOOK})"
+    )
+    assert left_out.collected == {"ada": 1}
+
+
 def test_a_nested_zip_naming_another_student_is_refused_and_named(tmp_path):
     """mallory uploads a zip holding a notebook named as ada's: ada keeps her own, the zip is not opened."""
     answers, left_out = unpack_and_decide(tmp_path, {

@@ -180,10 +180,12 @@ def test_an_export_of_a_class_with_no_students_fails(tmp_path, capsys, monkeypat
 
 
 def test_the_readme_export_commands_work_as_written(course, capsys):
-    """Each `python -m autograder export` line of the README, run as it is written there (A is the lesson)."""
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
-    commands = sorted(set(re.findall(r"`(python -m autograder export \$A[^`]*)`", readme)))
+    """Each `python -m autograder export $A` of the README and the guide, run as it is written there."""
+    docs = ""
+    for name in ("README.md", os.path.join("docs", "instructor.md")):
+        with open(os.path.join(ROOT, name), encoding="utf-8") as f:
+            docs += f.read()
+    commands = sorted(set(re.findall(r"`(python -m autograder export \$A[^`]*)`", docs)))
     assert len(commands) >= 2, commands  # Canvas and Moodle
     for command in commands:
         argv = shlex.split(command.replace("$A", LESSON))[3:]
