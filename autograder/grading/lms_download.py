@@ -25,9 +25,10 @@ nbgrader_config.py plugs two classes into ``ZipCollectApp``'s extension points:
   a file's path inside its download, and the ``student_id`` it finds must lie in the first part of
   that path (the name the LMS wrote); a file whose name does not say whose it is is skipped.
   Among the files of one student for one notebook the one with the highest ``version`` (the
-  regexp's optional group: Canvas's ``-1``, ``-2``) is collected; two with the same version (two
-  accounts of one name, or one file in two downloads) are both refused, and the student's other
-  notebooks and everyone else are collected.  A notebook the assignment's release does not have
+  regexp's optional group: Canvas's ``-1``, ``-2``) is collected; one file in two downloads (the
+  same name inside each, the same bytes: the second day's download put beside the first) counts
+  once; two different files with the same version (two accounts of one name) are both refused, and
+  the student's other notebooks and everyone else are collected.  A notebook the assignment's release does not have
   (``lesson3_zeroing_grad_copy.ipynb``) is listed, not collected: nbgrader would copy it beside
   the missing one with a warning in mid-log, and autograde would find the student's notebook missing.
 
@@ -35,8 +36,8 @@ Every file refused or skipped is listed at the end of the command's output (``Le
 name escaped and shortened (``exchange.shown``), after a line that counts what was collected and for
 whom; nothing is deleted from ``archive/``.
 
-A second ``zip_collect`` of one assignment (the LMS's new download put in ``archive/`` in place of
-the first) needs ``--force``, as nbgrader's own error says: without it nbgrader stops on
+A second ``zip_collect`` of one assignment (the LMS's new download put in ``archive/``, in place
+of the first or beside it) needs ``--force``, as nbgrader's own error says: without it nbgrader stops on
 "Directory not empty" before it unpacks or copies anything; with it, nbgrader empties
 ``extracted/`` and, for each student collected again, ``submitted/<student>/<assignment>/``, and
 the students this download does not give a file keep what they had.
@@ -44,6 +45,7 @@ the students this download does not give a file keep what they had.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -263,6 +265,12 @@ class Candidate:
     student: str
     notebook: str
     version: int
+    name: str  # inside its download: the LMS's name, which says whose it is and which upload
+
+    def same_file(self) -> tuple[str, str]:
+        """What makes two candidates one file: its name inside the download and its bytes."""
+        with open(self.path, "rb") as f:
+            return self.name, hashlib.sha256(f.read()).hexdigest()  # at most SandboxLimits.file_size_mb
 
 
 class TopLevelCollector(FileNameCollectorPlugin):
@@ -314,6 +322,11 @@ class TopLevelCollector(FileNameCollectorPlugin):
         for (student, notebook), found in sorted(candidates.items()):
             latest = max(candidate.version for candidate in found)
             kept = [candidate for candidate in found if candidate.version == latest]
+            if len(kept) > 1 and len({candidate.same_file() for candidate in kept}) == 1:
+                for copy in kept[1:]:
+                    left_out.add(copy.shown_as, f"the same file as {shown(kept[0].shown_as)} (the same name "
+                                 "and bytes, in another download), which is collected", self.log)  # fmt: skip
+                kept = kept[:1]
             if len(kept) > 1:
                 names = " and ".join(shown(candidate.shown_as) for candidate in kept)
                 why = f"one of {len(kept)} files for {shown(student)}'s {notebook} ({names}): none is collected"
@@ -350,4 +363,4 @@ class TopLevelCollector(FileNameCollectorPlugin):
             return None
         version = match.groupdict().get("version")
         notebook = os.path.splitext(match["file_id"])[0] + extension
-        return Candidate(path, what, student, notebook, int(version) if version else 0)
+        return Candidate(path, what, student, notebook, int(version) if version else 0, name)
