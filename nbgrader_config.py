@@ -62,6 +62,7 @@ c.Autograde.post_convert_hook = functools.partial(keep_closed, c.CourseDirectory
 c.Autograde.sanitize_preprocessors = [
     "autograder.grading.grader_owned.DropGraderMetadata",  # the grader's notes and verdicts are this run's
     "autograder.grading.intake.RecordRefusals",  # notes on what the hook above refused
+    "autograder.grading.student_names.NameUnnamedStudent",  # "—", not "None, None", in the formgrader
     "autograder.grading.structure.RestoreStructure",  # rebuild on the released notebook
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",

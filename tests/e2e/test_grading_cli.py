@@ -258,3 +258,14 @@ def test_report_and_feedback_add_up_for_a_syntax_error_a_blank_and_a_mistake(sma
     bob = open(os.path.join(course, "feedback", "bob", LESSON, f"{LESSON}.html"), encoding="utf-8").read()
     assert "What the codes mean" in bob and "never_clears means:" in bob
     assert "Clear them" not in bob
+
+
+@requires_bwrap
+def test_students_the_grader_creates_are_named_with_dashes_not_none(small_class):
+    """nbgrader creates each student with no name; the formgrader would write "None, None".  (frank's
+    submission holds no notebook of the assignment, so no grading step ran for him: see the report.)"""
+    from nbgrader.api import Gradebook
+
+    with Gradebook("sqlite:///" + os.path.join(small_class["course"], "gradebook.db"), "autograd-course") as gb:
+        names = {s.id: (s.first_name, s.last_name) for s in gb.students}
+    assert {s for s, name in names.items() if name == ("—", "—")} == {"alice", "bob", "carl", "erin", "gina"}

@@ -50,3 +50,30 @@ def test_lms_files_list_students_by_id(course, tmp_path, capsys, monkeypatch, fm
     column = 3 if fmt == "canvas" else 0  # SIS Login ID; Moodle's email, which starts with the id here
     assert [r[column].split("@")[0] for r in rows] == BY_ID
     assert not any("None" in cell for row in rows for cell in row)
+
+
+def test_a_student_the_grader_creates_is_named_with_dashes_and_a_named_one_keeps_the_name(tmp_path):
+    """The formgrader writes a missing name as "None, None": the grader's step names such a student "—"."""
+    from nbgrader.api import Gradebook
+    from traitlets.config import Config
+
+    from autograder.grading.student_names import NO_NAME, NameUnnamedStudent
+
+    folder = make_class(str(tmp_path / "course"), {"kim": 5, "ann": 9}, people=PEOPLE)
+    config = Config()
+    config.CourseDirectory.root, config.CourseDirectory.db_url = folder, db_url(folder)
+    config.CourseDirectory.course_id = COURSE_ID
+    for student in ("kim", "ann", "nobody"):
+        NameUnnamedStudent(config=config).preprocess(None, {"nbgrader": {"student": student}})
+    with Gradebook(db_url(folder), COURSE_ID) as gb:
+        names = {s.id: (s.first_name, s.last_name) for s in gb.students}
+    assert names == {"kim": (NO_NAME, NO_NAME), "ann": ("Ann", "Young")}
+
+
+def test_the_exports_read_the_dashes_as_no_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("AUTOGRADER_DB_URL", raising=False)
+    folder = make_class(str(tmp_path / "course"), {"kim": 5}, people={"kim": ("—", "—", "kim@uni.example")})
+    target = str(tmp_path / "canvas.csv")
+    main(["export", LESSON, "--course", folder, "--format", "canvas", "--output", target])
+    capsys.readouterr()
+    assert _rows(target)[2][0] == "kim"  # named by id, as a student nobody named
