@@ -264,6 +264,12 @@ def explained(exercise: str, code: str) -> str:
     return "; ".join([words, *others])
 
 
+def in_words(exercise: str, code: str) -> str:
+    """``explained`` for a documented code, "" for any other (an error's name): what a verdict's
+    ``[code]`` is shown with, wherever a verdict is shown."""
+    return explained(exercise, code) if meaning(exercise, code) else ""
+
+
 def revisit(exercise: str, code: str) -> str:
     """The heading of the lesson section to read again after getting ``code`` in ``exercise``."""
     sections = REVISIT.get(exercise, {})

@@ -36,7 +36,7 @@ from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import List, Unicode
 
 from .. import codes as code_table
-from ..display import NOT_PASSED, PASSED, shown_lines, wrapped
+from ..display import NOT_PASSED, PASSED, meaning_lines, shown_lines, wrapped
 from .sanitize import PAGE_POLICY
 
 PLACEHOLDER = "# (hidden tests ran here; their code is not shown)"
@@ -111,7 +111,7 @@ def summary_markdown(rows: list[dict]) -> str:
 def code_meaning(exercise: str, code: str) -> str:
     """The code's meaning in words, with the meaning of every other code it names ("" for a code the
     tables do not know, e.g. an error's name)."""
-    return code_table.explained(exercise, code) if code_table.meaning(exercise, code) else ""
+    return code_table.in_words(exercise, code)
 
 
 def code_legend(rows: list[dict]) -> list[tuple[str, str, str]]:
@@ -152,9 +152,7 @@ def verdict_text(verdicts: list[dict], stopped: bool) -> str:
             lines += shown_lines(v["exercise"], v["code"], False, v["fix"], fix_label="To fix:")
             if v["what"]:
                 lines += wrapped(f"What the grader saw: {v['what']}")
-            words = code_meaning(str(v["exercise"]), str(v["code"]))
-            if words:  # the code in the head line, in words (plain text: no Markdown's backticks)
-                lines += wrapped(f"{v['code']} means: {words.replace('`', '')}")
+            lines += meaning_lines(str(v["code"]), code_meaning(str(v["exercise"]), str(v["code"])))
     return "\n".join(lines) + "\n"
 
 

@@ -45,6 +45,7 @@ from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import Unicode, default
 
 from ..checks import FAILED_LINE
+from ..codes import in_words
 from ..display import shown_lines
 from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
 from .cell_label import recorded_label
@@ -342,7 +343,9 @@ class ScoreChecks(NbGraderPreprocessor):
             kept = {key: value for key, value in check.items() if not (key == "seed" and check.get("hidden"))}
             results.append({**kept, "code": verdict.code, "passed": verdict.passed, "message": verdict.message,
                             "review": verdict.review})  # fmt: skip
-            line = "\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message))
+            words = in_words(verdict.exercise, verdict.code)  # the [code] explained where it is shown
+            shown_verdict = shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message, meaning=words)
+            line = "\n".join(shown_verdict)
             # Each distinct verdict once (two seeds usually agree), what to fix before what passed.
             shown = passes if verdict.passed else failures
             if line not in shown:
