@@ -7,6 +7,7 @@ import functools
 import os
 
 from autograder.grading.course_folder import keep_closed
+from autograder.quiet import encrypt_kernels, server_debugging
 from autograder.settings import setting
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
@@ -39,6 +40,14 @@ c.Exchange.root = setting("EXCHANGE", "/srv/nbgrader/exchange")
 # What replaces a solution in the student version.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Kernels nbgrader starts (`nbgrader validate`, the Validate button) talk over encrypted sockets, so
+# ipykernel does not warn "running over TCP without encryption" at each (autograder/quiet.py).
+encrypt_kernels(c)
+# The formgrader's debug panel prints this configuration as JSON, which the post-convert hook below
+# (a function bound to the course root) is not, so each visit of Manage Assignments warned "Formgrader
+# config is not serializable".  The panel (and that warning) shows when the server runs with --debug.
+c.FormgradeExtension.debug = server_debugging()
 
 # Student notebooks in the formgrader and in feedback: show the diagnosis, keep outputs small.
 c.ExecutePreprocessor.iopub_timeout = 10
