@@ -21,6 +21,7 @@ import urllib.request
 import uuid
 
 import pytest
+import zmq
 from tornado.websocket import websocket_connect
 
 from tests.course_copy import ROOT, make_course
@@ -81,8 +82,9 @@ async def run_code(port: int, kernel_id: str, code: str) -> str:
     return printed
 
 
-def serve(folder: str, *flags: str) -> str:
-    """Start JupyterLab as ``course.py lab`` does, use it as a newcomer would, stop it: its stderr."""
+def serve(folder: str, *flags: str) -> tuple[str, bytes]:
+    """Start JupyterLab as ``course.py lab`` does, use it as a newcomer would, stop it: its stderr, and
+    what a listener on the kernel's output port overheard."""
     port = free_port()
     exchange = os.path.join(folder, ".exchange")  # made as docs/instructor.md makes the course's
     subprocess.run(["install", "-d", "-m", "1777", exchange], check=True)
@@ -103,7 +105,17 @@ def serve(folder: str, *flags: str) -> str:
                 assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.3)
         kernel = post(port, "/api/kernels", {"name": "python3"})
+        with open(os.path.join(folder, ".runtime", f"kernel-{kernel['id']}.json")) as f:
+            connection = json.load(f)
+        # another account on the machine listens to the kernel's output port, as any local user can reach
+        # 127.0.0.1: over plain TCP it reads every output; with the kernel's CurveZMQ keys it reads nothing
+        eavesdropper = zmq.Context().socket(zmq.SUB)
+        eavesdropper.setsockopt(zmq.SUBSCRIBE, b"")
+        eavesdropper.connect(f"tcp://{connection['ip']}:{connection['iopub_port']}")
+        time.sleep(0.5)
         assert asyncio.run(run_code(port, kernel["id"], "print(6 * 7)")).strip() == "42"
+        overheard = b"".join(eavesdropper.recv() for _ in range(20) if eavesdropper.poll(500))
+        eavesdropper.close(linger=0)
         status, page = get(port, "/formgrader/manage_assignments")
         # the formgrader outside a hub, started in the course folder, finds the course's exchange
         assert status == 200 and "Add new assignment" in page and 'id="warning-exchange"' not in page
@@ -112,7 +124,7 @@ def serve(folder: str, *flags: str) -> str:
         post(port, "/api/shutdown")
         server.wait(timeout=60)
         log.seek(0)
-        return log.read()
+        return log.read(), overheard
     finally:
         if server.poll() is None:
             server.kill()
@@ -128,14 +140,22 @@ def course_folder(tmp_path_factory) -> str:
 
 
 def test_a_course_server_starts_kernels_opens_websockets_and_the_formgrader_without_warnings(course_folder):
-    log = serve(course_folder)
+    log, overheard = serve(course_folder)
     assert TCP not in log and WEBSOCKET not in log and FORMGRADER not in log, log[-4000:]
     assert "Exception while loading config file" not in log, log[-4000:]
     assert "Kernel started" in log  # the log is the server's, not an empty one
+    assert overheard == b""  # the kernel's sockets are encrypted: a classmate's listener hears nothing
+
+
+def test_over_plain_tcp_a_listener_hears_the_kernel_and_the_server_says_so(course_folder):
+    """What the encryption stops, shown: the listener above is a real one."""
+    plain = ("--KernelManager.transport_encryption=disabled", "--MappingKernelManager.transport_encryption=disabled")
+    log, overheard = serve(course_folder, *plain)
+    assert b"42" in overheard and TCP in log
 
 
 def test_with_debug_asked_for_the_server_hides_nothing(course_folder):
-    log = serve(course_folder, "--debug")
+    log, _ = serve(course_folder, "--debug")
     assert WEBSOCKET in log and FORMGRADER in log, log[-4000:]
 
 
