@@ -42,12 +42,23 @@ class RunningHub:
             return f.read()[-tail:]
 
 
+# After a test's settings: a test that replaces the hub's services (declared only, or run elsewhere)
+# takes them out of the course's roles too, since JupyterHub refuses a role naming an undefined service.
+PRUNE_ROLES = """
+_defined = {service["name"] for service in c.JupyterHub.services}
+c.JupyterHub.load_roles = [
+    {**role, "services": [name for name in role["services"] if name in _defined]} if "services" in role else role
+    for role in c.JupyterHub.load_roles
+]
+"""
+
+
 def wrapper(state: str, settings: str) -> str:
     """A configuration file in ``state``: the course's hub configuration, then ``settings`` (Python
     that reads the test's values from ``test``, a dict given as ``HUB_TEST``)."""
     path = os.path.join(state, "test_hub_config.py")
     with open(path, "w") as f:
-        f.write(WRAPPER + settings)
+        f.write(WRAPPER + settings + "\n" + PRUNE_ROLES)
     return path
 
 
