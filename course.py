@@ -156,7 +156,20 @@ def lab(extra: list[str]) -> int:
     setup()
     copy_student_notebooks()
     notebook = os.path.join("my-work", f"{FIRST_LESSON}.ipynb")
-    return subprocess.call([os.path.join(BIN, "jupyter"), "lab", notebook, *root_flags(), *extra], cwd=ROOT)
+    command = [os.path.join(BIN, "jupyter"), "lab", notebook, *root_flags(), *extra]
+    return subprocess.call(command, cwd=ROOT, env=lab_environment(os.environ))
+
+
+# The Jupyter settings every server of the course reads, the hub's and this one: the course's exchange,
+# and no warning a newcomer did not cause (encrypted kernel sockets, tornado's websocket-setting
+# warning left out unless `--debug`; autograder/quiet.py).
+SERVER_SETTINGS = os.path.join(ROOT, "hub", "etc", "jupyter")
+
+
+def lab_environment(environ) -> dict:
+    """``environ`` with the course's server settings first in JUPYTER_CONFIG_PATH (any others after)."""
+    paths = [SERVER_SETTINGS] + [p for p in environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+    return {**environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(dict.fromkeys(paths))}
 
 
 def root_flags() -> list[str]:

@@ -7,6 +7,7 @@ import functools
 import os
 
 from autograder.grading.course_folder import keep_closed
+from autograder.quiet import encrypt_kernels, server_debugging
 from autograder.settings import setting
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
@@ -29,10 +30,24 @@ c.CourseDirectory.db_url = os.environ.get("AUTOGRADER_DB_URL") or "sqlite:///" +
 # A course id, used by the exchange and the formgrader (a hub serving several courses from clones of
 # this folder gives each grading server its own).
 c.CourseDirectory.course_id = os.environ.get("AUTOGRADER_COURSE_ID") or "autograd-course"
+# The exchange folder assignments, submissions and feedback travel through: the one docs/instructor.md
+# makes (`install -d -m 1777 /srv/nbgrader/exchange`) and the hub's servers use
+# (hub/etc/jupyter/nbgrader_config.py), not nbgrader's /usr/local/share/nbgrader/exchange, which a
+# release would make under a loose mode and the formgrader, reading this file, would not find.
+# AUTOGRADER_EXCHANGE names another.
+c.Exchange.root = setting("EXCHANGE", "/srv/nbgrader/exchange")
 
 # What replaces a solution in the student version.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Kernels nbgrader starts (`nbgrader validate`, the Validate button) talk over encrypted sockets, so
+# ipykernel does not warn "running over TCP without encryption" at each (autograder/quiet.py).
+encrypt_kernels(c)
+# The formgrader's debug panel prints this configuration as JSON, which the post-convert hook below
+# (a function bound to the course root) is not, so each visit of Manage Assignments warned "Formgrader
+# config is not serializable".  The panel (and that warning) shows when the server runs with --debug.
+c.FormgradeExtension.debug = server_debugging()
 
 # Student notebooks in the formgrader and in feedback: show the diagnosis, keep outputs small.
 c.ExecutePreprocessor.iopub_timeout = 10
@@ -56,6 +71,7 @@ c.Autograde.post_convert_hook = functools.partial(keep_closed, c.CourseDirectory
 c.Autograde.sanitize_preprocessors = [
     "autograder.grading.grader_owned.DropGraderMetadata",  # the grader's notes and verdicts are this run's
     "autograder.grading.intake.RecordRefusals",  # notes on what the hook above refused
+    "autograder.grading.student_names.NameUnnamedStudent",  # "—", not "None, None", in the formgrader
     "autograder.grading.structure.RestoreStructure",  # rebuild on the released notebook
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",

@@ -38,6 +38,16 @@ class NotYet(AssertionError):
         return [FAILED_LINE]
 
 
+def _in_words(exercise: str, code: str) -> str:
+    """The code's meaning, for the line under the verdict; "" where ``codes.py`` is hidden (a sandbox's
+    job or kernel, see ``autograder.jobs.GRADER_ONLY``), which shows the verdict all the same."""
+    try:
+        from .codes import in_words
+    except ImportError:
+        return ""
+    return in_words(exercise, code)
+
+
 def _report(verdict, printed: str = "") -> None:
     __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
     if printed.strip():
@@ -45,7 +55,8 @@ def _report(verdict, printed: str = "") -> None:
         shown = "\n".join("    " + line for line in lines[:15])
         more = f"\n    ... ({len(lines) - 15} more lines)" if len(lines) > 15 else ""
         print(f"Your function printed:\n{shown}{more}")
-    print("\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message)))
+    meaning = _in_words(verdict.exercise, verdict.code)
+    print("\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message, meaning=meaning)))
     if verdict.passed:
         return
     raise NotYet(f"{verdict.exercise}: {verdict.code}: {verdict.message}")

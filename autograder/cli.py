@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--course", default=".", help="the course folder (default: the current folder)")
     report.add_argument("--output", default=None, help="folder for the two files (default: COURSE/reports)")
 
-    from .grading.lms import FORMATS, MOODLE_IDS
+    from .grading.lms import FORMATS, LEFT_OUT_STATUS, MOODLE_IDS
     from .grading.publish import CONFIG_NAME
 
     publish = commands.add_parser(
@@ -109,7 +109,11 @@ def _parser() -> argparse.ArgumentParser:
         "export",
         help="write a gradebook file for an LMS's import (Canvas or Moodle), for schools without LTI",
         description="Write COURSE/reports/ASSIGNMENT-FORMAT.csv in the column layout the LMS's gradebook import "
-        "documents, with nbgrader export's totals.",
+        "documents, with nbgrader export's totals. Students the file cannot name (Moodle: no email, or no "
+        "ID number, known) are left out and listed last.",
+        epilog=f"exit status: 0 every student is in the file; {LEFT_OUT_STATUS} the file is written but some "
+        "students are left out (listed last, with the option that names them); 2 nothing is written (an error, "
+        "or no student would be in the file).",
     )
     export.add_argument("assignment", metavar="ASSIGNMENT")
     export.add_argument("--format", required=True, choices=FORMATS, dest="fmt", help="the LMS")
@@ -244,16 +248,15 @@ def export_main(args) -> int:
     os.umask(0o077)  # every student's grade
     _quiet_gradebook()
     try:
-        path, warnings = export_lms(args.course, args.assignment, args.fmt, args.output, args.roster, args.title,
-                                    args.lms_id, args.moodle_id, args.missing_as_zero)  # fmt: skip
+        done = export_lms(args.course, args.assignment, args.fmt, args.output, args.roster, args.title,
+                          args.lms_id, args.moodle_id, args.missing_as_zero)  # fmt: skip
     except GradeError as error:
         return _fail(str(error))
-    from .grading.terminal import terminal_safe  # the warnings list student ids
+    from .grading.terminal import terminal_safe  # the lines list student ids
 
-    for warning in warnings:
-        print(f"note: {terminal_safe(warning)}")
-    print(f"wrote {path}")
-    return 0
+    for line in done.lines():
+        print(terminal_safe(line))
+    return done.status
 
 
 def _start_server() -> None:

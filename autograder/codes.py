@@ -15,6 +15,8 @@ pointing at nothing.  Pure data: ``course.py`` reads it without torch.
 
 from __future__ import annotations
 
+import re
+
 SHARED = {
     "ok": "correct",
     "unanswered": "the answer cell was left as it was handed out",
@@ -240,6 +242,32 @@ REVISIT: dict[str, dict[str, str]] = {
 def meaning(exercise: str, code: str) -> str:
     """The code's meaning in words ("" for a code nobody documented: a test keeps that from happening)."""
     return MEANINGS.get(exercise, {}).get(code) or SHARED.get(code, "")
+
+
+def named_codes(exercise: str, text: str, own: str = "") -> list[str]:
+    """The codes of ``exercise`` (or shared ones) that ``text`` names in backticks, other than ``own``:
+    a meaning that says "also what a fresh start shows for `clears_once`" names a code the reader
+    may not have met yet."""
+    known = {**SHARED, **MEANINGS.get(exercise, {})}
+    found = []
+    for name in re.findall(r"`([A-Za-z_]+)`", text):
+        if name in known and name != own and name not in found:
+            found.append(name)
+    return found
+
+
+def explained(exercise: str, code: str) -> str:
+    """The code's meaning, followed by the meaning of every other code it names, so that each code
+    shown is explained where it appears ("...; `clears_once` means: clears once before the loop ...")."""
+    words = meaning(exercise, code)
+    others = [f"`{name}` means: {meaning(exercise, name)}" for name in named_codes(exercise, words, code)]
+    return "; ".join([words, *others])
+
+
+def in_words(exercise: str, code: str) -> str:
+    """``explained`` for a documented code, "" for any other (an error's name): what a verdict's
+    ``[code]`` is shown with, wherever a verdict is shown."""
+    return explained(exercise, code) if meaning(exercise, code) else ""
 
 
 def revisit(exercise: str, code: str) -> str:

@@ -33,10 +33,13 @@ def wrapped(text: str, indent: str = "   ", width: int = WIDTH) -> list[str]:
     return lines or [indent.rstrip()]
 
 
-def shown_lines(exercise: str, code: str, passed: bool, message: str, fix_label: str = "") -> list[str]:
+def shown_lines(
+    exercise: str, code: str, passed: bool, message: str, fix_label: str = "", meaning: str = ""
+) -> list[str]:
     """A verdict as a student reads it: a head line with the mark and the result in words, then each
     problem on its own lines, wrapped at word boundaries.  ``fix_label`` ("To fix:") goes before the
-    first problem."""
+    first problem; ``meaning`` (``codes.in_words``) says what the ``[code]`` of the head line means,
+    last, so that no code is shown unexplained (Markdown's backticks dropped: this is plain text)."""
     if passed:
         head = f"✅ {exercise}: {PASSED}"
     else:
@@ -44,4 +47,10 @@ def shown_lines(exercise: str, code: str, passed: bool, message: str, fix_label:
     parts = problems(message)
     if fix_label and parts and not passed:
         parts[0] = f"{fix_label} {parts[0]}"
-    return [head, *(line for part in parts for line in wrapped(part))]
+    lines = [head, *(line for part in parts for line in wrapped(part))]
+    return lines if passed else lines + meaning_lines(code, meaning)
+
+
+def meaning_lines(code: str, meaning: str) -> list[str]:
+    """The code in words ("never_clears means: gradients pile up ..."), wrapped; nothing without one."""
+    return wrapped(f"{code} means: {meaning.replace('`', '')}") if meaning else []

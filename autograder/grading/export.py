@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
+from .student_names import NO_NAME
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # what a spreadsheet reads as a number
 
@@ -69,12 +71,20 @@ class Score:
         return max(0.0, self.raw - self.penalty)
 
 
+def known_name(name: str | None) -> str | None:
+    """A name, or None for none: the "—" a student the grader created gets (``student_names.py``)."""
+    return None if name in (None, NO_NAME) else name
+
+
 def assignment_scores(gradebook: Gradebook, assignment: str, students: list[str] | None = None) -> list[Score]:
     """Every gradebook student's score for ``assignment`` (by student id), with nbgrader export's
-    totals: a student with no submission scores 0 (``submitted`` False says so)."""
+    totals: a student with no submission scores 0 (``submitted`` False says so).  In the order of the
+    student ids: nbgrader's own order (last name, then first name) leaves students without names, as
+    ``zip_collect`` and autograde create them, in whatever order the database returns them, so every
+    file made from these scores (grades.csv, the Canvas and Moodle files) would change from run to run."""
     found = gradebook.find_assignment(assignment)
     scores = []
-    for student in gradebook.students:  # nbgrader's order (by last name, then first name)
+    for student in sorted(gradebook.students, key=lambda s: s.id):
         if students and student.id not in students:
             continue
         try:
@@ -85,8 +95,9 @@ def assignment_scores(gradebook: Gradebook, assignment: str, students: list[str]
             submitted, timestamp = True, submission.timestamp
             raw, penalty = submission.score, submission.late_submission_penalty or 0.0
             manual = bool(submission.needs_manual_grade)
-        scores.append(Score(student.id, student.first_name, student.last_name, student.email, submitted, timestamp,
-                            raw, penalty, found.max_score, manual))  # fmt: skip
+        first, last = known_name(student.first_name), known_name(student.last_name)
+        scores.append(Score(student.id, first, last, student.email, submitted, timestamp, raw, penalty,
+                            found.max_score, manual))  # fmt: skip
     return scores
 
 

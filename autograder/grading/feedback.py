@@ -35,7 +35,8 @@ from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import List, Unicode
 
-from ..display import NOT_PASSED, PASSED, shown_lines, wrapped
+from .. import codes as code_table
+from ..display import NOT_PASSED, PASSED, meaning_lines, shown_lines, wrapped
 from .sanitize import PAGE_POLICY
 
 PLACEHOLDER = "# (hidden tests ran here; their code is not shown)"
@@ -99,16 +100,40 @@ def summary_markdown(rows: list[dict]) -> str:
         mark = f"✅ {PASSED}" if row["passed"] else f"❌ {NOT_PASSED}"
         todo = "nothing: well done" if row["passed"] else _cell_text(row["fix"])
         lines.append(f"| `{row['exercise']}` | {mark} | `{row['code']}` | {todo} |")
+    legend = code_legend(rows)
+    if legend:
+        lines += ["", "What the codes mean:", ""]
+        lines += [f"- `{code}` ({exercise}): {words}" for exercise, code, words in legend]
     lines += ["", "Each test cell below says more; the graders ran more scenarios than your notebook's test cells."]
     return "\n".join(lines)
 
 
+def code_meaning(exercise: str, code: str) -> str:
+    """The code's meaning in words, with the meaning of every other code it names ("" for a code the
+    tables do not know, e.g. an error's name)."""
+    return code_table.in_words(exercise, code)
+
+
+def code_legend(rows: list[dict]) -> list[tuple[str, str, str]]:
+    """(exercise, code, meaning) for each code of a failed verdict, once each: every code the summary
+    names is explained on the page (``ok`` needs no words)."""
+    seen, found = set(), []
+    for row in rows:
+        key = (str(row["exercise"]), str(row["code"]))
+        words = code_meaning(*key)
+        if not row["passed"] and words and key not in seen:
+            seen.add(key)
+            found.append((*key, _cell_text(words).replace("\\|", "|")))
+    return found
+
+
 def _with_error_fix(verdict: dict) -> dict:
     """For an answer cell that raised before the function existed, the fix names that cell and line
-    ("SyntaxError on line 3 of In [20]: fix that cell, ..."); the grader's sentence becomes the what."""
+    ("SyntaxError on line 3 of In [7] of your notebook: fix that cell, ..."); the grader's sentence
+    becomes the what."""
     if verdict["passed"] or verdict["code"] != "error" or " raised " not in verdict["fix"]:
         return verdict
-    from .report import short_reason  # "SyntaxError on line 3 of In [20]"
+    from .report import short_reason  # "SyntaxError on line 3 of In [7] of your notebook"
 
     fix = f"{short_reason(verdict['fix'])}: fix that cell, run it, then run the test cells again."
     return {**verdict, "fix": fix, "what": " ".join(filter(None, [verdict["what"], verdict["fix"]]))}
@@ -127,6 +152,7 @@ def verdict_text(verdicts: list[dict], stopped: bool) -> str:
             lines += shown_lines(v["exercise"], v["code"], False, v["fix"], fix_label="To fix:")
             if v["what"]:
                 lines += wrapped(f"What the grader saw: {v['what']}")
+            lines += meaning_lines(str(v["code"]), code_meaning(str(v["exercise"]), str(v["code"])))
     return "\n".join(lines) + "\n"
 
 

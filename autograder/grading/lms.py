@@ -30,13 +30,22 @@ column ``student_id`` (the nbgrader id) and any of ``name``, ``canvas_id``, ``si
 ``sis_login_id``, ``section`` (copy them from Canvas's own gradebook export: Grades > Export,
 columns Student, ID, SIS User ID, SIS Login ID, Section) and ``email``, ``username``, ``idnumber``
 (Moodle's Participants page or its grade export).  A value in the roster wins over the gradebook's.
+
+**What it says it did.**  A student with no identifier of the kind asked for is left out of the
+file (Moodle only: Canvas falls back to the nbgrader id).  The command says who, why and how many
+as its last lines and exits ``LEFT_OUT_STATUS`` (3), so a script that imports the file can tell.
+An export that would leave *every* student out, or that has no student at all, writes nothing
+(a header-only file imports as "done" and changes no grade) and fails with the option that
+would have worked.  The file is written whole or not at all (a temporary file renamed over it),
+so a failed run leaves the previous export as it was.
 """
 
 from __future__ import annotations
 
 import csv
 import os
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI reads this module's names without nbgrader's import time
@@ -46,6 +55,10 @@ FORMATS = ("canvas", "moodle")
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MOODLE_IDS = {"email": "Email address", "username": "Username", "idnumber": "ID number"}
 ROSTER_COLUMNS = ("name", "canvas_id", "sis_user_id", "sis_login_id", "section", "email", "username", "idnumber")
+# How a student with no identifier of that kind gets one (`--moodle-id username` always has one: the nbgrader id).
+MOODLE_FIX = {"email": "add an email column to the --roster, or use --moodle-id username",
+              "idnumber": "add an idnumber column to the --roster, or use --moodle-id username"}  # fmt: skip
+LEFT_OUT_STATUS = 3  # the file is written, some students are not in it (`python -m autograder export --help`)
 
 
 @dataclass
@@ -107,6 +120,30 @@ def moodle_rows(scores: list[Score], column: Column, roster: dict, key: str = "e
     return rows, left_out
 
 
+@dataclass
+class Exported:
+    """What one export wrote, and whom it left out, as the command tells the instructor."""
+
+    path: str
+    students: int  # in the gradebook
+    left_out: list[str] = field(default_factory=list)
+    why_left_out: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The notes, the file, then (last, where it is seen) who is not in it."""
+        lines = [f"note: {note}" for note in self.notes]
+        lines.append(f"wrote {self.path} ({self.students - len(self.left_out)} of {self.students} students)")
+        if self.left_out:
+            lines.append(f"left out {len(self.left_out)} of {self.students} students, {self.why_left_out}: "
+                         f"{', '.join(sorted(self.left_out))}")  # fmt: skip
+        return lines
+
+    @property
+    def status(self) -> int:
+        return LEFT_OUT_STATUS if self.left_out else 0
+
+
 def scores_max(scores: list[Score]) -> float:
     return scores[0].max_score if scores else 0.0
 
@@ -114,9 +151,17 @@ def scores_max(scores: list[Score]) -> float:
 def write_rows(path: str, rows: list[list]) -> None:
     from .export import spreadsheet_safe
 
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows([[spreadsheet_safe(v) for v in row] for row in rows])
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    # Whole or not at all: a run that fails half-way leaves the previous export, not half of one.
+    fd, partial = tempfile.mkstemp(prefix=".export-", suffix=".csv", dir=folder)
+    try:
+        with open(fd, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([[spreadsheet_safe(v) for v in row] for row in rows])
+        os.replace(partial, path)
+    except BaseException:
+        os.unlink(partial)
+        raise
 
 
 def export_lms(
@@ -129,8 +174,9 @@ def export_lms(
     lms_id: str | None = None,
     moodle_id: str = "email",
     missing_as_zero: bool = False,
-) -> tuple[str, list[str]]:
-    """Write the file; returns its path and warnings for the instructor (students left out, ...)."""
+) -> Exported:
+    """Write the file; what was written and who was left out, for the instructor.  Writes nothing,
+    and raises GradeError, when no student would be in the file."""
     from nbgrader.api import Gradebook
 
     from .course import CourseAssignment, GradeError
@@ -143,20 +189,24 @@ def export_lms(
     view = CourseAssignment(course, assignment)
     with Gradebook(view.coursedir.db_url, view.coursedir.course_id) as gb:
         scores = assignment_scores(gb, assignment)
+    if not scores:
+        raise GradeError(f"no students in the gradebook for {assignment}: nothing written (collect and grade first)")
     known = read_roster(roster)
     column = Column(title or assignment, lms_id)
-    warnings = []
+    path = output or os.path.join(view.folder, "reports", f"{assignment}-{fmt}.csv")
+    done = Exported(path, len(scores))
     if fmt == "canvas":
         rows = canvas_rows(scores, column, known, missing_as_zero)
         if not known:
-            warnings.append("no --roster: Canvas will match students by SIS Login ID = the nbgrader student id")
+            done.notes.append("no --roster: Canvas will match students by SIS Login ID = the nbgrader student id")
     else:
-        rows, left_out = moodle_rows(scores, column, known, moodle_id, missing_as_zero)
-        if left_out:
-            warnings.append(f"left out, no {MOODLE_IDS[moodle_id]} known (add it to the roster): {', '.join(left_out)}")
+        rows, done.left_out = moodle_rows(scores, column, known, moodle_id, missing_as_zero)
+        if done.left_out:
+            done.why_left_out = f"no {MOODLE_IDS[moodle_id]} known ({MOODLE_FIX[moodle_id]})"
+        if len(done.left_out) == len(scores):
+            raise GradeError(f"every student ({len(scores)}) left out: {done.why_left_out}; nothing written")
     pending = [s.student for s in scores if s.needs_manual_grade]
     if pending:
-        warnings.append(f"left empty, waiting for manual grading: {', '.join(pending)}")
-    path = output or os.path.join(view.folder, "reports", f"{assignment}-{fmt}.csv")
+        done.notes.append(f"left empty, waiting for manual grading: {', '.join(pending)}")
     write_rows(path, rows)
-    return path, warnings
+    return done

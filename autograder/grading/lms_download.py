@@ -25,16 +25,27 @@ nbgrader_config.py plugs two classes into ``ZipCollectApp``'s extension points:
   a file's path inside its download, and the ``student_id`` it finds must lie in the first part of
   that path (the name the LMS wrote); a file whose name does not say whose it is is skipped.
   Among the files of one student for one notebook the one with the highest ``version`` (the
-  regexp's optional group: Canvas's ``-1``, ``-2``) is collected; two with the same version (two
-  accounts of one name, or one file in two downloads) are both refused, and the student's other
-  notebooks and everyone else are collected.
+  regexp's optional group: Canvas's ``-1``, ``-2``) is collected; one file in two downloads (the
+  same name inside each, the same bytes: the second day's download put beside the first) counts
+  once; two different files with the same version (two accounts of one name) are both refused, and
+  the student's other notebooks and everyone else are collected.  A notebook the assignment's release does not have
+  (``lesson3_zeroing_grad_copy.ipynb``) is listed, not collected: nbgrader would copy it beside
+  the missing one with a warning in mid-log, and autograde would find the student's notebook missing.
 
 Every file refused or skipped is listed at the end of the command's output (``LeftOut``), its
-name escaped and shortened (``exchange.shown``); nothing is deleted from ``archive/``.
+name escaped and shortened (``exchange.shown``), after a line that counts what was collected and for
+whom; nothing is deleted from ``archive/``.
+
+A second ``zip_collect`` of one assignment (the LMS's new download put in ``archive/``, in place
+of the first or beside it) needs ``--force``, as nbgrader's own error says: without it nbgrader stops on
+"Directory not empty" before it unpacks or copies anything; with it, nbgrader empties
+``extracted/`` and, for each student collected again, ``submitted/<student>/<assignment>/``, and
+the students this download does not give a file keep what they had.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -82,15 +93,25 @@ class LeftOut:
     step (``process_extracted_files``) returns or fails."""
 
     entries: list[tuple[str, str]] = field(default_factory=list)
+    collected: dict[str, int] = field(default_factory=dict)  # student id -> files the collector gave nbgrader
 
     def add(self, what: str, why: str, log) -> None:
         self.entries.append((what, why))
         log.warning("Not collected: %s: %s", shown(what), why)
 
-    def report(self, log) -> None:
+    def report(self, log, finished: bool = True) -> None:
+        """The run's last lines: what was collected, then each file left out with its reason."""
+        if finished:
+            students = ", ".join(shown(student) for student in sorted(self.collected))
+            head = (f"zip_collect collected {sum(self.collected.values())} file(s) of {len(self.collected)} "
+                    f"student(s){': ' + students if students else ''}")  # fmt: skip
+        else:
+            head = "zip_collect stopped before it copied every file (the error is above)"
         if self.entries:
             lines = "\n".join(f"  {shown(what)}: {why}" for what, why in self.entries)
-            log.warning("zip_collect left out %d file(s); nothing was deleted:\n%s", len(self.entries), lines)
+            log.warning("%s; left out %d file(s), nothing was deleted:\n%s", head, len(self.entries), lines)
+        else:
+            log.info(head)
 
     @classmethod
     def of(cls, plugin) -> LeftOut:
@@ -105,10 +126,12 @@ class LeftOut:
             last_step = app.process_extracted_files
 
             def then_list():
+                finished = False
                 try:
                     last_step()
+                    finished = True
                 finally:
-                    found.report(app.log)
+                    found.report(app.log, finished)
 
             app.process_extracted_files = then_list
         return found
@@ -242,6 +265,12 @@ class Candidate:
     student: str
     notebook: str
     version: int
+    name: str  # inside its download: the LMS's name, which says whose it is and which upload
+
+    def same_file(self) -> tuple[str, str]:
+        """What makes two candidates one file: its name inside the download and its bytes."""
+        with open(self.path, "rb") as f:
+            return self.name, hashlib.sha256(f.read()).hexdigest()  # at most SandboxLimits.file_size_mb
 
 
 class TopLevelCollector(FileNameCollectorPlugin):
@@ -254,11 +283,19 @@ class TopLevelCollector(FileNameCollectorPlugin):
 
     def collect(self, submitted_file: str) -> dict | None:
         if "_decided" not in self.__dict__:
-            self._decided = self.decide(self._extracted(), self._files())
+            self._decided = self.decide(self._extracted(), self._files(), self._released())
         return self._decided.get(submitted_file)
 
     def _extracted(self) -> str:
         return self.parent._format_collect_path(self.parent.extracted_directory)
+
+    def _released(self) -> set[str] | None:
+        """The notebooks of the assignment's release (None when it has none: nbgrader warns of that)."""
+        from nbgrader.utils import find_all_notebooks
+
+        coursedir = self.parent.coursedir
+        release = coursedir.format_path(coursedir.release_directory, ".", coursedir.assignment_id)
+        return set(find_all_notebooks(release)) or None
 
     def _files(self) -> list[str]:
         """Every file nbgrader will ask about, as nbgrader lists them."""
@@ -267,19 +304,29 @@ class TopLevelCollector(FileNameCollectorPlugin):
             found += [os.path.join(top, name) for name in files]
         return sorted(found)
 
-    def decide(self, extracted: str, files: list[str]) -> dict[str, dict]:
-        """path -> nbgrader's collect info, for the files to collect; the others are listed."""
+    def decide(self, extracted: str, files: list[str], released: set[str] | None = None) -> dict[str, dict]:
+        """path -> nbgrader's collect info, for the files to collect; the others are listed.
+        ``released``: the assignment's notebooks (None: any name the regexp takes)."""
         left_out = LeftOut.of(self)
         pattern = re.compile(self.named_regexp)
         candidates = defaultdict(list)
         for path in files:
             found = self._candidate(pattern, extracted, path, left_out)
-            if found:
+            if found and released is not None and found.notebook not in released:
+                has = ", ".join(sorted(released))
+                why = f"not a notebook of this assignment (its release has {has}): copy it to archive/ under that name"
+                left_out.add(found.shown_as, why, self.log)
+            elif found:
                 candidates[(found.student, found.notebook)].append(found)
         decided = {}
         for (student, notebook), found in sorted(candidates.items()):
             latest = max(candidate.version for candidate in found)
             kept = [candidate for candidate in found if candidate.version == latest]
+            if len(kept) > 1 and len({candidate.same_file() for candidate in kept}) == 1:
+                for copy in kept[1:]:
+                    left_out.add(copy.shown_as, f"the same file as {shown(kept[0].shown_as)} (the same name "
+                                 "and bytes, in another download), which is collected", self.log)  # fmt: skip
+                kept = kept[:1]
             if len(kept) > 1:
                 names = " and ".join(shown(candidate.shown_as) for candidate in kept)
                 why = f"one of {len(kept)} files for {shown(student)}'s {notebook} ({names}): none is collected"
@@ -287,6 +334,7 @@ class TopLevelCollector(FileNameCollectorPlugin):
                     left_out.add(candidate.shown_as, f"{why}; put the right one alone in archive/", self.log)
             else:
                 decided[kept[0].path] = {"student_id": student, "file_id": notebook}
+                left_out.collected[student] = left_out.collected.get(student, 0) + 1
             for candidate in found:
                 if candidate.version < latest:
                     left_out.add(candidate.shown_as, f"an earlier upload of {shown(student)}'s {notebook}: "
@@ -315,4 +363,4 @@ class TopLevelCollector(FileNameCollectorPlugin):
             return None
         version = match.groupdict().get("version")
         notebook = os.path.splitext(match["file_id"])[0] + extension
-        return Candidate(path, what, student, notebook, int(version) if version else 0)
+        return Candidate(path, what, student, notebook, int(version) if version else 0, name)

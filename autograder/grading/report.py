@@ -9,8 +9,9 @@ leads with what an instructor acts on:
   section to read again (``autograder/codes.py``); exercises most missed first;
 - what was not judged: answers the grader could not judge (left unanswered, a syntax or other
   error, a notebook stopped before the test): a list to check, one line per student and exercise
-  with the reason ("SyntaxError on line 3 of In [20]"), never re-read advice, since nothing about
-  the student's understanding is known;
+  with the reason ("SyntaxError on line 3 of In [7] of your notebook": the cell as the student's own
+  notebook shows it, see ``cell_label.py``), never re-read advice, since nothing about the student's
+  understanding is known;
 - the score distribution and the pass rate of each exercise;
 - the quick-check answers (not graded): how many chose each answer;
 - a table of students with their codes and grading notes, and the submissions not graded.
@@ -79,6 +80,9 @@ class ClassReport:
     rows: list[StudentRow]
     quiz_keys: dict[str, str | None] = field(default_factory=dict)  # question -> right answer, when known
 
+    def __post_init__(self):
+        self.rows.sort(key=lambda r: r.student)  # by id, in every table and file: the same order each time
+
     def graded(self) -> list[StudentRow]:
         return [r for r in self.rows if r.status == "graded"]
 
@@ -97,7 +101,7 @@ class ClassReport:
             if code and code != "ok" and not judged_not(code):
                 who.setdefault(code, []).append(row.student)
         order = sorted(who, key=lambda c: (-len(who[c]), c))
-        return [Mistake(c, _meaning(exercise, c), code_table.revisit(exercise, c), who[c]) for c in order]
+        return [Mistake(c, _explained(exercise, c), code_table.revisit(exercise, c), who[c]) for c in order]
 
     def not_judged(self) -> list[tuple[str, str, str, str]]:
         """(student, exercise, code, reason) for every answer the grader could not judge, by student."""
@@ -109,14 +113,30 @@ class ClassReport:
                     found.append((row.student, exercise, code, row.reasons.get(exercise) or _meaning(exercise, code)))
         return found
 
-    def teach_next(self) -> list[tuple[str, int, int, list[Mistake]]]:
-        """(exercise, students who did not pass, students graded on it, mistakes), most missed first."""
+    def teach_next(self) -> list[tuple[str, int, int, int, list[Mistake]]]:
+        """(exercise, students who did not pass, of them not judged, students graded on it, mistakes),
+        most missed first.  The mistakes' students add up to those who did not pass less those not
+        judged, which the page lists apart: the heading says both, so its numbers sum with its rows."""
         found = []
         for exercise in self.exercises:
             graded = sum(1 for r in self.graded() if exercise in r.codes)
             missed = sum(1 for r in self.graded() if r.codes.get(exercise, "ok") != "ok")
-            found.append((exercise, missed, graded, self.mistakes(exercise)))
+            unjudged = sum(1 for r in self.graded() if judged_not(r.codes.get(exercise, "ok")))
+            found.append((exercise, missed, unjudged, graded, self.mistakes(exercise)))
         return sorted(found, key=lambda item: -item[1])
+
+    def top_score(self) -> float | None:
+        """The assignment's maximum score, as the gradebook gives it (the largest, should they differ)."""
+        tops = [r.max_score for r in self.graded() if r.max_score is not None]
+        return max(tops) if tops else None
+
+    def reason(self, row: StudentRow) -> str:
+        """Why the row, or each of its answers, was not judged: the row's own reason (not graded), else
+        "exercise: reason" for each answer not judged ("train_step: SyntaxError on line 4 of ...")."""
+        if row.status != "graded" or row.reason:
+            return row.reason
+        found = [(e, row.codes[e]) for e in self.exercises if judged_not(row.codes.get(e, "ok"))]
+        return "; ".join(f"{e}: {row.reasons.get(e) or _meaning(e, code)}" for e, code in found)
 
     def quiz_questions(self) -> list[str]:
         return sorted({q for r in self.graded() for q in r.quiz}, key=lambda q: (len(q), q))
@@ -140,9 +160,14 @@ def _meaning(exercise: str, code: str) -> str:
     return f"the test cell ended with {code}"
 
 
+def _explained(exercise: str, code: str) -> str:
+    """The meaning, and the meaning of every other code it names (see ``codes.explained``)."""
+    return code_table.explained(exercise, code) if code_table.meaning(exercise, code) else _meaning(exercise, code)
+
+
 def short_reason(message: str) -> str:
     """One line on why an answer was not judged, from a check's message: "SyntaxError on line 3 of
-    In [20]" for an answer cell that does not compile, else the message's first clause."""
+    In [7] of your notebook" for an answer cell that does not compile, else the message's first clause."""
     found = re.search(r"raised (\w+): .*\(<([^<>]*)>, line (\d+)\)", message)
     if found:
         return f"{found[1]} on line {found[3]} of {found[2]}".replace(" of answer cell ", " of cell ")
@@ -263,7 +288,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
 def class_table(report: ClassReport, students: list[str] | None = None) -> list[str]:
     """A plain-text table of students, scores, codes and notes (what ``grade`` ends with): anyone
     with grading notes or checks to review is flagged "needs review"; a code not judged carries its
-    reason ("error (SyntaxError on line 3 of In [20])").  Every cell is ``terminal_safe``: ids, codes
+    reason ("error (SyntaxError on line 3 of cell 12 of your notebook)").  Every cell is ``terminal_safe``: ids, codes
     and notes quote the students' text, and the table is printed on the instructor's terminal."""
     rows = [r for r in report.rows if students is None or r.student in students]
     header = ["student", "score", *report.exercises, "notes"]
@@ -339,7 +364,7 @@ def write_csv(report: ClassReport, path: str) -> None:
                 r.student, r.status, "" if r.score is None else r.score, "" if r.max_score is None else r.max_score,
                 *(r.codes.get(e, "") for e in report.exercises),
                 *((r.quiz.get(q) or UNANSWERED) if q in r.quiz else "" for q in questions),
-                " | ".join(r.notes), r.reason, " | ".join(r.review),
+                " | ".join(r.notes), report.reason(r), " | ".join(r.review),
             ]  # fmt: skip
             writer.writerow([spreadsheet_safe(value) for value in row])
 
@@ -359,6 +384,7 @@ def write_html(report: ClassReport, path: str) -> None:
         failed=[r for r in report.rows if r.status != "graded"],
         review=[r for r in graded if r.review],
         mean=f"{sum(scores) / len(scores):.2f}" if scores else "–",
+        top=report.top_score(),
         lesson=_lesson_title(report.assignment),
         teach_next=report.teach_next(),
         not_judged=report.not_judged(),

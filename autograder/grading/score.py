@@ -45,8 +45,10 @@ from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import Unicode, default
 
 from ..checks import FAILED_LINE
+from ..codes import in_words
 from ..display import shown_lines
 from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
+from .cell_label import recorded_label
 from .execute import NOT_RUN, STOPPED, SandboxedExecute, error_output, shared_cells
 from .notes import add_note, add_review
 from .secret import configured_path, course_secret, default_path, derive_seed
@@ -183,12 +185,14 @@ def _label(cell) -> str:
 
 
 def _seen_as(cell, index: int) -> str:
-    """The answer cell as the student sees it in the graded notebook and its feedback: its prompt,
-    ``In [20]``, or (a cell the grading kernel did not reach) its grade id or position."""
-    if cell.get("execution_count"):
-        return f"In [{cell.execution_count}]"
+    """The answer cell as the student's own notebook shows it (``cell_label``: "In [7] of your
+    notebook", or its position there), never the grading kernel's count; a notebook graded as
+    submitted (no released copy to rebuild on) has no label: its grade id, or its position here."""
+    label = recorded_label(cell)
+    if label:
+        return label
     grade_id = _meta(cell).get("grade_id")
-    return f"the {grade_id} cell" if grade_id else f"cell {index + 1}"
+    return f"your {grade_id} answer cell" if grade_id else f"cell {index + 1}"
 
 
 def _did_not_run(cell) -> bool:
@@ -339,7 +343,9 @@ class ScoreChecks(NbGraderPreprocessor):
             kept = {key: value for key, value in check.items() if not (key == "seed" and check.get("hidden"))}
             results.append({**kept, "code": verdict.code, "passed": verdict.passed, "message": verdict.message,
                             "review": verdict.review})  # fmt: skip
-            line = "\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message))
+            words = in_words(verdict.exercise, verdict.code)  # the [code] explained where it is shown
+            shown_verdict = shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message, meaning=words)
+            line = "\n".join(shown_verdict)
             # Each distinct verdict once (two seeds usually agree), what to fix before what passed.
             shown = passes if verdict.passed else failures
             if line not in shown:

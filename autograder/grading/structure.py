@@ -26,6 +26,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.preprocessors import OverwriteCells as NbgraderOverwriteCells
 from traitlets import Unicode
 
+from .cell_label import SEEN_AS, student_label
 from .intake import PLACEHOLDER
 from .notes import add_note, add_review
 
@@ -130,7 +131,8 @@ def restore_cells(released: list, submitted: list) -> tuple[list, list[str]]:
             notes.append(f"Cell '{gid}' is not part of the assignment; it was kept as an ordinary cell.")
         extra = copy.deepcopy(cell)
         extra.setdefault("metadata", {}).pop("nbgrader", None)
-        extra["metadata"]["autograder"] = {"added": True}  # the student's code: scored with the answers
+        # the student's code, scored with the answers, and named in messages as their notebook shows it
+        extra["metadata"]["autograder"] = {"added": True, SEEN_AS: student_label(cell, s)}
         if extra.get("cell_type") == "code":
             extra["outputs"], extra["execution_count"] = [], None
         attached[after].append(extra)
@@ -149,6 +151,7 @@ def restore_cells(released: list, submitted: list) -> tuple[list, list[str]]:
                 notes.append(f"The answer cell '{gid}' was missing; it was graded as unanswered.")
             else:
                 restored["source"] = submitted[s].get("source", "")
+                restored.setdefault("metadata", {})["autograder"] = {SEEN_AS: student_label(submitted[s], s)}
                 if grade_id(submitted[s]) != gid:
                     notes.append(f"The answer cell '{gid}' had lost its grading metadata; it was restored.")
         elif gid:

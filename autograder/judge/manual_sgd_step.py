@@ -170,7 +170,8 @@ MESSAGES = {
     ),
     "none_grad_crash": (
         "Your update failed ({error}) on a tensor whose .grad is None: a tensor that took no part in "
-        "the loss gets no gradient. Skip it (`if p.grad is None: continue`) and leave it unchanged."
+        "the loss gets no gradient. Skip a tensor whose .grad is None (`if p.grad is None: continue`) "
+        "and leave it unchanged."
     ),
     "grad_created": "A tensor whose .grad was None got a gradient: leave the tensors without a gradient alone.",
     "contradiction": (

@@ -33,8 +33,8 @@ MESSAGES = {
     "ok": lambda scenarios: correct(scenarios, "every optimizer.step() saw exactly the current batch's gradient"),
     "clears_after_step": lambda sc: (
         "Your function clears the gradients only after step(), so stale gradients left over from "
-        "earlier code leaked into the very first update. Clear them at the start of each call, "
-        "before backward()."
+        "earlier code leaked into the very first update. Clear the gradients (optimizer.zero_grad()) at the "
+        "start of each call, before backward()."
     ),
     "never_clears": lambda sc: (
         "Gradients pile up: each step() saw the gradients of all batches so far added together, "
@@ -43,7 +43,7 @@ MESSAGES = {
     ),
     "clears_once": lambda sc: (
         "You clear the gradients only on the first call; after that they pile up from one "
-        "update to the next. Clear them at the start of every call."
+        "update to the next. Clear the gradients (optimizer.zero_grad()) at the start of every call."
     ),
     "clears_after_backward": lambda sc: (
         "The gradients are cleared between backward() and step(), so step() saw no gradient "

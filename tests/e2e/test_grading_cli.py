@@ -15,6 +15,9 @@ from tests.conftest import requires_bwrap
 from tests.course_copy import NEVER_CLEARS, answered, make_course, nbgrader, read, solutions, write
 
 LESSON = "lesson3_zeroing_grad"
+SYNTAX_ERROR = (
+    "def train_step(model, optimizer, loss_fn, x, y):\n    optimizer.zero_grad()\n\n    loss = loss_fn(model(x), y\n"
+)
 OTHER = "lesson1_requires_grad"
 
 
@@ -36,6 +39,12 @@ def small_class(tmp_path_factory):
         os.path.join(folder.format("bob"), f"{LESSON}.ipynb"), answered(release, {**good, "train_step": NEVER_CLEARS})
     )
     write(os.path.join(folder.format("erin"), f"{LESSON}.ipynb"), release)
+    # carl's train_step does not compile; his notebook shows that cell as In [7] (the grader's count differs)
+    carl = answered(release, {**good, "train_step": SYNTAX_ERROR})
+    for cell in carl["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "train_step":
+            cell["execution_count"] = 7
+    write(os.path.join(folder.format("carl"), f"{LESSON}.ipynb"), carl)
     # frank renamed his notebook: nbgrader cannot match it to the assignment
     write(os.path.join(folder.format("frank"), "Untitled.ipynb"), answered(release, good))
     # gina's last answer cell ends the process: the checks after it cannot be scored
@@ -50,7 +59,7 @@ def small_class(tmp_path_factory):
 def test_grade_names_what_failed(small_class):
     run = small_class["grade"]
     assert run.returncode == 1  # one submission failed
-    assert "4 graded, 0 already graded (skipped), 1 failed" in run.stdout
+    assert "5 graded, 0 already graded (skipped), 1 failed" in run.stdout
     assert re.search(r"failed: frank: .*Untitled", run.stdout), run.stdout
     assert "ETA" in run.stderr  # the progress line
 
@@ -66,7 +75,7 @@ def test_report_is_self_contained(small_class):
         assert text in html, text
     with open(os.path.join(course, "reports", f"{LESSON}.csv"), newline="") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert set(rows) == {"alice", "bob", "erin", "frank", "gina"}
+    assert list(rows) == ["alice", "bob", "carl", "erin", "frank", "gina"]  # by id
     assert rows["alice"]["train_step"] == "ok" and rows["alice"]["status"] == "graded"
     assert float(rows["alice"]["score"]) == float(rows["alice"]["max_score"])
     assert rows["bob"]["train_step"] == "never_clears" and rows["bob"]["train_accumulated"] == "ok"
@@ -89,8 +98,8 @@ def test_report_leads_with_teach_next(small_class):
     assert "unanswered" in section and section.index("never_clears") < section.rindex("unanswered")
     assert "NameError" not in html and "NotImplementedError" not in html
     # the exercise most missed comes first
-    missed = re.findall(r"<h3><code>(\w+)</code>: (\d+) of 4 did not pass", section)
-    assert ("train_step", "2") in missed and [int(n) for _, n in missed] == sorted((int(n) for _, n in missed),
+    missed = re.findall(r"<h3><code>(\w+)</code>: (\d+) of 5 did not pass", section)
+    assert ("train_step", "3") in missed and [int(n) for _, n in missed] == sorted((int(n) for _, n in missed),
                                                                                   reverse=True), missed  # fmt: skip
 
 
@@ -224,3 +233,39 @@ def test_undecided_check_needs_review(small_class):
         row = {row["student"]: row for row in csv.DictReader(f)}["gina"]
     assert "manual_sgd_step" in row["needs_review"]
     assert row["train_step"] == "ok" and row["manual_sgd_step"] == "error"
+
+
+@requires_bwrap
+def test_report_and_feedback_add_up_for_a_syntax_error_a_blank_and_a_mistake(small_class):
+    """alice correct, bob never_clears, carl a syntax error, erin blank: the heading's count is the
+    misconception's row plus the answers not judged, the mean has its maximum, the syntax error is
+    named by the cell as carl's notebook shows it, and every reason is filled."""
+    course = small_class["course"]
+    html = open(os.path.join(course, "reports", f"{LESSON}.html"), encoding="utf-8").read()
+    heading = re.search(r"<h3><code>train_step</code>:(.*?)</h3>", html)[1]
+    assert heading.startswith(" 3 of 5 did not pass, of which 2 ") and "not judged" in heading
+    assert re.search(r"mean score \d+\.\d\d of \d+\.", html)
+    assert "<code>clears_once</code> means:" in html  # never_clears's meaning names it
+    where = "SyntaxError on line 4 of In [7] of your notebook"
+    with open(os.path.join(course, "reports", f"{LESSON}.csv"), newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert rows["carl"]["train_step"] == "error" and rows["carl"]["reason"] == f"train_step: {where}"
+    assert rows["erin"]["reason"].startswith("train_step: the answer cell was left as it was handed out")
+    assert all(rows[s]["reason"] for s in ("carl", "erin", "frank", "gina"))
+    nbgrader(course, "generate_feedback", LESSON, "--student", "[bc]*")
+    page = open(os.path.join(course, "feedback", "carl", LESSON, f"{LESSON}.html"), encoding="utf-8").read()
+    assert f"{where}: fix that cell" in page and "In [7]" in page
+    bob = open(os.path.join(course, "feedback", "bob", LESSON, f"{LESSON}.html"), encoding="utf-8").read()
+    assert "What the codes mean" in bob and "never_clears means:" in bob
+    assert "Clear them" not in bob
+
+
+@requires_bwrap
+def test_students_the_grader_creates_are_named_with_dashes_not_none(small_class):
+    """nbgrader creates each student with no name; the formgrader would write "None, None".  (frank's
+    submission holds no notebook of the assignment, so no grading step ran for him: see the report.)"""
+    from nbgrader.api import Gradebook
+
+    with Gradebook("sqlite:///" + os.path.join(small_class["course"], "gradebook.db"), "autograd-course") as gb:
+        names = {s.id: (s.first_name, s.last_name) for s in gb.students}
+    assert {s for s, name in names.items() if name == ("—", "—")} == {"alice", "bob", "carl", "erin", "gina"}

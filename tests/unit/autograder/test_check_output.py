@@ -83,7 +83,8 @@ def test_grader_shows_verdicts_once():
     right = Verdict("train_step", "ok", "Correct.")
     cell = _scored([right, wrong, wrong])
     text = cell.outputs[0]["text"]
-    assert text.count("never_clears") == 1 and text.count("Gradients pile up") == 1
+    assert text.count("[never_clears]") == 1 and text.count("Gradients pile up") == 1
+    assert text.count("never_clears means: gradients pile up across updates") == 1  # the code in words, once
     assert text.index("❌") < text.index("✅")
     [error] = [o for o in cell.outputs if o.output_type == "error"]
     assert error.ename == "NotYet" and error.evalue.startswith("train_step: never_clears:")  # for the reports

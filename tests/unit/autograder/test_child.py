@@ -68,6 +68,7 @@ def test_mistake_named_as_with_fork():
             print("failed:", exc)
     """)
     assert "❌ train_step [never_clears]" in done.stdout, done.stderr
+    assert "never_clears means: gradients pile up across updates" in done.stdout  # the self-check explains it
 
 
 def test_survives_hang_and_crash():

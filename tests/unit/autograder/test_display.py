@@ -39,3 +39,15 @@ def test_long_name_kept_whole():
 def test_fix_label_before_first_problem():
     lines = shown_lines("train_step", "never_clears", False, "Clear the gradients first.", fix_label="To fix:")
     assert lines[1].strip() == "To fix: Clear the gradients first."
+
+
+def test_a_failed_code_is_shown_with_its_meaning_and_a_pass_without():
+    meaning = "gradients pile up across updates; `clears_once` means: clears once, then never again"
+    failed = shown_lines("train_step", "never_clears", False, "Clear the gradients first.", meaning=meaning)
+    assert " ".join(" ".join(failed[2:]).split()) == (
+        "never_clears means: gradients pile up across updates; clears_once means: clears once, then never again"
+    )  # last, in plain text: no Markdown backticks
+    assert shown_lines("train_step", "ok", True, "Correct.", meaning="correct") == [
+        f"✅ train_step: {PASSED}",
+        "   Correct.",
+    ]

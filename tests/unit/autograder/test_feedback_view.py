@@ -1,9 +1,13 @@
 """The feedback view on its own (no grading): the summary on top, each verdict once with the fix
 first and no grader exception name, whatever the test cell printed, and every traceback cut."""
 
+import re
+
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from autograder import codes
 from autograder.grading.feedback import SUMMARY_ID, CheckSummary, HideHiddenTests, split_fix
 
 MESSAGE = (
@@ -59,3 +63,78 @@ def test_summary_first_no_repeats():
 def test_tracebacks_cut_to_last_line():
     nb, _ = HideHiddenTests().preprocess(_graded(), {})
     assert nb.cells[1].outputs[0].traceback == ["NameError: name 'train_step' is not defined"]
+
+
+SYNTAX_ERROR = (
+    "No function named train_step was found: your answer cells do not define a function named train_step (a cell "
+    "raised SyntaxError: invalid syntax (<In [7] of your notebook>, line 4))."
+)
+BLANK = "Not answered yet: the answer cell of train_step is still as it was handed out."
+
+
+def _student(code: str, message: str, passed: bool = False) -> nbformat.NotebookNode:
+    checks = [{"exercise": "train_step", "passed": passed, "code": code, "message": message}]
+    return new_notebook(
+        cells=[new_code_cell("check_train_step(train_step)", metadata={"autograder": {"checks": checks}})]
+    )
+
+
+CLASS = {
+    "correct": ("ok", "Correct: every optimizer.step() saw exactly the current batch's gradient.", True),
+    "never_clears": ("never_clears", MESSAGE, False),
+    "syntax_error": ("error", SYNTAX_ERROR, False),
+    "blank": ("unanswered", BLANK, False),
+}
+
+
+@pytest.mark.parametrize("student", sorted(CLASS))
+def test_every_code_in_a_students_feedback_is_explained_there(student):
+    code, message, passed = CLASS[student]
+    nb, _ = CheckSummary().preprocess(_student(code, message, passed), {})
+    summary, shown = nb.cells[0].source, nb.cells[1].outputs[0].text
+    assert f"`{code}`" in summary
+    if passed:
+        assert "What the codes mean" not in summary and "means:" not in shown
+    else:
+        assert f"- `{code}` (train_step): {codes.explained('train_step', code)}" in summary
+        assert f"{code} means:" in shown
+
+
+def test_never_clears_explains_the_clears_once_it_names():
+    nb, _ = CheckSummary().preprocess(_student(*CLASS["never_clears"]), {})
+    assert "`clears_once` means: clears once before the loop" in nb.cells[0].source
+
+
+def test_a_syntax_error_is_named_by_the_cell_the_student_sees():
+    nb, _ = CheckSummary().preprocess(_student(*CLASS["syntax_error"]), {})
+    todo = "SyntaxError on line 4 of In [7] of your notebook: fix that cell, run it, then run the test cells again."
+    assert f"| {todo} |" in nb.cells[0].source
+    assert f"To fix: {todo}" in " ".join(nb.cells[1].outputs[0].text.split())
+
+
+def _judge_messages():
+    """Every fix a judge writes that does not need a record to word it: (module, key, message)."""
+    import importlib
+    import pkgutil
+
+    import autograder.judge
+
+    for info in pkgutil.walk_packages(autograder.judge.__path__, "autograder.judge."):
+        messages = getattr(importlib.import_module(info.name), "MESSAGES", None)
+        for key, value in (messages or {}).items() if isinstance(messages, dict) else ():
+            if callable(value):
+                try:
+                    value = value(None)
+                except (TypeError, AttributeError, KeyError, IndexError):
+                    continue  # worded from the record: its fix is checked by the judge's own tests
+            if isinstance(value, str):
+                yield info.name, key, value
+
+
+def test_every_fix_names_the_thing_to_change():
+    """The fix is shown alone ("To fix: ..."), without the sentence before it: "Clear them" or "Skip it"
+    would leave the student to guess what."""
+    found = list(_judge_messages())
+    assert len(found) > 50
+    vague = [(m, k, split_fix(v)[0]) for m, k, v in found if re.match(r"\W*\w+ (it|them|this|that)\b", split_fix(v)[0])]
+    assert not vague

@@ -77,6 +77,25 @@ def test_a_plain_canvas_download_is_collected(tmp_path):
     assert answers == {"ada": "ada's", "bob": "bob's, late"} and left_out == []
 
 
+def test_a_notebook_the_release_does_not_have_is_listed_not_collected(tmp_path):
+    archive, extracted = tmp_path / "archive", tmp_path / "extracted"
+    archive.mkdir()
+    extracted.mkdir()
+    (archive / f"ada_101_201_{NOTEBOOK}").write_bytes(notebook("ada's"))
+    (archive / "bob_102_202_lesson3_zeroing_grad_copy.ipynb").write_bytes(notebook("bob's, misnamed"))
+    extractor = TopLevelExtractor()
+    extractor.extract(str(archive), str(extracted))
+    collector = TopLevelCollector(named_regexp=course_regexp(), log=extractor.log)
+    collector.__dict__["_left_out"] = left_out = LeftOut.of(extractor)
+    files = sorted(str(path) for path in extracted.iterdir())
+    decided = collector.decide(str(extracted), files, released={NOTEBOOK})
+    assert [info["student_id"] for info in decided.values()] == ["ada"]
+    assert why(left_out.entries, "grad_copy.ipynb").startswith(
+        f"not a notebook of this assignment (its release has {NOTEBOOK})"
+    )
+    assert left_out.collected == {"ada": 1}
+
+
 def test_a_nested_zip_naming_another_student_is_refused_and_named(tmp_path):
     """mallory uploads a zip holding a notebook named as ada's: ada keeps her own, the zip is not opened."""
     answers, left_out = unpack_and_decide(tmp_path, {
@@ -106,6 +125,40 @@ def test_every_kind_of_nested_archive_is_refused(tmp_path, kind):
         tmp_path, {f"ada_101_201_{NOTEBOOK}": notebook("ada's"), member[0]: member[1]}
     )
     assert answers == {"ada": "ada's"} and "an archive inside the download" in why(left_out, member[0])
+
+
+def test_two_downloads_side_by_side_count_one_file_once(tmp_path):
+    """The second day's download put beside the first: a file in both (same name, same bytes) is
+    collected once, a re-upload only the second has (-1) wins, and one name with other bytes is refused."""
+    archive, extracted = tmp_path / "archive", tmp_path / "extracted"
+    archive.mkdir()
+    extracted.mkdir()
+    first = {f"ada_101_201_{NOTEBOOK}": notebook("ada's"), f"bob_102_202_{NOTEBOOK}": notebook("bob's first"),
+             f"carol_103_203_{NOTEBOOK}": notebook("carol's")}  # fmt: skip
+    second = {**first, "bob_102_202_lesson3_zeroing_grad-1.ipynb": notebook("bob's second"),
+              f"carol_103_203_{NOTEBOOK}": notebook("another carol's, same name")}  # fmt: skip
+    (archive / "day1.zip").write_bytes(zipped(first))
+    (archive / "day2.zip").write_bytes(zipped(second))
+    extractor = TopLevelExtractor()
+    extractor.extract(str(archive), str(extracted))
+    collector = TopLevelCollector(named_regexp=course_regexp(), log=extractor.log)
+    collector.__dict__["_left_out"] = left_out = LeftOut.of(extractor)
+    files = sorted(os.path.join(top, name) for top, _, names in os.walk(extracted) for name in names)
+    decided = collector.decide(str(extracted), files)
+    answers = {}
+    for path, info in decided.items():
+        with open(path) as f:
+            answers[info["student_id"]] = json.load(f)["metadata"]["answer"]
+    assert answers == {"ada": "ada's", "bob": "bob's second"}
+    listed = dict(left_out.entries)
+    assert listed[f"day2.zip/ada_101_201_{NOTEBOOK}"] == (
+        f"the same file as day1.zip/ada_101_201_{NOTEBOOK} (the same name and bytes, in another download), "
+        "which is collected"
+    )
+    assert listed[f"day1.zip/carol_103_203_{NOTEBOOK}"].startswith(f"one of 2 files for carol's {NOTEBOOK}")
+    assert listed[f"day2.zip/carol_103_203_{NOTEBOOK}"].startswith(f"one of 2 files for carol's {NOTEBOOK}")
+    assert listed[f"day1.zip/bob_102_202_{NOTEBOOK}"].startswith("an earlier upload of bob's")
+    assert listed[f"day2.zip/bob_102_202_{NOTEBOOK}"].startswith("an earlier upload of bob's")
 
 
 def test_a_student_id_from_below_the_top_level_is_refused(tmp_path):

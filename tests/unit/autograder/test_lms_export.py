@@ -3,12 +3,15 @@ with nbgrader export's totals."""
 
 import csv
 import os
+import re
+import shlex
 import shutil
 
 import pytest
 
 from autograder.cli import main
 from autograder.grading.export import SafeCsvExport
+from tests.conftest import ROOT
 from tests.unit.autograder.gradebook_class import COURSE_ID, LESSON, db_url, make_class, set_late_penalty, set_score
 
 PEOPLE = {"ada": ("Ada", "Lovelace", "ada@uni.example"), "bob": ("Bob", "=Tables", "bob@uni.example"),
@@ -28,10 +31,11 @@ def course(graded_class, tmp_path, monkeypatch) -> str:
     return shutil.copytree(graded_class, str(tmp_path / "course"))
 
 
-def export(course: str, capsys, *args: str) -> tuple[list[list[str]], str]:
-    assert main(["export", LESSON, "--course", course, *args]) == 0
+def export(course: str, capsys, *args: str, status: int = 0) -> tuple[list[list[str]], str]:
+    assert main(["export", LESSON, "--course", course, *args]) == status
     out = capsys.readouterr().out
-    path = out.strip().splitlines()[-1].removeprefix("wrote ")
+    wrote = next(line for line in out.splitlines() if line.startswith("wrote "))
+    path = wrote.removeprefix("wrote ").rsplit(" (", 1)[0]
     with open(path, newline="", encoding="utf-8") as f:
         return list(csv.reader(f)), out
 
@@ -40,14 +44,14 @@ def test_canvas_columns_and_title(course, capsys):
     rows, out = export(course, capsys, "--format", "canvas", "--title", "Lesson 3", "--lms-id", "31")
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lesson 3 (31)"]
     assert rows[1] == ["    Points Possible", "", "", "", "", "10.0"]
-    assert rows[2:] == [  # by last name, as nbgrader lists students
-        ["'=Tables, Bob", "", "", "bob", "", "10.0"],  # a name that starts like a formula stays text
-        ["Dee, Dee", "", "", "dee", "", ""],  # no submission: no grade
+    assert rows[2:] == [  # by student id, the same order at every export
         ["Lovelace, Ada", "", "", "ada", "", "7.0"],
+        ["'=Tables, Bob", "", "", "bob", "", "10.0"],  # a name that starts like a formula stays text
         ["Young, Cy", "", "", "cy", "", "4.0"],
+        ["Dee, Dee", "", "", "dee", "", ""],  # no submission: no grade
     ]
     assert "no --roster: Canvas will match students by SIS Login ID = the nbgrader student id" in out
-    assert out.strip().endswith(os.path.join(course, "reports", f"{LESSON}-canvas.csv"))
+    assert out.strip().endswith(f"wrote {os.path.join(course, 'reports', f'{LESSON}-canvas.csv')} (4 of 4 students)")
 
 
 def test_canvas_ids_from_roster(course, tmp_path, capsys):
@@ -61,10 +65,10 @@ def test_canvas_ids_from_roster(course, tmp_path, capsys):
 
 
 def test_moodle_email_and_grade(course, capsys):
-    rows, out = export(course, capsys, "--format", "moodle", "--title", "Lesson 3")
-    assert rows == [["Email address", "Lesson 3"], ["bob@uni.example", "10.0"], ["dee@uni.example", ""],
-                    ["ada@uni.example", "7.0"]]  # fmt: skip
-    assert "left out, no Email address known (add it to the roster): cy" in out
+    rows, out = export(course, capsys, "--format", "moodle", "--title", "Lesson 3", status=3)
+    assert rows == [["Email address", "Lesson 3"], ["ada@uni.example", "7.0"], ["bob@uni.example", "10.0"],
+                    ["dee@uni.example", ""]]  # fmt: skip
+    assert "left out 1 of 4 students, no Email address known" in out
 
 
 def test_moodle_matches_on_usernames(course, tmp_path, capsys):
@@ -76,7 +80,7 @@ def test_moodle_matches_on_usernames(course, tmp_path, capsys):
 
 
 def test_missing_as_zero_writes_zero(course, capsys):
-    rows, _ = export(course, capsys, "--format", "moodle", "--missing-as-zero")
+    rows, _ = export(course, capsys, "--format", "moodle", "--missing-as-zero", status=3)
     assert ["dee@uni.example", "0.0"] in rows
 
 
@@ -107,3 +111,85 @@ def test_roster_without_ids_refused(course, tmp_path, capsys):
     roster.write_text("Student,ID\nAda,1001\n")
     assert main(["export", LESSON, "--course", course, "--format", "canvas", "--roster", str(roster)]) == 2
     assert "the roster needs a student_id column (the nbgrader ids); it has Student, ID" in capsys.readouterr().err
+
+
+def run(course: str, capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["export", LESSON, "--course", course, *args])
+    done = capsys.readouterr()
+    return status, done.out, done.err
+
+
+def test_a_moodle_export_that_leaves_everyone_out_fails_and_names_the_option(course, tmp_path, capsys):
+    """The README's command on a class whose gradebook has no emails: no file, and the way out."""
+    target = tmp_path / "moodle.csv"
+    status, out, err = run(course, capsys, "--format", "moodle", "--moodle-id", "idnumber", "--output", str(target))
+    assert status == 2
+    assert not target.exists()  # no header-only file passed off as an export
+    assert "every student (4) left out: no ID number known" in err
+    assert "--moodle-id username" in err and "--roster" in err and "nothing written" in err
+    assert "wrote" not in out
+
+
+def test_a_moodle_export_by_email_of_a_class_without_emails_fails(course, capsys):
+    from tests.unit.autograder.gradebook_class import make_class
+
+    bare = make_class(
+        course + "-bare", {"ada": 7, "bob": 10}, people={"ada": ("Ada", "L", None), "bob": ("B", "T", None)}
+    )
+    status, _, err = run(bare, capsys, "--format", "moodle")
+    assert status == 2
+    assert "every student (2) left out: no Email address known" in err
+    assert "--moodle-id username" in err
+    assert not os.path.exists(os.path.join(bare, "reports", f"{LESSON}-moodle.csv"))
+
+
+def test_a_failed_export_keeps_the_file_of_the_run_before(course, tmp_path, capsys):
+    target = tmp_path / "moodle.csv"
+    assert run(course, capsys, "--format", "moodle", "--moodle-id", "username", "--output", str(target))[0] == 0
+    before = target.read_bytes()
+    assert run(course, capsys, "--format", "moodle", "--moodle-id", "idnumber", "--output", str(target))[0] == 2
+    assert target.read_bytes() == before
+
+
+def test_a_moodle_export_that_leaves_some_out_says_who_at_the_end_and_exits_3(course, capsys):
+    status, out, _ = run(course, capsys, "--format", "moodle")
+    assert status == 3
+    last = out.strip().splitlines()
+    assert last[-2].startswith("wrote ") and "3 of 4 students" in last[-2]
+    assert last[-1] == ("left out 1 of 4 students, no Email address known (add an email column to the --roster, "
+                        "or use --moodle-id username): cy")  # fmt: skip
+
+
+def test_the_exit_statuses_are_in_the_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0" in help_text
+    assert "3 the file is written but some students are left out" in help_text
+    assert "2 nothing is written" in help_text
+
+
+def test_an_export_of_a_class_with_no_students_fails(tmp_path, capsys, monkeypatch):
+    from tests.unit.autograder.gradebook_class import make_class
+
+    monkeypatch.delenv("AUTOGRADER_DB_URL", raising=False)
+    empty = make_class(str(tmp_path / "empty"), {})
+    status, _, err = run(empty, capsys, "--format", "canvas")
+    assert status == 2
+    assert "no students in the gradebook" in err
+
+
+def test_the_readme_export_commands_work_as_written(course, capsys):
+    """Each `python -m autograder export $A` of the README and the guide, run as it is written there."""
+    docs = ""
+    for name in ("README.md", os.path.join("docs", "instructor.md")):
+        with open(os.path.join(ROOT, name), encoding="utf-8") as f:
+            docs += f.read()
+    commands = sorted(set(re.findall(r"`(python -m autograder export \$A[^`]*)`", docs)))
+    assert len(commands) >= 2, commands  # Canvas and Moodle
+    for command in commands:
+        argv = shlex.split(command.replace("$A", LESSON))[3:]
+        status = main([*argv, "--course", course])
+        out = capsys.readouterr().out
+        assert status == 0, (command, out)
+        assert "left out" not in out

@@ -113,3 +113,33 @@ def test_missing_answer_is_unanswered():
     cells, notes = restore_cells(released(), submitted)
     assert cells[6].source.startswith("# YOUR CODE HERE")
     assert any("answer cell 'g' was missing" in n for n in notes)
+
+
+def test_each_answer_is_named_as_the_students_notebook_shows_it():
+    """The grading kernel's own count (In [20]) is not what the student saw: the submission's count is
+    kept as a label, or the cell's place in the submission when it had none."""
+    submitted = answered(released(), f="def f(:\n  return 1", g="def g(): return 2")
+    submitted[3].execution_count = 7
+    submitted.insert(0, new_code_cell("def helper(): return 1", execution_count=2))
+    submitted[7].execution_count = True  # g, not a count: a student's file may hold anything
+    cells, _ = restore_cells(released(), submitted)
+    labels = {c.metadata.get("nbgrader", {}).get("grade_id", c.source): label(c) for c in cells if label(c)}
+    assert labels == {"f": "In [7] of your notebook", "g": "cell 8 of your notebook",
+                      "def helper(): return 1": "In [2] of your notebook"}  # fmt: skip
+
+
+def test_a_label_written_by_the_student_is_not_read():
+    from autograder.grading.cell_label import recorded_label, student_label
+
+    assert student_label({"execution_count": "3] of your notebook<script>"}, 4) == "cell 5 of your notebook"
+    assert student_label({"execution_count": 10**12}, 0) == "cell 1 of your notebook"
+    submitted = answered(released(), f="def f(): return 1")
+    submitted[3].metadata["autograder"] = {"seen_as": "In [99] forged"}
+    cells, _ = restore_cells(released(), submitted)
+    assert recorded_label(cells[3]) == "cell 4 of your notebook"
+
+
+def label(cell):
+    from autograder.grading.cell_label import recorded_label
+
+    return recorded_label(cell)
