@@ -7,8 +7,10 @@ lesson 1 finds it behaving the same in lesson 3:
   or the newest run and all runs) and the name of the action. Every step that action completes is
   passed, in order (a student who did things out of order is not asked for what is already there).
 * A completed step leaves a ✓ note with what to look at, computed from the real values at that
-  moment. The next action that completes nothing shortens it to "✓ Step k done.": the numbers
-  described the step done, and would no longer be true of the state after another click.
+  moment. The next action that completes nothing removes it: its numbers described the step done
+  and would no longer be true of the state after another click, and "✓ Step k done." said again
+  under the next step's first action would read as if that action had done it (the heading already
+  says which step the student is on).
 * An action that is not part of the current step (``GuideStep.actions``; an empty tuple means
   "one action does it", so any other action is off-script) gets a word: "That was not this step's
   action: this step asks you to …".
@@ -55,7 +57,8 @@ class Guide:
     Attributes:
         steps: The steps, in order.
         index: The current step (``len(steps)`` once finished).
-        note: The line about the latest action: a ✓ note, an off-script word, or "".
+        note: The line about the latest action: a ✓ note (only under the action that completed the
+            step), an off-script word, or "".
         looks: ``(step number, what to look at)`` of each step the latest action completed; emptied by
             the next action that completes none (its values would no longer be the state's).
         start: Where the current step began, by ``clock`` (e.g. the length of the explorer's history),
@@ -102,17 +105,14 @@ class Guide:
         if done:
             numbers = " and ".join(str(k) for k, _ in done)
             self.note = f"✓ Step{'s' if len(done) > 1 else ''} {numbers} done. " + " ".join(look for _, look in done)
-            self._done = numbers
             return True
         step = self.current
         if step is not None and action is not None and action not in step.actions:
             asked = step.asks or _lower(step.prompt)
             self.note = f"That was not this step's action: this step asks you to {asked}"
             self.note += "" if asked.endswith((".", "?", "!")) else "."
-        elif self._done:
-            self.note = f"✓ Step{'s' if ' and ' in self._done else ''} {self._done} done."  # its numbers are past
         else:
-            self.note = ""
+            self.note = ""  # the ✓ note of the step before was about the state before this action
         return False
 
     def skip(self, *context) -> None:
@@ -121,7 +121,7 @@ class Guide:
         if self.finished:
             return
         skipped = f"Step {self.index + 1} skipped."
-        self._done, self.looks = "", []
+        self.looks = []
         self._move(self.index + 1)
         self.note = skipped
         if context and self.observe(*context):
@@ -131,7 +131,7 @@ class Guide:
 
     def restart(self) -> None:
         self.note = ""
-        self._done, self.looks = "", []
+        self.looks = []
         self._move(0)
 
     def _move(self, index: int) -> None:

@@ -76,8 +76,8 @@ def _kink(state: TangentExplorerState) -> str:
 def _accumulated(state: TangentExplorerState) -> str:
     return (
         f"t.grad now holds {format_value(state.held_slope)} = {state.backward_calls} × the slope "
-        f"{format_value(state.true_slope)}: each backward() adds to .grad, so the red dashed tangent is "
-        "wrong. Lesson 3 is about clearing .grad."
+        f"{format_value(state.true_slope)}: each backward() adds to .grad, {state.wrong_tangent_words()}. "
+        "Lesson 3 is about clearing .grad."
     )
 
 
@@ -234,6 +234,16 @@ class TangentExplorerState:
         xs = [self.x - half_width, self.x + half_width]
         return xs, [self.value + slope * (u - self.x) for u in xs]
 
+    def wrong_tangent_words(self) -> str:
+        """What the red dashed tangent (drawn with the slope t.grad holds) shows, true of the picture:
+        where the slope is 0, any multiple of it is 0 too, and the red line lies on the green one."""
+        if self.held_slope == self.true_slope:
+            return (
+                f"but {self.backward_calls} × 0 is still 0, so here the red dashed tangent lies on the green "
+                "one (at another x it would be wrong)"
+            )
+        return "so the red dashed tangent is wrong"
+
     def summary(self) -> str:
         """One or two sentences about what t.grad holds, built from the real numbers."""
         true, held = self.true_slope, self.held_slope
@@ -244,6 +254,6 @@ class TangentExplorerState:
         if self.backward_calls > 1:
             text += (
                 f" After {self.backward_calls} backward() calls without clearing, t.grad holds "
-                f"{format_value(held)} = {self.backward_calls} × the slope: the red tangent is wrong."
+                f"{format_value(held)} = {self.backward_calls} × the slope, {self.wrong_tangent_words()}."
             )
         return text

@@ -214,7 +214,37 @@ def test_reset_keeps_guide_place():
     state = TangentExplorerState()
     state.set_x(0.0)
     state.reset()
-    assert state.guide.index == 1 and state.guide.note.startswith("✓ Step 1 done.")
+    assert state.guide.index == 1 and state.guide.note == ""  # "at x = 0 ..." is not true of x = 1
+
+
+def test_choosing_the_cubic_during_step_two_does_not_repeat_step_one():
+    state = TangentExplorerState()
+    state.set_x(0.0)
+    assert state.guide.note.startswith("✓ Step 1 done.")
+    state.set_function("cubic")  # step 2's first action: it did not do step 1 again
+    assert state.guide.index == 1 and state.guide.note == ""
+    state.set_x(1.5)
+    assert "done" not in state.guide.note
+
+
+def test_at_a_flat_point_repeated_backward_calls_do_not_call_the_red_tangent_wrong():
+    state = TangentExplorerState("square", 0.0)
+    state.backward_again()
+    assert state.held_slope == state.true_slope == 0.0  # the red dashed line is drawn on the green one
+    assert "wrong" not in state.summary().replace("would be wrong", "")
+    assert "lies on the green one" in state.summary()
+    state.guide.index = 3  # the guide's step 4 done at x = 0
+    state.backward_again()
+    state.backward_again()
+    assert state.guide.finished and "lies on the green one" in state.guide.note
+    assert "so the red dashed tangent is wrong" not in state.guide.note
+
+
+def test_away_from_a_flat_point_repeated_backward_calls_call_the_red_tangent_wrong():
+    state = TangentExplorerState("square", 1.0)
+    state.backward_again()
+    assert state.held_slope == 2 * state.true_slope
+    assert state.summary().endswith("t.grad holds 4.0 = 2 × the slope, so the red dashed tangent is wrong.")
 
 
 def test_controls_can_do_every_step():
