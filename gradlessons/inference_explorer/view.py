@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from gradlessons.figures import show_figure
+from gradlessons.figures import padded_range, show_figure
 from gradlessons.guide_view import guide_controls
 from gradlessons.inference_explorer.state import MAX_BATCH, MIN_BATCH, InferenceExplorerState, Run
 
@@ -196,8 +196,13 @@ def draw_runs(runs: Sequence[Run]) -> Figure:
         ax.set_xlabel("run", fontsize=9)
         ax.set_ylabel(unit, fontsize=9)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylim(bottom=0, top=max(values + [0.0]) * 1.2 or 1.0)
-        ax.set_xlim(0.5, max(xs + [5]) + 0.5)
+        # From 0 (what no graph saves) to the largest run, with room for whole markers at both ends
+        # and for the batch size written above the highest one; no tick below 0 MB or 0 ms.
+        bottom, top = padded_range(values, include=(0.0,), above=0.2)
+        ticks = MaxNLocator(nbins=5).tick_values(0.0, top)
+        ax.set_yticks([t for t in ticks if 0.0 <= t <= top])
+        ax.set_ylim(bottom, top)
+        ax.set_xlim(padded_range(xs, include=(1, 5), below=0.12, above=0.12))
         ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
     handles = [Line2D([], [], color=c, marker="o", linestyle="", label=LEGEND[k]) for k, c in COLORS.items()]

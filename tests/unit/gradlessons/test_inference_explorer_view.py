@@ -174,3 +174,25 @@ def test_escapes_all_but_code_and_bold():
     value = guide_html(Guide([GuideStep("Run `a<b` **now** & <script>", lambda: False, "")]))
     assert "<code>a&lt;b</code>" in value and "<b>now</b>" in value
     assert "&amp; &lt;script&gt;" in value and "<script>" not in value
+
+
+def test_runs_that_saved_nothing_are_drawn_whole_above_the_axis(explorer):
+    from gradlessons.inference_explorer.view import draw_runs
+
+    explorer.state.run()
+    explorer.state.no_grad = True
+    explorer.state.run()  # saves 0 MB: its marker sits at the bottom of the memory plot
+    assert explorer.state.history[-1].saved_bytes == 0
+    fig = draw_runs(explorer.state.history)
+    memory, time = fig.axes[:2]
+    for ax, values in (
+        (memory, [r.saved_bytes / 1e6 for r in explorer.state.history]),
+        (time, [r.seconds * 1e3 for r in explorer.state.history]),
+    ):
+        bottom, top = ax.get_ylim()
+        span = top - bottom
+        assert bottom < min(values) - 0.05 * span and max(values) + 0.05 * span < top
+        assert min(ax.get_yticks()) >= 0.0  # no tick below 0 MB or 0 ms
+        left, right = ax.get_xlim()
+        assert left < 1 - 0.3 and right > len(values) + 0.3
+    fig.clear()
