@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """One entry point for people, with nothing installed but Python 3.11:
 
-    python3 course.py lab    set up .venv (pinned dependencies + the course packages), copy the
-                             student notebooks into my-work/ (never overwriting your copies) and
-                             open JupyterLab on lesson 1
-    python3 course.py test   set up .venv if needed, then run the whole test suite
-                             (--fast: the unit tests only, tests/unit/)
+    python3 course.py lab    set up .venv with the student set (requirements.txt: the course, JupyterLab,
+                             torch, ipywidgets, matplotlib, nbgrader), copy the student notebooks into
+                             my-work/ (never overwriting your copies) and open JupyterLab on lesson 1,
+                             without the instructor's tools (hub/etc/student)
+                             (--instructor: the instructor's set and JupyterLab with the formgrader)
+    python3 course.py test   set up .venv with everything (requirements-dev.txt), then run the whole test
+                             suite (--fast: the unit tests only, tests/unit/)
+    python3 course.py install ROLE
+                             set up .venv for a role and start nothing: student, instructor (grading,
+                             the formgrader, publishing grades over LTI), hub or developer
     python3 course.py sync   (course authors) after changing [tool.autograd-course] in pyproject.toml,
                              a lesson or autograder/codes.py: rewrite every lesson's badges and Colab
                              install cell (both name the student edition) and its time cell (the lesson
@@ -19,7 +24,8 @@
     python3 course.py stats  (course authors) run every lesson and print how long a beginner takes over each
                              part of it, activity by activity (sync writes the same into the lessons)
 
-Setting up is skipped when .venv already matches requirements*.txt and pyproject.toml.
+Setting up is skipped when .venv already holds the role's set (or a larger one), installed from the
+requirement files and pyproject.toml as they are now.
 Extra arguments after `test` go to pytest (e.g. `python3 course.py test -k corpus`).
 """
 
@@ -42,14 +48,20 @@ BIN = os.path.join(VENV, "bin")
 STAMP = os.path.join(VENV, ".course-installed")
 WORK = os.path.join(ROOT, "my-work")
 FIRST_LESSON = "lesson1_requires_grad"
-INPUTS = (
-    "requirements.txt",
-    "requirements-dev.txt",
-    "hub/requirements.txt",
-    "hub/requirements-ngshare-exchange.txt",
-    "pyproject.toml",
-    "lab/overrides.json",
-)
+# Who installs what.  Each role's set is the one before it and more: its requirement file names the file
+# before it with -r, so every pin is written once.  A learner waits for the student set alone (torch is
+# most of it), not for the hub, the browser the tests drive or the Kubernetes client.
+ROLES = ("student", "instructor", "hub", "developer")
+REQUIREMENTS = {
+    "student": "requirements.txt",  # the course, JupyterLab, torch, ipywidgets, matplotlib, nbgrader
+    "instructor": "requirements-instructor.txt",  # + what `python -m autograder publish` sends grades with
+    "hub": "hub/requirements.txt",  # + JupyterHub, its database driver, LTI logins, the culler, ngshare
+    "developer": "requirements-dev.txt",  # + pytest, ruff, playwright, the Kubernetes client
+}
+# Installed with --no-deps from the hub's set on: see that file.
+NO_DEPS = {"hub": "hub/requirements-ngshare-exchange.txt"}
+# What every role's install reads besides its requirement files.
+INPUTS = ("pyproject.toml", "lab/overrides.json")
 # Installed as dependencies of dependencies, then removed (the list is part of the fingerprint below).
 # rfc3987-syntax: jsonschema's optional checker of the "iri" format, which jupyter-events pulls in
 # (jsonschema[format-nongpl], from jsonschema 4.24). Importing it builds dozens of parsers, in every
@@ -84,33 +96,75 @@ LANGUAGE_INFO = {
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 
 
-def _fingerprint() -> str:
-    digest = hashlib.sha256(" ".join(UNWANTED).encode())
-    for name in INPUTS:
+def role_inputs(role: str) -> list[str]:
+    """The files an install for ``role`` reads: its requirement files and those of every role below it."""
+    upto = ROLES[: ROLES.index(role) + 1]
+    return [REQUIREMENTS[r] for r in upto] + [NO_DEPS[r] for r in upto if r in NO_DEPS] + list(INPUTS)
+
+
+def _fingerprint(role: str) -> str:
+    digest = hashlib.sha256(" ".join((role, *UNWANTED)).encode())
+    for name in role_inputs(role):
         with open(os.path.join(ROOT, name), "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()
 
 
-def setup() -> None:
+def _stamp() -> dict:
+    """What ``setup`` wrote when it last set up .venv (``role``, ``fingerprint``), or {}: no stamp, one
+    from before roles (a bare fingerprint: set up again), or one this script cannot read."""
+    try:
+        with open(STAMP) as f:
+            stamp = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return stamp if isinstance(stamp, dict) and stamp.get("role") in ROLES else {}
+
+
+def installed_role() -> str | None:
+    return _stamp().get("role")
+
+
+def needs_install(role: str) -> str | None:
+    """The role to install so that .venv serves ``role``, or None when it already does: its stamp names
+    this role or a larger one, whose files have not changed since.  A .venv set up for a larger role
+    whose files changed is set up again for that larger role, so that it keeps everything it had."""
+    stamp = _stamp()
+    have = stamp.get("role")
+    if have is None or ROLES.index(have) < ROLES.index(role):
+        return role
+    return None if stamp.get("fingerprint") == _fingerprint(have) else have
+
+
+def setup(role: str = "student") -> None:
     if sys.version_info < (3, 10):  # noqa: UP036 - people do start it with an old python3
         sys.exit(f"course.py: Python 3.10 or newer is needed (this is {sys.version.split()[0]}).")
-    if os.path.exists(STAMP) and open(STAMP).read() == _fingerprint():
+    role = needs_install(role)
+    if role is None:
         return
     if not os.path.exists(os.path.join(BIN, "python")):
         print("course.py: creating .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    print("course.py: installing the pinned dependencies and the course packages ...", flush=True)
-    pip = [os.path.join(BIN, "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    subprocess.run(pip + ["-r", os.path.join(ROOT, "requirements-dev.txt"), "-e", ROOT], check=True)
-    # ngshare's nbgrader exchange declares a jupyter-core pin no JupyterLab 4 satisfies: see that file.
-    exchange = os.path.join(ROOT, "hub", "requirements-ngshare-exchange.txt")
-    subprocess.run(pip + ["--no-deps", "-r", exchange], check=True)
-    uninstall = [os.path.join(BIN, "python"), "-m", "pip", "uninstall", "--disable-pip-version-check", "-q", "-y"]
-    subprocess.run(uninstall + list(UNWANTED), check=True)
+    print(f"course.py: installing the {role}'s set ({REQUIREMENTS[role]}) and the course packages ...", flush=True)
+    for command in install_commands(role):
+        subprocess.run(command, check=True)
     install_lab_settings(VENV)
     with open(STAMP, "w") as f:
-        f.write(_fingerprint())
+        json.dump({"role": role, "fingerprint": _fingerprint(role)}, f)
+
+
+def install_commands(role: str) -> list[list[str]]:
+    """The pip commands that set up .venv for ``role``: its requirement file (which names the smaller
+    roles' files) and the course's packages, the --no-deps extras of the roles it includes, then the
+    removal of what ``UNWANTED`` lists."""
+    python = os.path.join(BIN, "python")
+    pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    commands = [pip + ["-r", os.path.join(ROOT, REQUIREMENTS[role]), "-e", ROOT]]
+    # ngshare's nbgrader exchange declares a jupyter-core pin no JupyterLab 4 satisfies: see that file.
+    upto = ROLES[: ROLES.index(role) + 1]
+    commands += [pip + ["--no-deps", "-r", os.path.join(ROOT, NO_DEPS[r])] for r in upto if r in NO_DEPS]
+    uninstall = [python, "-m", "pip", "uninstall", "--disable-pip-version-check", "-q", "-y"]
+    return commands + [uninstall + list(UNWANTED)]
 
 
 def install_lab_settings(prefix: str) -> str:
@@ -152,23 +206,45 @@ def with_local_python(path: str) -> None:
         f.write(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
+INSTRUCTOR_FLAG = "--instructor"  # `course.py lab --instructor`: the formgrader and what grading needs
+
+
 def lab(extra: list[str]) -> int:
-    setup()
+    """JupyterLab for a learner: the student set, the student's settings.  ``--instructor``: the
+    instructor's set, and the formgrader and "create assignment" tools the students' settings hide."""
+    instructor = INSTRUCTOR_FLAG in extra
+    extra = [a for a in extra if a != INSTRUCTOR_FLAG]
+    setup("instructor" if instructor else "student")
     copy_student_notebooks()
     notebook = os.path.join("my-work", f"{FIRST_LESSON}.ipynb")
     command = [os.path.join(BIN, "jupyter"), "lab", notebook, *root_flags(), *extra]
-    return subprocess.call(command, cwd=ROOT, env=lab_environment(os.environ))
+    return subprocess.call(command, cwd=ROOT, env=lab_environment(os.environ, instructor=instructor))
+
+
+def install(extra: list[str]) -> int:
+    """`python3 course.py install ROLE`: set up .venv for ``ROLE`` (see ``REQUIREMENTS``), start nothing."""
+    if len(extra) != 1 or extra[0] not in ROLES:
+        print(f"usage: python3 course.py install {{{','.join(ROLES)}}}", file=sys.stderr)
+        return 2
+    setup(extra[0])
+    print(f"course.py: .venv has the {installed_role()}'s set; activate it with `. .venv/bin/activate`.")
+    return 0
 
 
 # The Jupyter settings every server of the course reads, the hub's and this one: the course's exchange,
 # and no warning a newcomer did not cause (encrypted kernel sockets, tornado's websocket-setting
 # warning left out unless `--debug`; autograder/quiet.py).
 SERVER_SETTINGS = os.path.join(ROOT, "hub", "etc", "jupyter")
+# What students' servers read before it, on the hub and from `course.py lab`: nbgrader's assignment list
+# only (no formgrader, no course list, no "create assignment" toolbar), and no extension they never use.
+STUDENT_SETTINGS = os.path.join(ROOT, "hub", "etc", "student")
 
 
-def lab_environment(environ) -> dict:
-    """``environ`` with the course's server settings first in JUPYTER_CONFIG_PATH (any others after)."""
-    paths = [SERVER_SETTINGS] + [p for p in environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+def lab_environment(environ, instructor: bool = False) -> dict:
+    """``environ`` with the course's server settings first in JUPYTER_CONFIG_PATH (any others after):
+    the students' before the common ones, unless for an ``instructor``."""
+    course = [SERVER_SETTINGS] if instructor else [STUDENT_SETTINGS, SERVER_SETTINGS]
+    paths = course + [p for p in environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
     return {**environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(dict.fromkeys(paths))}
 
 
@@ -192,8 +268,9 @@ SLOWEST = "--durations=15"  # the run ends with where the time went
 
 def test(extra: list[str]) -> int:
     """The whole suite, in two processes (pytest-xdist), each test file whole in one of them; options
-    after `test` go to pytest (`-n 0` runs everything in one process).  ``--fast``: tests/unit only."""
-    setup()
+    after `test` go to pytest (`-n 0` runs everything in one process).  ``--fast``: tests/unit only.
+    The suite runs the hub, the browser and the image: it needs every role's set."""
+    setup("developer")
     fast = "--fast" in extra
     extra = [a for a in extra if a != "--fast"]
     chosen = any(a.startswith(("-n", "--numprocesses", "--dist")) for a in extra)
@@ -1069,7 +1146,8 @@ def student_edition(extra: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    commands = {"lab": lab, "test": test, "sync": sync, "stats": stats, "student-edition": student_edition}
+    commands = {"lab": lab, "test": test, "install": install, "sync": sync, "stats": stats,
+                "student-edition": student_edition}  # fmt: skip
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

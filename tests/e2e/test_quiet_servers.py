@@ -83,13 +83,13 @@ async def run_code(port: int, kernel_id: str, code: str) -> str:
 
 
 def serve(folder: str, *flags: str) -> tuple[str, bytes]:
-    """Start JupyterLab as ``course.py lab`` does, use it as a newcomer would, stop it: its stderr, and
+    """Start JupyterLab as ``course.py lab --instructor`` does, use it as a newcomer would, stop it: its stderr, and
     what a listener on the kernel's output port overheard."""
     port = free_port()
     exchange = os.path.join(folder, ".exchange")  # made as docs/instructor.md makes the course's
     subprocess.run(["install", "-d", "-m", "1777", exchange], check=True)
     settings = {"JUPYTER_RUNTIME_DIR": os.path.join(folder, ".runtime"), "AUTOGRADER_EXCHANGE": exchange}
-    environment = course.lab_environment({**os.environ, **settings})
+    environment = course.lab_environment({**os.environ, **settings}, instructor=True)  # the formgrader too
     environment.pop("JUPYTER_CONFIG_DIR", None)
     command = [JUPYTER, "lab", "--no-browser", f"--port={port}", f"--IdentityProvider.token={TOKEN}",
                *course.root_flags(), *flags]  # fmt: skip

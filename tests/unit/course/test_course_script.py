@@ -74,7 +74,7 @@ def test_copy_has_kernel_language_info(monkeypatch, tmp_path):
 def _pytest_command(monkeypatch, tmp_path, *arguments):
     course = load_course(monkeypatch, tmp_path)
     called = []
-    monkeypatch.setattr(course, "setup", lambda: None)
+    monkeypatch.setattr(course, "setup", lambda role: None)
     monkeypatch.setattr(course.subprocess, "call", lambda command, cwd: called.append(command) or 0)
     assert course.test(list(arguments)) == 0
     return called[0][called[0].index("pytest") + 1 :]

@@ -1,4 +1,5 @@
-"""requirements.txt (pip) and environment.yml (Binder, conda-forge) name the same versions."""
+"""requirements.txt (pip: the student set) and environment.yml (Binder, conda-forge) name the same versions;
+what only instructors need is pinned once, in requirements-instructor.txt, and Binder goes without it."""
 
 import ast
 import glob
@@ -18,8 +19,10 @@ from tests.conftest import ROOT
 CONDA_NAME = {"torch": "pytorch"}
 OWN_PACKAGES = ("autograder", "gradlessons")
 # Pinned for pip but not for Binder: what only an instructor's `python -m autograder publish` needs
-# (students never publish, and pylti1p3 is a PyPI package); requirements.txt says so too.
-INSTRUCTOR_ONLY = {"pylti1p3", "pyjwt", "jwcrypto", "cryptography", "requests"}
+# (students never publish, and pylti1p3 is a PyPI package); requirements-instructor.txt says so too.
+INSTRUCTOR_ONLY = {"pylti1p3", "pyjwt", "jwcrypto", "cryptography"}
+# Each role's requirement file (course.py's REQUIREMENTS): student, instructor, hub, developer.
+ROLE_FILES = ("requirements.txt", "requirements-instructor.txt", "hub/requirements.txt", "requirements-dev.txt")
 
 
 def pip_pins(name="requirements.txt") -> dict[str, str]:
@@ -28,7 +31,7 @@ def pip_pins(name="requirements.txt") -> dict[str, str]:
         line = line.split("#", 1)[0].strip()
         if not line or line.startswith("-r"):
             continue
-        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([\w.]+)", line)
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)(?:\[[\w,]+\])?==([\w.]+)", line)
         assert match, f"{name}: {line!r} is not pinned with =="
         pins[match.group(1).lower()] = match.group(2)
     return pins
@@ -52,18 +55,18 @@ def test_torch_pin_has_local_cpu_wheel():
 def test_pip_pins_match_env_yml():
     conda = conda_pins()
     for name, version in pip_pins().items():
-        if name not in INSTRUCTOR_ONLY:
-            assert conda.get(CONDA_NAME.get(name, name)) == version, name
+        assert conda.get(CONDA_NAME.get(name, name)) == version, name
 
 
 def test_env_yml_pins_nothing_extra():
-    pip = {CONDA_NAME.get(n, n) for n in pip_pins() if n not in INSTRUCTOR_ONLY}
+    pip = {CONDA_NAME.get(n, n) for n in pip_pins()}
     assert set(conda_pins()) - {"python"} == pip
 
 
-def test_instructor_pins_off_binder():
-    assert INSTRUCTOR_ONLY <= set(pip_pins())
+def test_instructor_pins_off_binder_and_off_the_student_set():
+    assert set(pip_pins("requirements-instructor.txt")) == INSTRUCTOR_ONLY
     assert not INSTRUCTOR_ONLY & set(conda_pins())
+    assert not INSTRUCTOR_ONLY & set(pip_pins())
 
 
 def test_binder_gets_cpu_pytorch():
@@ -97,17 +100,18 @@ def imported_top_level_modules() -> set[str]:
 
 def test_every_import_is_pinned():
     distributions = importlib.metadata.packages_distributions()
-    pinned, conda = pip_pins(), conda_pins()
+    pinned, conda = pip_pins() | pip_pins("requirements-instructor.txt"), conda_pins()
     for module in sorted(imported_top_level_modules()):
         names = {d.lower() for d in distributions.get(module, [module])}
-        assert names & set(pinned), f"{module} is imported but none of {names} is pinned in requirements.txt"
+        assert names & set(pinned), f"{module} is imported but none of {names} is pinned (requirements*.txt)"
         if names & INSTRUCTOR_ONLY:
             continue
         assert {CONDA_NAME.get(n, n) for n in names} & set(conda), f"{module} is missing from environment.yml"
 
 
 def test_tests_run_on_pinned_versions():
-    for name, version in (pip_pins("requirements-dev.txt") | pip_pins()).items():
+    pinned = {name: version for file in ROLE_FILES for name, version in pip_pins(file).items()}
+    for name, version in pinned.items():
         installed = importlib.metadata.version(name).split("+")[0]  # torch reports 2.13.0+cpu
         assert installed == version, f"{name}: {installed} installed, {version} pinned"
 

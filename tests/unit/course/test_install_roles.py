@@ -1,0 +1,175 @@
+"""Installs by role: `course.py lab` installs the student set, `course.py test` every set, `course.py install
+ROLE` one role's; each role's requirement file names the one before it, so a pin is written once; and the
+stamp in .venv tells which role it was set up for, so that a student's .venv gets the rest when the tests
+run, and a developer's is not installed again when JupyterLab starts."""
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.unit.course.test_environment import ROLE_FILES, pip_pins
+
+
+def course_script():
+    spec = importlib.util.spec_from_file_location("course_script", os.path.join(ROOT, "course.py"))
+    course = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(course)
+    return course
+
+
+def included(name: str) -> set[str]:
+    """``name`` and every requirement file it names with -r, as pip follows them (paths from ROOT)."""
+    found = {name}
+    for line in open(os.path.join(ROOT, name), encoding="utf-8"):
+        if line.startswith("-r "):
+            found |= included(os.path.normpath(os.path.join(os.path.dirname(name), line[3:].strip())))
+    return found
+
+
+def test_each_role_file_is_a_course_requirement_file_in_role_order():
+    course = course_script()
+    assert course.ROLES == ("student", "instructor", "hub", "developer")
+    assert tuple(course.REQUIREMENTS[role] for role in course.ROLES) == ROLE_FILES
+
+
+def test_each_roles_set_holds_the_set_of_the_role_before_it():
+    course = course_script()
+    for smaller, larger in zip(course.ROLES, course.ROLES[1:]):
+        assert included(course.REQUIREMENTS[smaller]) < included(course.REQUIREMENTS[larger]), (smaller, larger)
+
+
+def test_the_student_set_names_no_other_file_and_leaves_out_the_hub_the_tests_and_publishing():
+    student = pip_pins("requirements.txt")
+    assert included("requirements.txt") == {"requirements.txt"}
+    assert {"torch", "jupyterlab", "ipywidgets", "matplotlib", "nbgrader"} <= set(student)
+    for other in ("jupyterhub", "kubernetes", "playwright", "pytest", "ruff", "pylti1p3", "psycopg", "ngshare"):
+        assert other not in student, other
+
+
+def test_a_package_pinned_in_two_files_has_one_version_and_torch_is_2_13_0_everywhere():
+    seen: dict[str, tuple[str, str]] = {}
+    for name in (*ROLE_FILES, "hub/requirements-ngshare-exchange.txt"):
+        for package, version in pip_pins(name).items():
+            first = seen.setdefault(package, (name, version))
+            assert first[1] == version, f"{package}: {first[1]} in {first[0]}, {version} in {name}"
+    assert seen["torch"] == ("requirements.txt", "2.13.0")
+
+
+@pytest.fixture
+def course(tmp_path, monkeypatch):
+    """course.py with its .venv in tmp_path (a python file in bin/ so that no venv is created), its
+    requirement files copied there, and every command it would run recorded instead of run."""
+    course = course_script()
+    root = tmp_path / "course"
+    for name in (*ROLE_FILES, *course.NO_DEPS.values(), *course.INPUTS):
+        os.makedirs(root / os.path.dirname(name), exist_ok=True)
+        shutil.copyfile(os.path.join(ROOT, name), root / name)
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("")
+    monkeypatch.setattr(course, "ROOT", str(root))
+    monkeypatch.setattr(course, "VENV", str(venv))
+    monkeypatch.setattr(course, "BIN", str(venv / "bin"))
+    monkeypatch.setattr(course, "STAMP", str(venv / ".course-installed"))
+    course.ran = []
+    monkeypatch.setattr(course.subprocess, "run", lambda command, check: course.ran.append(command))
+    return course
+
+
+def installed_files(ran: list[list[str]]) -> list[str]:
+    """The requirement files the recorded pip commands installed from (-r), in order."""
+    return [os.path.basename(c[c.index("-r") + 1]) for c in ran if "-r" in c]
+
+
+def test_lab_installs_the_student_set_only(course, monkeypatch):
+    monkeypatch.setattr(course, "copy_student_notebooks", lambda: None)
+    monkeypatch.setattr(course.subprocess, "call", lambda command, cwd, env: 0)
+    assert course.lab(["--no-browser"]) == 0
+    assert installed_files(course.ran) == ["requirements.txt"]
+    assert not any("--no-deps" in c for c in course.ran)  # ngshare's exchange is the hub's
+    assert course.installed_role() == "student"
+
+
+def test_lab_for_an_instructor_installs_the_instructors_set(course, monkeypatch):
+    monkeypatch.setattr(course, "copy_student_notebooks", lambda: None)
+    started = []
+    monkeypatch.setattr(course.subprocess, "call", lambda command, cwd, env: started.append(command) or 0)
+    course.lab(["--instructor"])
+    assert installed_files(course.ran) == ["requirements-instructor.txt"]
+    assert "--instructor" not in started[0]  # a flag of course.py's, not JupyterLab's
+
+
+def test_the_test_command_installs_every_set(course, monkeypatch):
+    monkeypatch.setattr(course.subprocess, "call", lambda command, cwd: 0)
+    course.test(["--fast"])
+    assert installed_files(course.ran) == ["requirements-dev.txt", "requirements-ngshare-exchange.txt"]
+    assert course.ran[-1][-len(course.UNWANTED) :] == list(course.UNWANTED)
+    assert course.installed_role() == "developer"
+
+
+def test_install_names_its_roles_and_refuses_another(course, capsys):
+    assert course.install(["grader"]) == 2
+    assert "student,instructor,hub,developer" in capsys.readouterr().err
+    assert course.ran == []
+    assert course.install(["hub"]) == 0
+    assert installed_files(course.ran) == ["requirements.txt", "requirements-ngshare-exchange.txt"]
+    assert course.ran[0][course.ran[0].index("-r") + 1].endswith(os.path.join("hub", "requirements.txt"))
+
+
+def test_a_students_venv_gets_the_rest_when_the_tests_run_and_is_then_left_alone(course):
+    course.setup("student")
+    course.ran.clear()
+    course.setup("student")
+    assert course.ran == []  # set up, unchanged: nothing installed
+    course.setup("developer")
+    assert installed_files(course.ran)[0] == "requirements-dev.txt"
+    course.ran.clear()
+    course.setup("student")  # JupyterLab on a developer's .venv: a superset, nothing installed
+    course.setup("instructor")
+    assert course.ran == [] and course.installed_role() == "developer"
+
+
+def test_a_changed_student_pin_reinstalls_a_developers_venv_as_a_developers(course):
+    course.setup("developer")
+    course.ran.clear()
+    with open(os.path.join(course.ROOT, "requirements.txt"), "a") as f:
+        f.write("# a comment is a change too\n")
+    course.setup("student")
+    assert installed_files(course.ran)[0] == "requirements-dev.txt"  # it keeps what it had
+    assert course.installed_role() == "developer"
+
+
+def test_a_changed_developer_pin_does_not_reinstall_a_students_venv(course):
+    course.setup("student")
+    course.ran.clear()
+    with open(os.path.join(course.ROOT, "requirements-dev.txt"), "a") as f:
+        f.write("# only the developers' set changed\n")
+    course.setup("student")
+    assert course.ran == []
+    course.setup("developer")
+    assert installed_files(course.ran)[0] == "requirements-dev.txt"
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["0123abcd" * 8, "", "[1, 2]", '{"role": "root", "fingerprint": "x"}', '{"fingerprint": "x"}'],
+    ids=["a stamp from before roles", "empty", "not an object", "an unknown role", "no role"],
+)
+def test_a_stamp_setup_did_not_write_this_way_is_installed_again(course, stamp):
+    with open(course.STAMP, "w") as f:
+        f.write(stamp)
+    course.setup("student")
+    assert installed_files(course.ran) == ["requirements.txt"]
+    with open(course.STAMP) as f:
+        assert json.load(f) == {"role": "student", "fingerprint": course._fingerprint("student")}
+
+
+def test_the_docstring_names_every_role_install_takes():
+    course = course_script()
+    usage = re.search(r"install ROLE\n(.*?)\n    python3", course.__doc__, re.S).group(1)
+    assert all(role in usage for role in course.ROLES)
