@@ -216,9 +216,20 @@ def report_main(args) -> int:
     return 0
 
 
+# What publish needs beyond the student set (requirements-instructor.txt): the LTI client, its key library.
+INSTRUCTOR_MODULES = ("pylti1p3", "jwcrypto", "cryptography")
+
+
 def publish_main(args) -> int:
+    import importlib.util
     import json
 
+    missing = [name for name in INSTRUCTOR_MODULES if importlib.util.find_spec(name) is None]
+    if missing:  # a .venv that `course.py lab` set up has the student set only
+        return _fail(
+            f"publish needs the instructor's set, not installed here (no {', '.join(missing)}): run "
+            "`python3 course.py install instructor`, or `pip install -r requirements-instructor.txt`."
+        )
     from .grading.course import GradeError
     from .grading.publish import CONFIG_NAME, PublishError, jwks, load_settings, publish
 
