@@ -46,7 +46,17 @@ def line_data(n: int = 40, noise: float = 0.3, seed: int = 0) -> tuple[torch.Ten
 
 def plot_forgetting_to_clear(never_cleared: list[float], cleared: list[float]) -> Image:
     """Show :func:`forgetting_to_clear_figure` (end a cell with the result to display it)."""
-    return _shown(forgetting_to_clear_figure(never_cleared, cleared), "the slope, cleared and never cleared")
+    return _shown(forgetting_to_clear_figure(never_cleared, cleared), forgetting_to_clear_alt(never_cleared, cleared))
+
+
+def forgetting_to_clear_alt(never_cleared: list[float], cleared: list[float]) -> str:
+    """What :func:`forgetting_to_clear_figure` draws, in words (with where each line ends)."""
+    return (
+        f"A line chart of the learned slope w at each training step. The run that calls zero_grad() every "
+        f"step ends at {cleared[-1]:.2f} after {len(cleared)} steps; the run that never clears (red) ends at "
+        f"{never_cleared[-1]:.2f} after {len(never_cleared)} steps. A dashed line marks the true slope "
+        f"{TRUE_SLOPE:g}."
+    )
 
 
 def forgetting_to_clear_figure(never_cleared: list[float], cleared: list[float]) -> Figure:
@@ -93,7 +103,18 @@ def deep_tanh_data(n: int = 64, width: int = 32, seed: int = 1) -> tuple[torch.T
 
 def plot_layer_grad_norms(norms: dict[float, list[float]]) -> Image:
     """Show :func:`layer_grad_norms_figure` (end a cell with the result to display it)."""
-    return _shown(layer_grad_norms_figure(norms), "gradient norm per layer")
+    return _shown(layer_grad_norms_figure(norms), layer_grad_norms_alt(norms))
+
+
+def layer_grad_norms_alt(norms: dict[float, list[float]]) -> str:
+    """What :func:`layer_grad_norms_figure` draws, in words (with each line's two ends)."""
+    lines = "; ".join(
+        f"weights std {std:g}: {values[0]:.3g} at layer 1, {values[-1]:.3g} at layer {len(values)}"
+        for std, values in norms.items()
+    )
+    return (
+        f"A line chart, on a log scale, of the gradient norm of each layer's weight, one line per weight std ({lines})."
+    )
 
 
 def precompute() -> None:
@@ -123,7 +144,7 @@ def layer_grad_norms_figure(norms: dict[float, list[float]]) -> Figure:
     return fig
 
 
-def _shown(fig: Figure, label: str) -> Image:
+def _shown(fig: Figure, alt: str) -> Image:
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         # Some matplotlib/pyparsing pairs (Colab's) warn about each other while finding a font:
@@ -131,4 +152,4 @@ def _shown(fig: Figure, label: str) -> Image:
         warnings.simplefilter("ignore")
         fig.savefig(buffer, format="png", dpi=DPI)
     fig.clear()  # owned by no pyplot manager: clearing releases its artists right away
-    return Image(data=buffer.getvalue(), format="png")
+    return Image(data=buffer.getvalue(), format="png", alt=alt)  # in the output's metadata: the <img alt>

@@ -128,5 +128,19 @@ def plot_batch_sweep(
 ) -> widgets.Output:
     """Measure :func:`batch_sweep` and show :func:`batch_sweep_figure` (end a cell with the result)."""
     output = widgets.Output()
-    show_figure(output, batch_sweep_figure(batch_sweep(model, batch_sizes, in_features)), "memory and time")
+    costs = batch_sweep(model, batch_sizes, in_features)
+    show_figure(output, batch_sweep_figure(costs), "memory and time", batch_sweep_alt(costs))
     return output
+
+
+def batch_sweep_alt(costs: Sequence[TrackingCost]) -> str:
+    """What :func:`batch_sweep_figure` draws, in words (with the measured ends of each line)."""
+    first, last = costs[0], costs[-1]
+    sizes = ", ".join(str(c.batch_size) for c in costs)
+    return (
+        f"Two line charts against the batch size ({sizes}). Left, the activations kept for backward: "
+        f"with tracking on, from {first.tracked_mb:.1f} MB to {last.tracked_mb:.1f} MB; under no_grad(), "
+        f"from {first.no_grad_mb:.1f} MB to {last.no_grad_mb:.1f} MB. Right, the time of one forward pass: "
+        f"with tracking on, from {first.tracked_ms:.2f} ms to {last.tracked_ms:.2f} ms; under no_grad(), "
+        f"from {first.no_grad_ms:.2f} ms to {last.no_grad_ms:.2f} ms."
+    )

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from gradlessons.figures import show_figure
-from gradlessons.graph_explorer.state import Graph, read_graph
+from gradlessons.graph_explorer.state import Graph, Node, read_graph
 
 FIGSIZE = (7.5, 4.6)  # the explorer's figure: one size, so the widget does not jump around
 
@@ -58,8 +58,31 @@ def draw_graph(tensor: torch.Tensor, names: Mapping[str, object] | None = None) 
     target = next((name for name, t in known.items() if t is tensor), "the tensor")
     graph = read_graph(tensor, target, known)
     output = widgets.Output()
-    show_figure(output, graph_figure(graph, figsize=_fitting_size(graph)), f"graph behind {target}")
+    show_figure(output, graph_figure(graph, figsize=_fitting_size(graph)), f"graph behind {target}", graph_alt(graph))
     return output
+
+
+def graph_alt(graph: Graph) -> str:
+    """The drawing in words, for whoever cannot see it: each box from the top, and the boxes it points
+    to (where ``backward`` sends gradients next)."""
+    nodes = {node.id: node for node in graph.nodes}
+    below: dict[int, list[int]] = {}
+    for parent, child in graph.edges:
+        below.setdefault(parent, []).append(child)
+
+    def name(node: Node) -> str:
+        return f"{node.label} of {node.tensor}" if node.tensor and node.kind != "constant" else node.label
+
+    sentences = [f"The graph behind {graph.target}, drawn from the top."]
+    for node in sorted(graph.nodes, key=lambda n: (n.depth, n.order)):
+        if node.id in below:
+            targets = ", ".join(name(nodes[i]) for i in below[node.id])
+            sentences.append(f"{name(node)} points to {targets}.")
+    if len(graph.nodes) == 1:
+        sentences.append(f"It is a single box: {name(graph.nodes[0])}.")
+    if graph.note:
+        sentences.append(graph.note)
+    return " ".join(sentences)
 
 
 def graph_figure(graph: Graph, figsize: tuple[float, float] = FIGSIZE) -> Figure:

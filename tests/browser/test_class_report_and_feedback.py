@@ -44,6 +44,7 @@ def graded_class(tmp_path_factory):
     report = _run(course, sys.executable, "-m", "autograder", "report", LESSON)
     feedback = _run(course, "nbgrader", "generate_feedback", LESSON)
     assert feedback.returncode == 0, feedback.stderr[-3000:]
+    assert "Alternative text is missing" not in feedback.stdout + feedback.stderr  # each figure has its alt
     # gus's cells were never run, so a message names his train_step cell by its place in his notebook,
     # counted from the top with the Markdown cells, as he would count them (autograder/grading/cell_label.py)
     place = next(

@@ -57,6 +57,33 @@ def test_source_runs_cleanly(assignment, executed):
     print(f"{assignment}: run-all took {seconds:.1f} s")
 
 
+def figures(notebook) -> list[tuple[str, str | None]]:
+    """Every image the run shows, where it is, and its alt text: in a cell's outputs (alt from the output's
+    metadata, else the cell's, as nbconvert's templates read it) or in an ``Output`` widget's saved state."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            if "image/png" in output.get("data", {}):
+                alt = output.get("metadata", {}).get("image/png", {}).get("alt") or cell.metadata.get("alt")
+                found.append((f"cell {index}", alt))
+    state = notebook.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    for model_id, model in state.get("state", {}).items():
+        for output in model.get("state", {}).get("outputs", []):
+            if "image/png" in output.get("data", {}):
+                found.append((f"widget {model_id}", output.get("metadata", {}).get("image/png", {}).get("alt")))
+    return found
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_figure_says_what_it_shows(assignment, executed):
+    """Alt text on every figure: a screen reader reads it, and the feedback page's <img> carries it
+    (without it, nbconvert warns once per student while generating feedback)."""
+    notebook, _ = executed(assignment)
+    shown = figures(notebook)
+    assert shown, "the run drew no figure"
+    assert [where for where, alt in shown if not (isinstance(alt, str) and alt.strip())] == []
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_time_told_from_the_run(assignment, executed):
     """The lesson's time cell and the README's row are the account of what this run shows."""

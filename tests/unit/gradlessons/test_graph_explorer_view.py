@@ -227,6 +227,18 @@ def test_draw_graph_shows_a_png():
     assert plt.get_fignums() == []
 
 
+def test_draw_graph_says_in_words_each_box_and_where_it_points():
+    x = torch.tensor(2.0, requires_grad=True)
+    c = torch.tensor(3.0)
+    y = x * c
+    z = y.sin() + x
+    alt = draw_graph(z, {"x": x, "c": c, "y": y, "z": z}).outputs[0]["metadata"]["image/png"]["alt"]
+    assert alt.startswith("The graph behind z, drawn from the top. AddBackward0 of z points to SinBackward0, ")
+    assert "MulBackward0 of y points to AccumulateGrad of x, c (constant)." in alt
+    alt = draw_graph(c, {"c": c}).outputs[0]["metadata"]["image/png"]["alt"]
+    assert "It is a single box" in alt and "does not require grad" in alt
+
+
 def test_draw_graph_needs_a_tensor():
     with pytest.raises(TypeError, match="needs a tensor"):
         draw_graph([1.0, 2.0])
