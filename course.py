@@ -60,8 +60,21 @@ REQUIREMENTS = {
 }
 # Installed with --no-deps from the hub's set on: see that file.
 NO_DEPS = {"hub": "hub/requirements-ngshare-exchange.txt"}
+# The installer: uv, pinned here and put into .venv by pip first, installs a set in about a quarter of
+# pip's time (it unpacks in parallel and compiles no bytecode up front); pip installs when uv cannot be
+# had or fails, and when COURSE_INSTALLER=pip.  benchmarks/student_install.py measures both.
+INSTALLER_PINS = "requirements-installer.txt"
 # What every role's install reads besides its requirement files.
-INPUTS = ("pyproject.toml", "lab/overrides.json")
+INPUTS = ("pyproject.toml", "lab/overrides.json", INSTALLER_PINS)
+# pip's settings that uv takes as options (uv reads no pip.conf and no PIP_* variable): where a machine
+# says to take packages from, as this one takes torch's CPU wheel from a local folder.
+UV_OPTIONS = {
+    "index-url": "--index-url",
+    "extra-index-url": "--extra-index-url",
+    "find-links": "--find-links",
+    "constraint": "--constraints",
+    "cert": "--cert",
+}
 # Installed as dependencies of dependencies, then removed (the list is part of the fingerprint below).
 # rfc3987-syntax: jsonschema's optional checker of the "iri" format, which jupyter-events pulls in
 # (jsonschema[format-nongpl], from jsonschema 4.24). Importing it builds dozens of parsers, in every
@@ -146,25 +159,66 @@ def setup(role: str = "student") -> None:
         print("course.py: creating .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     print(f"course.py: installing the {role}'s set ({REQUIREMENTS[role]}) and the course packages ...", flush=True)
-    for command in install_commands(role):
-        subprocess.run(command, check=True)
+    install = installer()
+    try:
+        for command in install_commands(role, install):
+            subprocess.run(command, check=True)
+    except subprocess.CalledProcessError:
+        if install == pip_install():
+            raise
+        print("course.py: uv could not install it; pip installs it instead (slower) ...", flush=True)
+        for command in install_commands(role, pip_install()):
+            subprocess.run(command, check=True)
     install_lab_settings(VENV)
     with open(STAMP, "w") as f:
         json.dump({"role": role, "fingerprint": _fingerprint(role)}, f)
 
 
-def install_commands(role: str) -> list[list[str]]:
-    """The pip commands that set up .venv for ``role``: its requirement file (which names the smaller
-    roles' files) and the course's packages, the --no-deps extras of the roles it includes, then the
-    removal of what ``UNWANTED`` lists."""
-    python = os.path.join(BIN, "python")
-    pip = [python, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    commands = [pip + ["-r", os.path.join(ROOT, REQUIREMENTS[role]), "-e", ROOT]]
+def install_commands(role: str, install: list[str]) -> list[list[str]]:
+    """The commands that set up .venv for ``role`` with ``install`` (pip's or uv's): its requirement file
+    (which names the smaller roles' files) and the course's packages, the --no-deps extras of the roles it
+    includes, then the removal of what ``UNWANTED`` lists."""
+    commands = [install + ["-r", os.path.join(ROOT, REQUIREMENTS[role]), "-e", ROOT]]
     # ngshare's nbgrader exchange declares a jupyter-core pin no JupyterLab 4 satisfies: see that file.
     upto = ROLES[: ROLES.index(role) + 1]
-    commands += [pip + ["--no-deps", "-r", os.path.join(ROOT, NO_DEPS[r])] for r in upto if r in NO_DEPS]
-    uninstall = [python, "-m", "pip", "uninstall", "--disable-pip-version-check", "-q", "-y"]
+    commands += [install + ["--no-deps", "-r", os.path.join(ROOT, NO_DEPS[r])] for r in upto if r in NO_DEPS]
+    uninstall = [os.path.join(BIN, "python"), "-m", "pip", "uninstall", "--disable-pip-version-check", "-q", "-y"]
     return commands + [uninstall + list(UNWANTED)]
+
+
+def pip_install() -> list[str]:
+    return [os.path.join(BIN, "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+
+
+def installer() -> list[str]:
+    """How to install into .venv: uv (``INSTALLER_PINS``, installed by pip), told pip's settings on this
+    machine; pip's own install when COURSE_INSTALLER=pip or uv cannot be installed."""
+    pip = pip_install()
+    if os.environ.get("COURSE_INSTALLER", "uv") == "pip":
+        return pip
+    got = subprocess.run(pip + ["-r", os.path.join(ROOT, INSTALLER_PINS)], check=False)
+    uv = os.path.join(BIN, "uv")
+    if got.returncode != 0 or not os.path.exists(uv):
+        print("course.py: uv could not be installed, so pip installs (slower) ...", flush=True)
+        return pip
+    listed = subprocess.run([pip[0], "-m", "pip", "config", "list"], capture_output=True, text=True, check=False)
+    python = os.path.join(BIN, "python")
+    # pip takes the best match over all its indexes and folders; uv's default stops at the first index
+    return [uv, "pip", "install", "-q", "--python", python, "--index-strategy", "unsafe-best-match",
+            *uv_options(listed.stdout)]  # fmt: skip
+
+
+def uv_options(pip_config: str) -> list[str]:
+    """``pip config list``'s output (pip's files and PIP_* variables) as uv's options, each once."""
+    options = []
+    for line in pip_config.splitlines():
+        key, _, value = line.partition("=")
+        section, _, name = key.strip().rpartition(".")
+        if section not in ("global", "install", ":env:") or name not in UV_OPTIONS:
+            continue
+        for item in value.strip().strip("'\"").split():
+            options.append((UV_OPTIONS[name], item))
+    return [word for option in dict.fromkeys(options) for word in option]
 
 
 def install_lab_settings(prefix: str) -> str:

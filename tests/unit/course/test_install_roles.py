@@ -8,6 +8,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+from types import SimpleNamespace
 
 import pytest
 
@@ -53,17 +55,32 @@ def test_the_student_set_names_no_other_file_and_leaves_out_the_hub_the_tests_an
 
 def test_a_package_pinned_in_two_files_has_one_version_and_torch_is_2_13_0_everywhere():
     seen: dict[str, tuple[str, str]] = {}
-    for name in (*ROLE_FILES, "hub/requirements-ngshare-exchange.txt"):
+    for name in (*ROLE_FILES, "hub/requirements-ngshare-exchange.txt", "requirements-installer.txt"):
         for package, version in pip_pins(name).items():
             first = seen.setdefault(package, (name, version))
             assert first[1] == version, f"{package}: {first[1]} in {first[0]}, {version} in {name}"
     assert seen["torch"] == ("requirements.txt", "2.13.0")
 
 
+def fake_run(course, fails=(), pip_config=""):
+    """subprocess.run recording each command in ``course.ran`` instead: one whose first word is in
+    ``fails`` fails (raising when checked), ``pip config list`` prints ``pip_config``."""
+
+    def run(command, check, **options):
+        course.ran.append(command)
+        failed = os.path.basename(command[0]) in fails
+        if failed and check:
+            raise subprocess.CalledProcessError(1, command)
+        return SimpleNamespace(returncode=1 if failed else 0, stdout=pip_config if "config" in command else "")
+
+    return run
+
+
 @pytest.fixture
 def course(tmp_path, monkeypatch):
     """course.py with its .venv in tmp_path (a python file in bin/ so that no venv is created), its
-    requirement files copied there, and every command it would run recorded instead of run."""
+    requirement files copied there, and every command it would run recorded instead of run; pip installs
+    (COURSE_INSTALLER=pip) unless a test says otherwise."""
     course = course_script()
     root = tmp_path / "course"
     for name in (*ROLE_FILES, *course.NO_DEPS.values(), *course.INPUTS):
@@ -77,7 +94,8 @@ def course(tmp_path, monkeypatch):
     monkeypatch.setattr(course, "BIN", str(venv / "bin"))
     monkeypatch.setattr(course, "STAMP", str(venv / ".course-installed"))
     course.ran = []
-    monkeypatch.setattr(course.subprocess, "run", lambda command, check: course.ran.append(command))
+    monkeypatch.setattr(course.subprocess, "run", fake_run(course))
+    monkeypatch.setenv("COURSE_INSTALLER", "pip")
     return course
 
 
@@ -173,3 +191,52 @@ def test_the_docstring_names_every_role_install_takes():
     course = course_script()
     usage = re.search(r"install ROLE\n(.*?)\n    python3", course.__doc__, re.S).group(1)
     assert all(role in usage for role in course.ROLES)
+
+
+PIP_CONFIG = """:env:.find-links='/opt/wheels'
+global.find-links='/opt/wheels'
+global.extra-index-url='file:///opt/pypi/simple file:///opt/pypi-more/simple'
+global.constraint='/etc/xdg/pip/constraints.txt'
+global.timeout='60'
+download.index-url='https://elsewhere.example/simple'
+"""
+
+
+def test_pips_settings_become_uvs_options_each_once():
+    assert course_script().uv_options(PIP_CONFIG) == [
+        "--find-links", "/opt/wheels",
+        "--extra-index-url", "file:///opt/pypi/simple",
+        "--extra-index-url", "file:///opt/pypi-more/simple",
+        "--constraints", "/etc/xdg/pip/constraints.txt",
+    ]  # fmt: skip
+
+
+def test_uv_installs_the_set_where_pip_would_take_it_from(course, monkeypatch):
+    monkeypatch.delenv("COURSE_INSTALLER")
+    (open(os.path.join(course.BIN, "uv"), "w")).close()
+    monkeypatch.setattr(course.subprocess, "run", fake_run(course, pip_config=PIP_CONFIG))
+    course.setup("student")
+    assert installed_files(course.ran) == ["requirements-installer.txt", "requirements.txt"]
+    assert course.ran[0][1:4] == ["-m", "pip", "install"]  # pip installs uv, pinned
+    uv = next(c for c in course.ran if os.path.basename(c[0]) == "uv")
+    assert uv[1:3] == ["pip", "install"] and "unsafe-best-match" in uv
+    assert " ".join(uv).count("--find-links /opt/wheels") == 1
+    assert course.installed_role() == "student"
+
+
+def test_when_uv_fails_pip_installs_the_set(course, monkeypatch, capsys):
+    monkeypatch.delenv("COURSE_INSTALLER")
+    (open(os.path.join(course.BIN, "uv"), "w")).close()
+    monkeypatch.setattr(course.subprocess, "run", fake_run(course, fails={"uv"}))
+    course.setup("student")
+    assert installed_files(course.ran) == ["requirements-installer.txt", "requirements.txt", "requirements.txt"]
+    assert course.ran[-2][1:4] == ["-m", "pip", "install"] and "pip installs it instead" in capsys.readouterr().out
+    assert course.installed_role() == "student"
+
+
+def test_when_uv_cannot_be_installed_pip_installs_the_set(course, monkeypatch, capsys):
+    monkeypatch.delenv("COURSE_INSTALLER")  # and no uv in .venv/bin after pip's attempt
+    course.setup("student")
+    assert installed_files(course.ran) == ["requirements-installer.txt", "requirements.txt"]
+    assert all(os.path.basename(c[0]) != "uv" for c in course.ran)
+    assert "uv could not be installed" in capsys.readouterr().out
