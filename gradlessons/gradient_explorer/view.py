@@ -1,8 +1,8 @@
 """The ipywidgets view of the lesson 3 gradient explorer.
 
 ``GradExplorer`` draws a :class:`~gradlessons.gradient_explorer.state.GradExplorerState`:
-the guided sequence's current step (with *skip step* / *restart guide*, shared by every explorer), one button
-per action, a status line, an action log and a two-panel figure. All the PyTorch
+one button per action, a status line, a two-panel figure with the guided sequence's current step
+beside it (with *skip step* / *restart guide*, shared by every explorer) and an action log. All the PyTorch
 work, and the guide's logic, happen in the state; this module only displays them.
 
 Portability notes (JupyterLab 4 with ipywidgets 8, Google Colab with 7.7):
@@ -29,10 +29,10 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
-from gradlessons.figures import show_figure
+from gradlessons.figures import DPI, show_figure
 from gradlessons.formatting import format_value
 from gradlessons.gradient_explorer.state import ACTIONS, GradExplorerState, Record
-from gradlessons.guide_view import guide_controls
+from gradlessons.guide_view import beside_the_figure, guide_controls
 
 #: Button text when the full code is too long for a compact button; the tooltip
 #: always holds the full code.
@@ -70,7 +70,9 @@ MAX_NAMED_TICKS = 14
 #: Values are written next to the points only while the plot is this sparse.
 MAX_ANNOTATED_POINTS = 14
 
-FIGSIZE = (7.0, 4.5)
+FIGSIZE = (6.0, 3.5)  # beside the guide, in a 1366×768 window with JupyterLab's file browser open
+#: The log shows this much before it scrolls (newest first, so the latest actions are the ones shown).
+LOG_HEIGHT = "6.5em"
 
 # Colours: one per meaning, reused in the legend.
 GRAD_COLOR = "#1f77b4"
@@ -112,9 +114,10 @@ class GradExplorer:
         )
         self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
+        self.status.add_class("explorer-status")  # lets a page (and the browser tests) find the status
         # not width 100%: with the widget margins it overflowed the output area
         self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
-        self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
+        self.plot_output = widgets.Output(layout=widgets.Layout(min_height=f"{FIGSIZE[1] * DPI:.0f}px"))
 
         row = widgets.Layout(flex_flow="row wrap")
         clear_names = [name for name in ACTIONS if name.startswith(("zero_grad", "grad_to"))]
@@ -122,11 +125,10 @@ class GradExplorer:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 3 &middot; reading and zeroing <code>.grad</code></b>"),
-                self.guide_controls.box,
                 widgets.HBox([self.buttons[n] for n in other_names], layout=row),
                 widgets.HBox([self.buttons[n] for n in clear_names], layout=row),
                 self.status,
-                self.plot_output,
+                beside_the_figure(self.plot_output, self.guide_controls, FIGSIZE[1] * DPI),
                 self.log,
             ]
         )
@@ -199,7 +201,7 @@ class GradExplorer:
         body = html.escape("\n".join(lines))
         return (
             "<div><b>Log</b> (newest first)</div>"
-            "<pre style='max-height:12em; overflow:auto; white-space:pre; margin:0; padding:4px; "
+            f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
             f"font-size:12px; border:1px solid #ccc'>{body}</pre>"
         )
 

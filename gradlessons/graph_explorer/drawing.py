@@ -152,7 +152,10 @@ def graph_figure(graph: Graph, figsize: tuple[float, float] = FIGSIZE) -> Figure
         )
         for k in kinds
     ]
-    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles) or 1, fontsize=8, frameon=False)
+    # The three kinds side by side need 7.6 inches; a narrower figure (the explorer's, beside its guide)
+    # puts them on two rows, or its frame would cut the legend's ends off.
+    ncol = len(handles) if fig.get_figwidth() >= 7.6 else min(2, len(handles))
+    fig.legend(handles=handles, loc="outside lower center", ncol=ncol or 1, fontsize=8, frameon=False)
     return fig
 
 

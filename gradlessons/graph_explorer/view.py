@@ -1,6 +1,7 @@
 """A thin ipywidgets view over :class:`GraphExplorerState`.
 
-Core ipywidgets only: a guide box (``HTML``) with *skip step* and *restart guide* buttons, one
+Core ipywidgets only: a guide box (``HTML``, beside the drawn graph) with *skip step* and *restart
+guide* buttons, one
 ``Checkbox`` per input for ``requires_grad``, ``Dropdown`` menus for the operation and its
 operands, and ``Button`` widgets to apply, undo and reset. The graph is drawn by
 :mod:`gradlessons.graph_explorer.drawing` and shown as a PNG in an ``Output`` widget, as every
@@ -15,10 +16,15 @@ import re
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from gradlessons.figures import show_figure
+from gradlessons.figures import DPI, show_figure
 from gradlessons.graph_explorer.drawing import graph_figure
 from gradlessons.graph_explorer.state import INPUT_NAMES, OPERATIONS, GraphExplorerState
-from gradlessons.guide_view import guide_controls
+from gradlessons.guide_view import beside_the_figure, guide_controls
+
+#: The drawn graph beside the guide, in a 1366×768 window with JupyterLab's file browser open.
+FIGSIZE = (6.0, 3.2)
+#: The tensor table shows this many lines before it scrolls (a long expression adds a row per step).
+TABLE_HEIGHT = "8em"
 
 
 class GraphExplorer:
@@ -66,24 +72,26 @@ class GraphExplorer:
             "undo": widgets.Button(description="undo", tooltip="forget the newest operation"),
             "reset": widgets.Button(description="reset", button_style="warning", tooltip="back to the start"),
         }
+        for button in self.buttons.values():  # three default-width buttons pushed reset onto a row of its own
+            button.layout = widgets.Layout(width="auto", min_width="64px")
         self.buttons["apply"].on_click(lambda _b: self._on_apply())
         self.buttons["undo"].on_click(lambda _b: self._on_undo())
         self.buttons["reset"].on_click(lambda _b: self._on_reset())
         self.code_hint = widgets.HTML()
         self.status = widgets.HTML()
+        self.status.add_class("explorer-status")  # lets a page (and the browser tests) find the status
         # not width 100%: with the widget margins it overflowed the output area
         self.table = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
-        self.plot_output = widgets.Output(layout=widgets.Layout(min_height="320px"))
+        self.plot_output = widgets.Output(layout=widgets.Layout(min_height=f"{FIGSIZE[1] * DPI:.0f}px"))
         row = widgets.Layout(flex_flow="row wrap", align_items="center")
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 1 &middot; the computational graph</b>"),
-                self.guide_controls.box,
                 widgets.HBox(list(self.checkboxes.values()), layout=row),
                 widgets.HBox([self.op, self.x, self.y, *self.buttons.values()], layout=row),
                 self.code_hint,
                 self.status,
-                self.plot_output,
+                beside_the_figure(self.plot_output, self.guide_controls, FIGSIZE[1] * DPI),
                 self.table,
             ]
         )
@@ -113,7 +121,7 @@ class GraphExplorer:
         self._show_figure(self.draw_figure())
 
     def draw_figure(self) -> Figure:
-        return graph_figure(self.state.graph())
+        return graph_figure(self.state.graph(), figsize=FIGSIZE)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -181,7 +189,7 @@ class GraphExplorer:
         body = html.escape(self.state.table())
         return (
             "<div><b>Tensors</b></div><pre style='margin:0; padding:4px; font-size:12px; "
-            f"border:1px solid #ccc; overflow:auto; white-space:pre'>{body}</pre>"
+            f"max-height:{TABLE_HEIGHT}; border:1px solid #ccc; overflow:auto; white-space:pre'>{body}</pre>"
         )
 
     def _show_figure(self, fig: Figure) -> None:

@@ -1,10 +1,11 @@
 """The ipywidgets view of the lesson 4 inference explorer.
 
 ``InferenceExplorer`` draws an :class:`~gradlessons.inference_explorer.state.InferenceExplorerState`:
-the guide (the current step, what to look at in the last one, "skip step" and "restart guide"),
 three switches (``torch.no_grad()``, ``torch.inference_mode()``, ``model.eval()``), a batch-size
-slider, a "run forward pass" button and a reset button, a status line for the last run, a log, and
-a figure of saved-activation memory and forward time per run, coloured by the tracking mode.
+slider, a "run forward pass" button and a reset button, a status for the last run (three lines), a
+figure of saved-activation memory and forward time per run, coloured by the tracking mode, with the
+guide beside it (the current step, what to look at in the last one, "skip step" and "restart guide"),
+and a log.
 
 As in the lesson 3 explorer (:mod:`gradlessons.gradient_explorer.view`): only core widgets present in
 ipywidgets 7.7 and 8, a pyplot-free ``Figure`` rendered to PNG with Agg and put into an
@@ -21,8 +22,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from gradlessons.figures import padded_range, show_figure
-from gradlessons.guide_view import guide_controls
+from gradlessons.figures import DPI, padded_range, show_figure
+from gradlessons.guide_view import beside_the_figure, guide_controls
 from gradlessons.inference_explorer.state import MAX_BATCH, MIN_BATCH, InferenceExplorerState, Run
 
 #: One colour per tracking regime, reused in the legend.
@@ -35,7 +36,9 @@ LEGEND = {
 #: Marker per model mode: dropout and batch norm behave differently in train and eval mode.
 MARKERS = {False: "o", True: "s"}
 MAX_ANNOTATED = 12
-FIGSIZE = (7.5, 4.2)
+FIGSIZE = (6.0, 3.4)  # beside the guide, in a 1366×768 window with JupyterLab's file browser open
+#: The log shows this much before it scrolls (newest first, so the latest runs are the ones shown).
+LOG_HEIGHT = "6.5em"
 
 
 class InferenceExplorer:
@@ -78,9 +81,10 @@ class InferenceExplorer:
         self.guide_controls = guide_controls(self._on_skip, self._on_restart_guide, "Back to the guide's step 1")
         self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.status = widgets.HTML()
+        self.status.add_class("explorer-status")  # lets a page (and the browser tests) find the status
         # not width 100%: with the widget margins it overflowed the output area
         self.log = widgets.HTML(layout=widgets.Layout(width="auto", align_self="stretch"))
-        self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
+        self.plot_output = widgets.Output(layout=widgets.Layout(min_height=f"{FIGSIZE[1] * DPI:.0f}px"))
 
         for box, name in (
             (self.no_grad, "no_grad"),
@@ -96,11 +100,10 @@ class InferenceExplorer:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 4 &middot; inference without a graph</b>"),
-                self.guide_controls.box,
                 widgets.HBox([self.no_grad, self.inference_mode, self.eval_mode], layout=row),
                 widgets.HBox([self.batch_size, self.run_button, self.reset_button], layout=row),
                 self.status,
-                self.plot_output,
+                beside_the_figure(self.plot_output, self.guide_controls, FIGSIZE[1] * DPI),
                 self.log,
             ]
         )
@@ -150,21 +153,26 @@ class InferenceExplorer:
             return "<i>No run yet: choose the switches and a batch size, then click <b>run forward pass</b>.</i>"
         last = history[-1]
         dropout = "active (train mode)" if last.dropout_active else "off (eval mode)"
-        parts = [
-            f"<code>{html.escape(last.label)}</code>, batch {last.batch_size}",
-            f"<code>output.requires_grad = {last.requires_grad}</code>",
-            f"<code>output.grad_fn = {html.escape(str(last.grad_fn))}</code>",
-            f"saved for backward: <b>{last.saved_bytes / 1e6:.2f} MB</b>",
-            f"forward time: <b>{last.seconds * 1e3:.2f} ms</b>",
-            f"dropout {dropout}; largest difference from the eval output: {last.max_diff_vs_eval:.3g}",
+        # Three lines, not one per fact: the explorer must fit a laptop's window.
+        lines = [
+            [
+                f"<code>{html.escape(last.label)}</code>, batch {last.batch_size}",
+                f"<code>output.requires_grad = {last.requires_grad}</code>",
+                f"<code>output.grad_fn = {html.escape(str(last.grad_fn))}</code>",
+            ],
+            [
+                f"saved for backward: <b>{last.saved_bytes / 1e6:.2f} MB</b>",
+                f"forward time: <b>{last.seconds * 1e3:.2f} ms</b>",
+            ],
+            [f"dropout {dropout}; largest difference from the eval output: {last.max_diff_vs_eval:.3g}"],
         ]
-        return "<div style='line-height:1.6'>" + "<br>".join(parts) + "</div>"
+        return "<div style='line-height:1.6'>" + "<br>".join(" &nbsp;|&nbsp; ".join(line) for line in lines) + "</div>"
 
     def _log_html(self) -> str:
         body = html.escape("\n".join(reversed(self.state.log_lines())))
         return (
             "<div><b>Runs</b> (newest first)</div>"
-            "<pre style='max-height:10em; overflow:auto; white-space:pre; margin:0; padding:4px; "
+            f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
             f"font-size:11px; border:1px solid #ccc'>{body}</pre>"
         )
 
@@ -210,5 +218,6 @@ def draw_runs(runs: Sequence[Run]) -> Figure:
         Line2D([], [], color="#555555", marker="o", linestyle="", markerfacecolor="white", label="train mode"),
         Line2D([], [], color="#555555", marker="s", linestyle="", markerfacecolor="white", label="eval mode"),
     ]
-    fig.legend(handles=handles, loc="outside upper center", ncol=5, fontsize=7.5, frameon=False)
+    # Two rows: five entries side by side are wider than the figure beside the guide, which cut them off.
+    fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=7.5, frameon=False)
     return fig

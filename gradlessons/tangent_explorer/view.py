@@ -1,7 +1,7 @@
 """The ipywidgets view of the lesson 2 tangent explorer.
 
 ``TangentExplorer`` shows a :class:`~gradlessons.tangent_explorer.state.TangentExplorerState`:
-the guided tour at the top (the current step and what to look at in the step just done, with
+the guided tour beside the figure (the current step and what to look at in the step just done, with
 buttons to skip a step or restart the guide), a dropdown of functions, a slider for x, a
 button that calls ``backward()`` once more without clearing ``.grad``, a reset button, a status
 line and the figure (the curve, the true tangent, and, after repeated backward() calls, the
@@ -19,12 +19,12 @@ import html
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from gradlessons.figures import show_figure
+from gradlessons.figures import DPI, show_figure
 from gradlessons.formatting import format_value
-from gradlessons.guide_view import guide_controls
+from gradlessons.guide_view import beside_the_figure, guide_controls
 from gradlessons.tangent_explorer.state import FUNCTIONS, X_RANGE, TangentExplorerState
 
-FIGSIZE = (6.4, 4.0)
+FIGSIZE = (6.0, 4.0)  # beside the guide, in a 1366×768 window with JupyterLab's file browser open
 CURVE_COLOR = "#1f77b4"
 TANGENT_COLOR = "#2ca02c"
 WRONG_COLOR = "#d62728"
@@ -74,6 +74,7 @@ class TangentExplorer:
             description="reset", tooltip="Back to f(x) = x², x = 1, fresh t.grad", layout=widgets.Layout(width="auto")
         )
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
+        self.status.add_class("explorer-status")  # lets a page (and the browser tests) find the status
         self.guide_controls = guide_controls(
             lambda: self._act(self.state.skip_guide_step),
             lambda: self._reset(self.state.restart_guide),
@@ -81,7 +82,7 @@ class TangentExplorer:
         )
         self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.guide.add_class("tangent-guide")  # lets a page (and the browser test) find this explorer's guide
-        self.plot_output = widgets.Output(layout=widgets.Layout(min_height="300px"))
+        self.plot_output = widgets.Output(layout=widgets.Layout(min_height=f"{FIGSIZE[1] * DPI:.0f}px"))
 
         self.function_menu.observe(self._on_function, names="value")
         self.x_slider.observe(self._on_x, names="value")
@@ -91,11 +92,10 @@ class TangentExplorer:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<b>Lesson 2 &middot; the slope from <code>backward()</code></b>"),
-                self.guide_controls.box,
                 widgets.HBox([self.function_menu, self.x_slider]),
                 widgets.HBox([self.again_button, self.reset_button]),
                 self.status,
-                self.plot_output,
+                beside_the_figure(self.plot_output, self.guide_controls, FIGSIZE[1] * DPI),
             ]
         )
         self.refresh()

@@ -3,13 +3,18 @@ lesson's source notebook, run only the explorer's cell, and find its controls.""
 
 from __future__ import annotations
 
+import os
+import shutil
+
 from playwright.sync_api import Locator
 
-from tests.browser.lab import CELL_MS
+from tests.browser.lab import CELL_MS, screenshot
 
 
 def open_explorer(lab, assignment: str, class_name: str) -> tuple[Locator, Locator]:
-    """Open the lesson's source notebook, run the explorer's cell only; returns (cell, widget)."""
+    """In a 1366×768 window, open the lesson's source notebook and run the explorer's cell only;
+    returns (cell, widget)."""
+    use_a_laptop_window(lab)
     notebook = lab.open_notebook(f"notebooks/{assignment}/{assignment}.ipynb")
     cell = notebook.run_cell(notebook.index(contains=f"{class_name}()"))
     widget = cell.locator(".jp-Cell-outputArea .widget-vbox").first
@@ -33,3 +38,55 @@ def dropdown(widget: Locator, description: str) -> Locator:
 def html_part(widget: Locator, text: str) -> Locator:
     """The ``HTML`` widget of the explorer that contains ``text`` (e.g. its log's title)."""
     return widget.locator(".widget-html", has_text=text)
+
+
+# --------------------------------------------------------------------------- fitting a laptop
+
+#: A laptop's window (issue 35): every explorer must be seen whole in it, with JupyterLab's own chrome.
+LAPTOP = {"width": 1366, "height": 768}
+#: The widest empty band allowed between the guide's text and the controls under it.
+MAX_GAP_PX = 16
+SCREENSHOTS = "/work/screenshots/explorers"  # the closing note's folder, when this machine has /work
+
+# Scrolls the explorer to the top of the notebook's scrolling panel, then measures (in CSS pixels) the
+# explorer, the part of the panel that shows cells, and the empty bands in it: between the guide's
+# painted panel and its buttons, and between one row of the explorer and the next.
+_FIT_JS = """widget => {
+    const panel = widget.closest('.jp-WindowedPanel-outer') || widget.closest('.jp-Notebook');
+    widget.scrollIntoView({block: 'start'});
+    const box = widget.getBoundingClientRect();
+    const view = panel.getBoundingClientRect();
+    const guide = widget.querySelector('.explorer-guide');
+    const painted = (guide.querySelector('.widget-html-content > div') || guide).getBoundingClientRect();
+    const buttons = [...guide.parentElement.querySelectorAll('button')].map(b => b.getBoundingClientRect());
+    const bands = [Math.min(...buttons.map(b => b.top)) - painted.bottom];
+    const rows = [...widget.children].map(c => c.getBoundingClientRect()).filter(r => r.height > 0);
+    for (let i = 1; i < rows.length; i++) bands.push(rows[i].top - rows[i - 1].bottom);
+    return {height: box.height, top: box.top, bottom: box.bottom, panel_top: view.top,
+            panel_bottom: view.bottom, panel_height: panel.clientHeight, gap: Math.max(...bands)};
+}"""
+
+
+def use_a_laptop_window(lab) -> None:
+    """Make the test's page the size of a 1366×768 laptop window."""
+    lab.page.set_viewport_size(LAPTOP)
+
+
+def assert_fits_a_laptop(lab, widget: Locator, name: str) -> dict:
+    """The explorer, scrolled to its top, is seen whole in a 1366×768 window and has no blank band
+    between its guide and its controls. A screenshot of the window is saved (its path printed)."""
+    assert lab.page.viewport_size == LAPTOP, "open the explorer with open_explorer (it sets the window's size)"
+    fit = widget.evaluate(_FIT_JS)
+    path = screenshot(lab.page, f"{name}-1366x768")
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    shutil.copy(path, SCREENSHOTS)
+    print(
+        f"\n{name}: explorer {fit['height']:.0f} px tall in a panel of {fit['panel_height']:.0f} px, "
+        f"widest blank band {fit['gap']:.0f} px; screenshot {path} (copied to {SCREENSHOTS})"
+    )
+    assert fit["top"] >= fit["panel_top"] - 1 and fit["bottom"] <= fit["panel_bottom"] + 1, (
+        f"{name}: the explorer ({fit['height']:.0f} px) does not fit the notebook's visible "
+        f"{fit['panel_height']:.0f} px at 1366×768: {fit}"
+    )
+    assert fit["gap"] < MAX_GAP_PX, f"{name}: a blank band of {fit['gap']:.0f} px between the guide and the controls"
+    return fit

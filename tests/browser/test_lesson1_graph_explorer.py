@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from gradlessons.graph_explorer.state import FINISHED, GUIDE_STEPS
-from tests.browser.explorers import button, checkbox, dropdown, html_part, open_explorer
+from tests.browser.explorers import assert_fits_a_laptop, button, checkbox, dropdown, html_part, open_explorer
 from tests.browser.lab import expect_new_image, img_src, kernel_log_count, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -34,19 +34,17 @@ def row(name: str, requires_grad: bool, is_leaf: bool, grad_fn: str, code: str) 
 def test_student_follows_the_guide(lab):
     cell, widget = open_explorer(lab, ASSIGNMENT, "GraphExplorer")
     guide = widget.locator(".explorer-guide")
-    status = widget.locator(".widget-html").nth(3)
+    status = widget.locator(".explorer-status")
     hint = html_part(widget, "next:")
     table = html_part(widget, "Tensors").locator("pre")
     plot = widget.locator(".widget-output")
     src = img_src(plot)
 
-    def expect_step(done: int | None, prompt: str, look: bool = True) -> None:
-        if done is None:
+    def expect_step(done: int | None, prompt: str) -> None:
+        if done is None:  # also after a click that completed nothing: the last ✓ note was about before it
             expect(guide).not_to_contain_text("done.")
-        elif look:
+        else:
             expect(guide).to_contain_text(f"✓ Step {done} done. {plain(GUIDE_STEPS[done - 1].look)}")
-        else:  # a later click that completed nothing: the note no longer describes the state
-            expect(guide).to_contain_text(f"✓ Step {done} done.Guide")
         expect(guide).to_contain_text(plain(prompt))
 
     # It opens on the starter expression, with its graph drawn and step 1 of the guide.
@@ -74,7 +72,7 @@ def test_student_follows_the_guide(lab):
     checkbox(widget, "a.requires_grad").uncheck()
     expect(status).to_have_text("a.requires_grad = False: the forward pass ran again, so the graph was recorded anew.")
     src = expect_new_image(plot, src)
-    expect_step(2, "Guide · Step 3 of 4: ", look=False)
+    expect_step(None, "Guide · Step 3 of 4: ")
     checkbox(widget, "b.requires_grad").uncheck()
     expect(table).to_contain_text(row("t1", False, True, "None", "t1 = a * b"))
     src = expect_new_image(plot, src)
@@ -90,6 +88,7 @@ def test_student_follows_the_guide(lab):
     expect_step(4, "Guide · Finished: " + FINISHED)
     expect(button(widget, "skip step")).to_be_disabled()
     screenshot(cell, f"{ASSIGNMENT}-guide-5")
+    assert_fits_a_laptop(lab, widget, f"{ASSIGNMENT}-finished")  # two more rows in the table, the longest note
 
     # Restart: back to the opening state and step 1; skip moves on without doing the step.
     button(widget, "restart guide").click()
@@ -110,7 +109,7 @@ def test_controls_rebuild_the_graph(lab):
     cell, widget = open_explorer(lab, ASSIGNMENT, "GraphExplorer")
     plot = widget.locator(".widget-output")
     hint = html_part(widget, "next:")
-    status = widget.locator(".widget-html").nth(3)
+    status = widget.locator(".explorer-status")
     table = html_part(widget, "Tensors").locator("pre")
     src = img_src(plot)
 
@@ -175,4 +174,10 @@ def test_controls_rebuild_the_graph(lab):
     expect(checkbox(widget, "c.requires_grad")).not_to_be_checked()
     expect_new_image(plot, src)
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
+    lab.assert_no_javascript_errors()
+
+
+def test_the_explorer_fits_a_laptop_window(lab):
+    _cell, widget = open_explorer(lab, "lesson1_requires_grad", "GraphExplorer")
+    assert_fits_a_laptop(lab, widget, "lesson1_requires_grad")
     lab.assert_no_javascript_errors()

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from gradlessons.formatting import format_value
-from tests.browser.explorers import button, dropdown, html_part, open_explorer
+from tests.browser.explorers import assert_fits_a_laptop, button, dropdown, html_part, open_explorer
 from tests.browser.lab import drag_slider, expect_new_image, img_src, kernel_log_count, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -134,6 +134,7 @@ def test_guide_steps_skip_and_restart(lab):
     expect(guide).to_contain_text("Guide · Finished:")
     expect(button(widget, "skip step")).to_be_disabled()
     screenshot(cell, "lesson2_backward-guide-5")
+    assert_fits_a_laptop(lab, widget, "lesson2_backward-finished")  # a two-line summary, a red tangent
 
     # Restart: back to step 1 and to x² at x = 1; then skip a step, and the rest.
     button(widget, "restart guide").click()
@@ -151,4 +152,10 @@ def test_guide_steps_skip_and_restart(lab):
     again.click()  # the free controls keep working
     expect(status).to_contain_text("t.grad now: 4.0")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
+    lab.assert_no_javascript_errors()
+
+
+def test_the_explorer_fits_a_laptop_window(lab):
+    _cell, widget = open_explorer(lab, "lesson2_backward", "TangentExplorer")
+    assert_fits_a_laptop(lab, widget, "lesson2_backward")
     lab.assert_no_javascript_errors()

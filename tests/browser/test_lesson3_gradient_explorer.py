@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.explorers import button, html_part, open_explorer
+from tests.browser.explorers import assert_fits_a_laptop, button, html_part, open_explorer
 from tests.browser.lab import expect_new_image, img_src, kernel_log_count, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -89,6 +89,7 @@ def test_buttons_update_plot_and_log(lab):
     expect(status).to_contain_text("backward() calls since the last clear: 0")
     assert len(log.inner_text().strip().splitlines()) == len(clicks) + 1
     screenshot(cell, "lesson3_zeroing_grad")
+    assert_fits_a_laptop(lab, widget, "lesson3_zeroing_grad-after-the-controls")  # a full log
 
     button(widget, "reset (start over)").click()
     expect(log).to_have_text(re.compile(r"^\s*0\. start\s+start: w = 0.0 and w.grad is None[^\n]*\s*$"))
@@ -173,4 +174,10 @@ def test_guide_leads_through_steps(lab):
     button(widget, "loss.backward()").click()
     expect(status).to_contain_text("w.grad = -8.0")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
+    lab.assert_no_javascript_errors()
+
+
+def test_the_explorer_fits_a_laptop_window(lab):
+    _cell, widget = open_explorer(lab, "lesson3_zeroing_grad", "GradExplorer")
+    assert_fits_a_laptop(lab, widget, "lesson3_zeroing_grad")
     lab.assert_no_javascript_errors()

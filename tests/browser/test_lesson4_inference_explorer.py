@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.explorers import button, checkbox, html_part, open_explorer
+from tests.browser.explorers import assert_fits_a_laptop, button, checkbox, html_part, open_explorer
 from tests.browser.lab import drag_slider, expect_new_image, img_src, kernel_log_count, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -23,7 +23,7 @@ def test_guide_and_controls_work(lab):
     cell, widget = open_explorer(lab, ASSIGNMENT, "InferenceExplorer")
     plot = widget.locator(".widget-output")
     guide = html_part(widget, "Guide ·")
-    status = widget.locator(".widget-html").nth(2)
+    status = widget.locator(".explorer-status")
     log = html_part(widget, "(newest first)").locator("pre")
     slider = widget.locator(".widget-slider")
     readout = slider.locator(".widget-readout")
@@ -122,6 +122,7 @@ def test_guide_and_controls_work(lab):
     expect(skip).to_be_disabled()
     src = expect_new_image(plot, src)
     screenshot(cell, f"{ASSIGNMENT}-guide-6")
+    assert_fits_a_laptop(lab, widget, f"{ASSIGNMENT}-finished")
 
     # ---- restart and skip
     button(widget, "restart guide").click()
@@ -150,6 +151,7 @@ def test_guide_and_controls_work(lab):
     src = expect_new_image(plot, src)
     assert len(log.inner_text().strip().splitlines()) == 6
     screenshot(cell, ASSIGNMENT)
+    assert_fits_a_laptop(lab, widget, f"{ASSIGNMENT}-after-the-controls")  # many runs in the log and plot
 
     button(widget, "reset").click()
     expect(status).to_contain_text("No run yet")
@@ -160,4 +162,10 @@ def test_guide_and_controls_work(lab):
     expect(guide).to_contain_text("Guide · Step 2 of 5")  # reset keeps the guide's place
     assert expect_new_image(plot, src) == first_src, "reset should draw the empty plot again"
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
+    lab.assert_no_javascript_errors()
+
+
+def test_the_explorer_fits_a_laptop_window(lab):
+    _cell, widget = open_explorer(lab, "lesson4_no_grad", "InferenceExplorer")
+    assert_fits_a_laptop(lab, widget, "lesson4_no_grad")
     lab.assert_no_javascript_errors()

@@ -10,7 +10,7 @@ import pytest
 from gradlessons.gradient_explorer import GradExplorer, GradExplorerState
 from gradlessons.gradient_explorer.state import ACTIONS
 from gradlessons.gradient_explorer.view import MAX_NAMED_TICKS
-from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
+from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, beside_the_figure, descendants, legend_inside, text_of
 
 
 @pytest.fixture
@@ -48,10 +48,8 @@ def test_public_widgets_exposed(explorer):
     assert isinstance(explorer.plot_output, widgets.Output)
     assert isinstance(explorer.status, widgets.HTML)
     assert isinstance(explorer.log, widgets.HTML)
-    children = explorer.widget.children
-    assert explorer.status in children
-    assert explorer.log in children
-    assert explorer.plot_output in children
+    shown = descendants(explorer.widget)
+    assert shown.index(explorer.status) < shown.index(explorer.plot_output) < shown.index(explorer.log)
 
 
 def test_opens_on_grad_none(explorer):
@@ -180,11 +178,9 @@ GUIDE_CLICKS = [
 ]
 
 
-def test_guide_above_the_buttons(explorer):
-    children = explorer.widget.children
+def test_guide_beside_the_figure(explorer):
     assert isinstance(explorer.guide, widgets.HTML)
-    assert children.index(explorer.guide_controls.box) < children.index(explorer.status)
-    assert explorer.guide.layout.height  # a fixed height: the buttons under it do not move
+    assert beside_the_figure(explorer)  # as tall as the figure: no button moves as the text changes
     text = text_of(explorer.guide.value)
     assert "Guide · Step 1 of 6: Click loss.backward() three times" in text
     assert "<code>loss.backward()</code>" in explorer.guide.value
@@ -227,3 +223,12 @@ def test_guide_text_html_escaped():
     from gradlessons.guide_view import inline
 
     assert inline("a <b> `x < y`") == "a &lt;b&gt; <code>x &lt; y</code>"
+
+
+def test_the_legend_fits_inside_the_figure_beside_the_guide(explorer):
+    from gradlessons.gradient_explorer.view import draw_history
+
+    explorer.buttons["backward"].click()
+    fig = draw_history(explorer.state.history)
+    assert legend_inside(fig)
+    fig.clear()

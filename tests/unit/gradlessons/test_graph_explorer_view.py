@@ -9,7 +9,7 @@ import torch
 
 from gradlessons.graph_explorer import GUIDE_STEPS, GraphExplorer, GraphExplorerState, draw_graph
 from gradlessons.graph_explorer.state import FINISHED
-from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
+from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, beside_the_figure, legend_inside, text_of
 
 FINISHED_TEXT = FINISHED.replace("`", "")  # as shown: code without its backticks
 
@@ -51,8 +51,8 @@ def test_controls_are_core_widgets(explorer):
     assert set(explorer.buttons) == {"apply", "undo", "reset"}
     assert set(explorer.guide_buttons) == {"skip", "restart"}
     assert all(isinstance(b, widgets.Button) for b in explorer.guide_buttons.values())
-    assert isinstance(explorer.guide, widgets.HTML) and explorer.guide_controls.box in explorer.widget.children
-    assert isinstance(explorer.plot_output, widgets.Output) and explorer.plot_output in explorer.widget.children
+    assert isinstance(explorer.guide, widgets.HTML) and beside_the_figure(explorer)
+    assert isinstance(explorer.plot_output, widgets.Output)
     assert explorer.table in explorer.widget.children
 
 
@@ -242,3 +242,9 @@ def test_draw_graph_says_in_words_each_box_and_where_it_points():
 def test_draw_graph_needs_a_tensor():
     with pytest.raises(TypeError, match="needs a tensor"):
         draw_graph([1.0, 2.0])
+
+
+def test_the_legend_fits_inside_the_explorers_figure(opened):
+    fig = opened.draw_figure()  # narrower than the three kinds side by side: they go on two rows
+    assert legend_inside(fig)
+    fig.clear()

@@ -1,12 +1,13 @@
 """One guide for the four explorers: the same class, controls and behaviour in each (an off-script click
 gets a word, a ✓ note is shown once, under the action that did the step, one "skip step" disabled when done, a text area
-of fixed height so the buttons do not move)."""
+beside the figure and as tall as it, so nothing moves as the text changes)."""
 
 from __future__ import annotations
 
 import pytest
 
 from gradlessons.guide import RESTART, SKIP, Guide, GuideStep
+from tests.unit.gradlessons.widget_helpers import beside_the_figure
 
 pytest.importorskip("ipywidgets")
 
@@ -54,8 +55,7 @@ def test_explorers_share_the_guide(explorers, name):
     assert type(explorer.state.guide) is Guide
     assert [b.description for b in explorer.guide_buttons.values()] == [SKIP, RESTART]
     assert {b.button_style for b in explorer.guide_buttons.values()} == {""}  # one style, in all four
-    assert explorer.guide.layout.height  # fixed: the buttons under the text stay put
-    assert explorer.guide_controls.box in explorer.widget.children
+    assert beside_the_figure(explorer)  # as tall as the figure: nothing moves as the text changes
     assert explorer.guide.value.count("Guide &middot; Step 1 of") == 1
 
 

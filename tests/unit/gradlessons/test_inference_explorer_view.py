@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from gradlessons.inference_explorer import InferenceExplorer, InferenceExplorerState
-from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
+from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, beside_the_figure, descendants, legend_inside, text_of
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def test_controls_are_core_widgets(explorer):
     assert isinstance(explorer.batch_size, widgets.IntSlider)
     assert isinstance(explorer.run_button, widgets.Button)
     assert isinstance(explorer.reset_button, widgets.Button)
-    assert explorer.plot_output in explorer.widget.children
+    assert explorer.plot_output in descendants(explorer.widget)
 
 
 def test_opens_empty_and_invites_a_run(explorer):
@@ -121,7 +121,7 @@ def test_guide_shows_step_one_buttons(explorer):
     assert "<b>run forward pass</b>" in explorer.guide.value
     assert isinstance(explorer.guide_buttons["skip"], widgets.Button) and not explorer.guide_buttons["skip"].disabled
     assert isinstance(explorer.guide_buttons["restart"], widgets.Button)
-    assert explorer.guide_controls.box in explorer.widget.children
+    assert beside_the_figure(explorer)
 
 
 def test_controls_walk_the_guide(explorer):
@@ -195,4 +195,5 @@ def test_runs_that_saved_nothing_are_drawn_whole_above_the_axis(explorer):
         assert min(ax.get_yticks()) >= 0.0  # no tick below 0 MB or 0 ms
         left, right = ax.get_xlim()
         assert left < 1 - 0.3 and right > len(values) + 0.3
+    assert legend_inside(fig)  # beside the guide, the figure is narrower than the legend's five entries
     fig.clear()

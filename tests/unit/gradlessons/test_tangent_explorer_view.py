@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import pytest
 
 from gradlessons.tangent_explorer import FUNCTIONS, TangentExplorer
-from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, text_of
+from tests.unit.gradlessons.widget_helpers import PNG_SIGNATURE, beside_the_figure, text_of
 
 
 @pytest.fixture
@@ -84,10 +84,9 @@ def guide_text(explorer) -> str:
     return text_of(explorer.guide.value)
 
 
-def test_guide_on_top_at_step_one(explorer):
+def test_guide_beside_the_figure_at_step_one(explorer):
     assert isinstance(explorer.guide, widgets.HTML)
-    children = explorer.widget.children
-    assert children.index(explorer.guide_controls.box) < children.index(explorer.status)
+    assert beside_the_figure(explorer)
     assert guide_text(explorer).startswith("Guide · Step 1 of 4: With f(x) = x², move the x slider")
     assert explorer.guide_buttons["skip"].description == "skip step"
     assert explorer.guide_buttons["restart"].description == "restart guide"
