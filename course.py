@@ -178,6 +178,12 @@ def install_commands(role: str, install: list[str]) -> list[list[str]]:
     """The commands that set up .venv for ``role`` with ``install`` (pip's or uv's): its requirement file
     (which names the smaller roles' files) and the course's packages, the --no-deps extras of the roles it
     includes, then the removal of what ``UNWANTED`` lists."""
+    if os.path.basename(install[0]) == "uv" and role != "student":
+        # pip compiles every module's bytecode when it installs; uv only when told.  A student's .venv is
+        # the student's, and Python writes the bytecode of what it imports there.  From the instructor's
+        # set on, grading imports torch as accounts that cannot write into .venv: compiled up front
+        # (uv compiles all of site-packages, so a student's .venv made an instructor's is compiled too).
+        install = [*install, "--compile-bytecode"]
     commands = [install + ["-r", os.path.join(ROOT, REQUIREMENTS[role]), "-e", ROOT]]
     # ngshare's nbgrader exchange declares a jupyter-core pin no JupyterLab 4 satisfies: see that file.
     upto = ROLES[: ROLES.index(role) + 1]

@@ -81,9 +81,11 @@ def clone(ref: str, folder: str) -> str:
                           check=True).stdout.strip()  # fmt: skip
 
 
-def megabytes(folder: str) -> float:
-    done = subprocess.run(["du", "-s", "--block-size=1", folder], capture_output=True, text=True, check=True)
-    return int(done.stdout.split()[0]) / 1e6
+def megabytes(*folders: str) -> float:
+    """The folders' size on disk together: a file linked into two of them (uv links what it unpacked into
+    its cache into .venv) counts once."""
+    done = subprocess.run(["du", "-s", "-c", "--block-size=1", *folders], capture_output=True, text=True, check=True)
+    return int(done.stdout.splitlines()[-1].split()[0]) / 1e6
 
 
 def first_lab(folder: str, cache: str | None, installer: str) -> dict:
@@ -134,12 +136,20 @@ def first_lab(folder: str, cache: str | None, installer: str) -> dict:
         "instructor_plugins": shown,
         # the empty cache it was given, after: pip makes it only when it has something to keep
         "cache_mb": None if cache is None else megabytes(cache) if os.path.isdir(cache) else 0.0,
+        "with_cache_mb": megabytes(os.path.join(folder, ".venv"), *([cache] if cache and os.path.isdir(cache) else [])),
     }
 
 
 def describe(name: str, commit: str, figures: dict) -> str:
     shown = figures["formgrader"] == 200 or figures["instructor_plugins"]
-    cache = "" if figures["cache_mb"] is None else f", pip's cache after it {figures['cache_mb']:.0f} MB"
+    cache = (
+        ""
+        if figures["cache_mb"] is None
+        else (
+            f", the caches it was given {figures['cache_mb'] / 1000:.2f} GB after it, "
+            f"{figures['with_cache_mb'] / 1000:.2f} GB with .venv (files linked into both count once)"
+        )
+    )
     return (f"{name} ({commit}): {figures['seconds']:.1f} s to a serving JupyterLab, .venv "
             f"{figures['venv_mb'] / 1000:.2f} GB, {'instructor tools shown' if shown else 'no instructor tools'} "
             f"(/formgrader: {figures['formgrader']}){cache}")  # fmt: skip

@@ -240,3 +240,14 @@ def test_when_uv_cannot_be_installed_pip_installs_the_set(course, monkeypatch, c
     assert installed_files(course.ran) == ["requirements-installer.txt", "requirements.txt"]
     assert all(os.path.basename(c[0]) != "uv" for c in course.ran)
     assert "uv could not be installed" in capsys.readouterr().out
+
+
+def test_uv_compiles_bytecode_from_the_instructors_set_on(course, monkeypatch):
+    """Grading imports the course's packages as accounts that cannot write bytecode into .venv."""
+    uv = [os.path.join(course.BIN, "uv"), "pip", "install"]
+    student = course.install_commands("student", uv)
+    assert not any("--compile-bytecode" in c for c in student)  # the student's Python writes its own
+    for role in ("instructor", "hub", "developer"):
+        installs = [c for c in course.install_commands(role, uv) if c[0] == uv[0]]
+        assert installs and all("--compile-bytecode" in c for c in installs), role
+    assert not any("--compile-bytecode" in c for c in course.install_commands("developer", course.pip_install()))
