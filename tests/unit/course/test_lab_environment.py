@@ -52,15 +52,15 @@ def test_a_users_own_config_path_is_kept_after_it_once():
     assert environment["JUPYTER_CONFIG_PATH"].split(os.pathsep) == [STUDENT, SETTINGS, "/opt/mine"]
 
 
-def jupyter_sees(environment: dict) -> tuple[dict, set]:
+def jupyter_sees(environment: dict, own: str) -> tuple[dict, set]:
     """The server extensions Jupyter enables and the JupyterLab plugins it disables, read by Jupyter itself
-    under ``environment``'s config path (each user's own config folder left out)."""
+    under ``environment``'s config path (the user's own config folder an empty ``own``: Jupyter may write there)."""
     read = (
         "import json; from jupyter_core.paths import jupyter_config_path; "
         "from jupyter_server.extension.config import ExtensionConfigManager; "
         "print(json.dumps(ExtensionConfigManager(read_config_path=jupyter_config_path()).get_jpserver_extensions()))"
     )
-    environment = {**environment, "JUPYTER_CONFIG_DIR": os.path.join(ROOT, "hub", "etc", "nothing-here")}
+    environment = {**environment, "JUPYTER_CONFIG_DIR": own}
     found = subprocess.run([sys.executable, "-c", read], env=environment, capture_output=True, text=True, check=True)
     listed = subprocess.run([JUPYTER, "labextension", "list"], env=environment, capture_output=True, text=True)
     assert listed.returncode == 0, listed.stderr
@@ -70,10 +70,11 @@ def jupyter_sees(environment: dict) -> tuple[dict, set]:
 
 
 @pytest.fixture(scope="module")
-def seen() -> dict:
+def seen(tmp_path_factory) -> dict:
     course = course_script()
     clean = {k: v for k, v in os.environ.items() if k != "JUPYTER_CONFIG_PATH"}
-    return {who: jupyter_sees(course.lab_environment(clean, instructor=who == "instructor"))
+    return {who: jupyter_sees(course.lab_environment(clean, instructor=who == "instructor"),
+                              str(tmp_path_factory.mktemp(f"{who}-jupyter-config")))
             for who in ("student", "instructor")}  # fmt: skip
 
 
