@@ -60,9 +60,10 @@ REQUIREMENTS = {
 }
 # Installed with --no-deps from the hub's set on: see that file.
 NO_DEPS = {"hub": "hub/requirements-ngshare-exchange.txt"}
-# The installer: uv, pinned here and put into .venv by pip first, installs a set in about a quarter of
-# pip's time (it unpacks in parallel and compiles no bytecode up front); pip installs when uv cannot be
-# had or fails, and when COURSE_INSTALLER=pip.  benchmarks/student_install.py measures both.
+# The installer: uv, pinned in this file and put into .venv by pip first, installs the student set in
+# about a quarter of pip's time (it unpacks in parallel, and leaves the student's own Python to compile
+# what it imports); pip installs when uv cannot be had or fails, and when COURSE_INSTALLER=pip.
+# benchmarks/student_install.py measures both.
 INSTALLER_PINS = "requirements-installer.txt"
 # What every role's install reads besides its requirement files.
 INPUTS = ("pyproject.toml", "lab/overrides.json", INSTALLER_PINS)
