@@ -7,13 +7,19 @@ nbgrader_config.py), the submissions, which are graded to the end, and the grade
 from __future__ import annotations
 
 import glob
+import hashlib
 import logging
 import os
+import stat
 
 import nbformat
 
 from .course_folder import CourseFolder, CourseFolderOpen, say
+from .ledger import read_ledger
 from .notes import is_graded
+
+#: The ledger's field for the fingerprint of the notebooks a grading read (``CourseAssignment.fingerprint``).
+GRADED_FROM = "graded_from"
 
 
 class GradeError(Exception):
@@ -109,4 +115,29 @@ class CourseAssignment:
                 return False
         submitted = self.coursedir.get_existing_timestamp(source_dir)
         graded = self.coursedir.get_existing_timestamp(graded_dir)
-        return not (submitted and graded and submitted > graded)
+        if submitted and graded and submitted > graded:
+            return False
+        # A new LMS download replaces the notebook and writes no timestamp.txt (nor does a copy by hand):
+        # the submission is graded again when its notebooks are not those the last grading read.
+        recorded = read_ledger(self.folder, self.assignment).get(student, {})
+        was = recorded.get(GRADED_FROM) if isinstance(recorded, dict) else None
+        return was is None or was == self.fingerprint(student)
+
+    def fingerprint(self, student: str) -> str | None:
+        """SHA-256 over the names and bytes of a submission's notebooks; None if one cannot be read as a
+        plain file (grading says why).  A link is not followed: the submission is the student's."""
+        digest = hashlib.sha256()
+        folder = self.folder_of("submitted", student)
+        for path in sorted(glob.glob(os.path.join(glob.escape(folder), "*.ipynb"))):
+            try:
+                descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                return None
+            with open(descriptor, "rb") as f:
+                if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                    return None  # a FIFO or a device: never read (the intake hook moves them out)
+                digest.update(os.path.basename(path).encode() + b"\0")
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+                digest.update(b"\0")
+        return digest.hexdigest()

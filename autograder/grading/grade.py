@@ -28,7 +28,7 @@ import nbformat
 from tqdm import tqdm
 
 from ..sandbox.limits import DEFAULT_JOBS, SandboxLimits
-from .course import CourseAssignment, GradeError
+from .course import GRADED_FROM, CourseAssignment, GradeError
 from .gradebook import shared_engines
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock
@@ -47,6 +47,8 @@ class SubmissionResult:
     reason: str = ""
     notes: list[str] = field(default_factory=list)
     review: list[str] = field(default_factory=list)  # checks the grader could not decide alone
+    graded_from: str | None = None  # the fingerprint of the notebooks this grading read (course.py)
+    old_feedback: bool = False  # graded again while feedback from an earlier grading is still there
 
 
 @dataclass
@@ -81,6 +83,13 @@ class Summary:
             lines.append(f"{len(review)} graded with checks the grader could not decide alone (needs review):")
             lines += [f"  needs review: {terminal_safe(o.student)}: {terminal_safe('; '.join(o.review))}"
                       for o in review]  # fmt: skip
+        stale = [o.student for o in self.outcomes if o.status == "graded" and o.old_feedback]
+        if stale:
+            who = ", ".join(terminal_safe(s) for s in stale)
+            again = f"nbgrader generate_feedback {terminal_safe(self.assignment)} --force"
+            lines.append(
+                f"{len(stale)} graded again with feedback from an earlier grading ({who}): `{again}` makes it anew."
+            )
         if self.interrupted:
             lines.append("Interrupted: run the same command again to grade the rest (nothing graded is lost).")
         return lines
@@ -157,6 +166,7 @@ class Grader:
         from nbgrader.coursedir import CourseDirectory
 
         started = time.monotonic()
+        graded_from = self.view.fingerprint(student)  # before nbgrader reads them: what this grading sees
         self.thread_log.take()
         coursedir = CourseDirectory(parent=self.app)
         coursedir.assignment_id, coursedir.student_id = self.assignment, student
@@ -168,9 +178,15 @@ class Grader:
         messages = self.thread_log.take()
         seconds = time.monotonic() - started
         if error is not None:
-            return SubmissionResult(student, "failed", seconds, _failure_reason(messages, error))
+            return SubmissionResult(
+                student, "failed", seconds, _failure_reason(messages, error), graded_from=graded_from
+            )
         notes, review = self._notes(student)
-        return SubmissionResult(student, "graded", seconds, notes=notes, review=review)
+        # nbgrader's generate_feedback keeps a feedback folder unless the collected timestamp is newer,
+        # and a download from an LMS has none: the grade changed, the feedback would not.
+        old_feedback = os.path.isdir(self.view.folder_of("feedback", student))
+        return SubmissionResult(student, "graded", seconds, notes=notes, review=review, graded_from=graded_from,
+                                old_feedback=old_feedback)  # fmt: skip
 
     def _warm_up_shared_cells(self) -> None:
         """Run each released notebook's shared cells (see execute.py) while grading starts."""
@@ -261,6 +277,7 @@ class Grader:
                     write_ledger(self.course, self.assignment, {outcome.student: {
                         "status": outcome.status, "reason": outcome.reason,
                         "seconds": round(outcome.seconds, 2), "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+                        GRADED_FROM: outcome.graded_from,
                     }})  # fmt: skip
             except KeyboardInterrupt:
                 interrupted = True

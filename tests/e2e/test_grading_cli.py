@@ -269,3 +269,26 @@ def test_students_the_grader_creates_are_named_with_dashes_not_none(small_class)
     with Gradebook("sqlite:///" + os.path.join(small_class["course"], "gradebook.db"), "autograd-course") as gb:
         names = {s.id: (s.first_name, s.last_name) for s in gb.students}
     assert {s for s, name in names.items() if name == ("—", "—")} == {"alice", "bob", "carl", "erin", "gina"}
+
+
+@requires_bwrap
+def test_a_notebook_replaced_without_a_timestamp_is_graded_again_and_its_old_feedback_named(small_class, tmp_path):
+    """A second LMS download (zip_collect --force) or a copy by hand replaces a notebook and writes no
+    timestamp.txt: grade takes the changed submission again, and only it, and says its feedback is old."""
+    course = shutil.copytree(small_class["course"], str(tmp_path / "course"), symlinks=True)
+    nbgrader(course, "generate_feedback", LESSON, "--student", "bob")
+    source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
+    release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
+    write(os.path.join(course, "submitted", "bob", LESSON, f"{LESSON}.ipynb"), answered(release, solutions(source)))
+    again = autograder(course, "grade", LESSON)
+    assert "1 graded, 4 already graded (skipped), 1 failed" in again.stdout, again.stdout + again.stderr  # frank's
+    assert (
+        f"1 graded again with feedback from an earlier grading (bob): `nbgrader generate_feedback {LESSON} --force`"
+        in again.stdout
+    )
+    from nbgrader.api import Gradebook
+
+    with Gradebook("sqlite:///" + os.path.join(course, "gradebook.db"), "autograd-course") as gb:
+        assert gb.find_submission(LESSON, "bob").score == gb.find_assignment(LESSON).max_score
+    unchanged = autograder(course, "grade", LESSON)
+    assert "0 graded, 5 already graded (skipped), 1 failed" in unchanged.stdout, unchanged.stdout
