@@ -5,7 +5,9 @@
                              torch, ipywidgets, matplotlib, nbgrader), copy the student notebooks into
                              my-work/ (never overwriting your copies) and open JupyterLab on lesson 1,
                              without the instructor's tools (hub/etc/student)
-                             (--instructor: the instructor's set and JupyterLab with the formgrader)
+                             (--instructor: the instructor's set and JupyterLab with the formgrader;
+                             any other option goes to JupyterLab, e.g. --no-browser, --port 8890;
+                             `lab --help` says more and installs nothing)
     python3 course.py test   set up .venv with everything (requirements-dev.txt), then run the whole test
                              suite (--fast: the unit tests only, tests/unit/)
     python3 course.py install ROLE
@@ -189,7 +191,8 @@ def install_commands(role: str, install: list[str]) -> list[list[str]]:
     # ngshare's nbgrader exchange declares a jupyter-core pin no JupyterLab 4 satisfies: see that file.
     upto = ROLES[: ROLES.index(role) + 1]
     commands += [install + ["--no-deps", "-r", os.path.join(ROOT, NO_DEPS[r])] for r in upto if r in NO_DEPS]
-    uninstall = [os.path.join(BIN, "python"), "-m", "pip", "uninstall", "--disable-pip-version-check", "-q", "-y"]
+    # -qq: pip says "Skipping ... as it is not installed" as a warning, and a fresh .venv never had them.
+    uninstall = [os.path.join(BIN, "python"), "-m", "pip", "uninstall", "--disable-pip-version-check", "-qq", "-y"]
     return commands + [uninstall + list(UNWANTED)]
 
 
@@ -268,11 +271,23 @@ def with_local_python(path: str) -> None:
 
 
 INSTRUCTOR_FLAG = "--instructor"  # `course.py lab --instructor`: the formgrader and what grading needs
+LAB_HELP = f"""usage: python3 course.py lab [{INSTRUCTOR_FLAG}] [JupyterLab's options]
+
+Set up .venv with the student set (the first time, or when the pinned requirements changed), copy the
+student notebooks into my-work/ (never overwriting your copies) and open JupyterLab on lesson 1.
+
+  {INSTRUCTOR_FLAG}   the instructor's set, and JupyterLab with nbgrader's formgrader and Create Assignment
+Every other option goes to `jupyter lab`, for example:
+  --no-browser      print the address instead of opening a browser
+  --port 8890       serve on another port (the default is 8888, or the next free one)"""
 
 
 def lab(extra: list[str]) -> int:
     """JupyterLab for a learner: the student set, the student's settings.  ``--instructor``: the
     instructor's set, and the formgrader and "create assignment" tools the students' settings hide."""
+    if "-h" in extra or "--help" in extra:  # before anything is installed
+        print(LAB_HELP)
+        return 0
     instructor = INSTRUCTOR_FLAG in extra
     extra = [a for a in extra if a != INSTRUCTOR_FLAG]
     setup("instructor" if instructor else "student")
@@ -1209,6 +1224,9 @@ def student_edition(extra: list[str]) -> int:
 def main(argv: list[str]) -> int:
     commands = {"lab": lab, "test": test, "install": install, "sync": sync, "stats": stats,
                 "student-edition": student_edition}  # fmt: skip
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

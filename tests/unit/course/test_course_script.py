@@ -89,3 +89,16 @@ def test_fast_is_unit_tier_two_workers(monkeypatch, tmp_path):
 def test_full_suite_keeps_chosen_n(monkeypatch, tmp_path):
     command = _pytest_command(monkeypatch, tmp_path, "-n", "0")
     assert "tests/unit" not in command and command.count("-n") == 1 and "--durations=15" in command
+
+
+def test_lab_help_says_what_lab_does_and_where_options_go_and_installs_nothing(monkeypatch, tmp_path, capsys):
+    course = load_course(monkeypatch, tmp_path)
+
+    def no_setup(role):
+        raise AssertionError(f"--help set up .venv for the {role}")
+
+    monkeypatch.setattr(course, "setup", no_setup)
+    assert course.main(["lab", "--help"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("usage: python3 course.py lab [--instructor]") and "--no-browser" in said
+    assert course.main(["--help"]) == 0 and "python3 course.py lab" in capsys.readouterr().out
