@@ -85,6 +85,12 @@ def test_two_students_fetch_and_submit_and_the_instructor_collects_both(students
         fetched = os.path.join(pwd.getpwnam(name).pw_dir, A, f"{A}.ipynb")
         assert os.stat(fetched).st_uid == pwd.getpwnam(name).pw_uid
         as_student(name, exchange, "submit", A)
+    # a student's validate, in their own folder (no course nbgrader_config.py there): encrypted kernel sockets
+    checked = as_student(
+        students[0], exchange, "validate", os.path.join(pwd.getpwnam(students[0]).pw_dir, A, f"{A}.ipynb")
+    )
+    assert "error was" in checked.stdout  # it ran the notebook's checks: an unanswered lesson fails them
+    assert "without encryption" not in checked.stdout + checked.stderr
 
     inbound = os.path.join(exchange, "autograd-course", "inbound")
     assert sorted(folder.split("+")[0] for folder in os.listdir(inbound)) == sorted(students)

@@ -3,9 +3,14 @@
 
 import os
 
+from autograder.quiet import encrypt_kernels
 from autograder.settings import setting
 
 c = get_config()  # noqa: F821 - provided by nbgrader and its JupyterLab extension
+
+# The kernel a student's `nbgrader validate` (or the Validate button) starts, in their own folder where
+# the course folder's nbgrader_config.py is not read: CurveZMQ-encrypted sockets, so no warning about TCP.
+encrypt_kernels(c)
 
 # The course: a grading server's own (each course's service), or a user's one course.  A hub of
 # several courses gives users' servers an empty AUTOGRADER_COURSE_ID: nbgrader then asks the hub which
