@@ -152,4 +152,6 @@ def _shown(fig: Figure, alt: str) -> Image:
         warnings.simplefilter("ignore")
         fig.savefig(buffer, format="png", dpi=DPI)
     fig.clear()  # owned by no pyplot manager: clearing releases its artists right away
-    return Image(data=buffer.getvalue(), format="png", alt=alt)  # in the output's metadata: the <img alt>
+    # The output's metadata carries the alt text (nbconvert's <img alt>); not Image(alt=...), which
+    # Colab's older IPython does not take.
+    return Image(data=buffer.getvalue(), format="png", metadata={"alt": alt})
