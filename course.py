@@ -172,9 +172,19 @@ def setup(role: str = "student") -> None:
         print("course.py: uv could not install it; pip installs it instead (slower) ...", flush=True)
         for command in install_commands(role, pip_install()):
             subprocess.run(command, check=True)
+    close_uv_lock(VENV)
     install_lab_settings(VENV)
     with open(STAMP, "w") as f:
         json.dump({"role": role, "fingerprint": _fingerprint(role)}, f)
+
+
+def close_uv_lock(environment: str) -> None:
+    """uv leaves an empty ``.lock`` in the environment that every account may write (mode 666): on a hub,
+    where students' servers and root run this environment, hub/install.py rightly refuses a file others
+    can change there.  uv opens an existing one as it is, so it only needs to be its owner's."""
+    lock = os.path.join(environment, ".lock")
+    if os.path.isfile(lock) and not os.path.islink(lock):
+        os.chmod(lock, 0o644)
 
 
 def install_commands(role: str, install: list[str]) -> list[list[str]]:

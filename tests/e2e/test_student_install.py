@@ -33,3 +33,7 @@ def test_a_fresh_clone_serves_the_students_jupyterlab_with_the_student_set_only(
     assert not installed & set(OTHER_ROLES), sorted(installed & set(OTHER_ROLES))
     with open(os.path.join(folder, ".venv", ".course-installed")) as f:
         assert '"role": "student"' in f.read()
+    # nothing in the environment another account may change (uv's own lock file was left mode 666)
+    everything = [os.path.join(top, name) for top, folders, files in os.walk(os.path.join(folder, ".venv"))
+                  for name in folders + files]  # fmt: skip
+    assert [p for p in everything if not os.path.islink(p) and os.lstat(p).st_mode & 0o002] == []
