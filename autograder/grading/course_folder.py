@@ -127,16 +127,23 @@ class CourseFolder:
     def close(self) -> list[str]:
         """Close every open entry this account may change; what was closed, in words.  Raises
         ``CourseFolderOpen`` naming the rest (after closing what it could)."""
-        closed, stuck = [], []
+        closed, stuck, done = [], [], []
         me = os.geteuid()
         for entry in self.open_entries():
             if me not in (0, entry.owner) or not self._chmod(entry):
                 stuck.append(entry)
                 continue
+            done.append(entry)
             closed.append(
                 f"closed {entry.relative} in {self.root} to other accounts: it was {stat.filemode(entry.mode)}, "
                 f"now {stat.filemode(entry.wanted)}"
             )
+        if len(done) > SAID_ONE_BY_ONE:  # a fresh clone's first grading: one line, not one per file
+            closed = [
+                f"closed {len(done)} entries at the top of {self.root} to other accounts, as a course folder must "
+                "be (it holds students' work and the gradebook; docs/instructor.md, A class on one machine): "
+                + ", ".join(e.relative for e in done)
+            ]
         if stuck:
             paths = " ".join(os.path.join(self.root, e.relative) for e in stuck)
             raise CourseFolderOpen(
@@ -163,6 +170,10 @@ class CourseFolder:
             return True
         finally:
             os.close(fd)
+
+
+#: At most this many closed entries are said one by one, each with its modes; more make one line.
+SAID_ONE_BY_ONE = 5
 
 
 def say(lines: list[str]) -> None:

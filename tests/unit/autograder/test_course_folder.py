@@ -75,6 +75,16 @@ def test_a_gradebook_made_under_umask_000_is_closed_and_said(course):
     assert CourseFolder(course).open_entries() == []
 
 
+def test_a_fresh_clones_many_open_entries_are_said_in_one_line_naming_each(course):
+    names = [f"notes{i}.md" for i in range(7)]
+    for name in names:
+        made_under_umask(os.path.join(course, name), 0o022)
+    said = CourseFolder(course).close()
+    assert len(said) == 1 and said[0].startswith(f"closed 7 entries at the top of {course} to other accounts")
+    assert said[0].endswith(": " + ", ".join(names))
+    assert all(mode(os.path.join(course, name)) & 0o007 == 0 for name in names)
+
+
 def test_folders_students_pass_through_stay_passable_but_not_listable(course):
     os.chmod(course, 0o755)
     os.chmod(os.path.join(course, "hub"), 0o757)
