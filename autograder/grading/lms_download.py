@@ -46,6 +46,7 @@ the students this download does not give a file keep what they had.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import stat
@@ -84,6 +85,10 @@ def is_archive(name: str, head: bytes) -> bool:
     )
 
 
+# nbgrader's ZipCollectApp, of each file its collector plugin declines.
+STOCK_SKIP = "Skipped submission with no match information provided: "
+
+
 @dataclass
 class LeftOut:
     """The files zip_collect refuses or skips, with why, listed once at the end of its output.
@@ -97,7 +102,17 @@ class LeftOut:
 
     def add(self, what: str, why: str, log) -> None:
         self.entries.append((what, why))
-        log.warning("Not collected: %s: %s", shown(what), why)
+        # Said where it happens only with --debug: the list at the end says each file once, with its reason.
+        log.debug("Not collected: %s: %s", shown(what), why)
+
+    def said(self, record: logging.LogRecord) -> bool:
+        """False for nbgrader's own "Skipped submission with no match information provided: <path>" about
+        a file this list names with its reason (nbgrader says it of every file its collector declines)."""
+        message = record.getMessage()
+        if not message.startswith(STOCK_SKIP):
+            return True
+        path = message[len(STOCK_SKIP) :]
+        return not any(path.endswith(os.sep + what) or path == what for what, _ in self.entries)
 
     def report(self, log, finished: bool = True) -> None:
         """The run's last lines: what was collected, then each file left out with its reason."""
@@ -134,6 +149,7 @@ class LeftOut:
                     found.report(app.log, finished)
 
             app.process_extracted_files = then_list
+            app.log.addFilter(found.said)
         return found
 
 

@@ -130,3 +130,5 @@ def test_a_second_download_is_collected_with_force_and_its_left_out_files_are_li
         "is collected",
     ]
     assert answer(course, "dee") is None
+    # each left-out file is said once, in that list: not also as it is met, nor by nbgrader's own warning
+    assert "Not collected:" not in forced.stderr and "no match information provided" not in forced.stderr
