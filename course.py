@@ -4,7 +4,7 @@
     python3 course.py lab    set up .venv with the student set (requirements.txt: the course, JupyterLab,
                              torch, ipywidgets, matplotlib, nbgrader), copy the student notebooks into
                              my-work/ (never overwriting your copies) and open JupyterLab on lesson 1,
-                             without the instructor's tools (hub/etc/student)
+                             without the instructor's tools (lab/etc/student)
                              (--instructor: the instructor's set and JupyterLab with the formgrader;
                              any other option goes to JupyterLab, e.g. --no-browser, --port 8890;
                              `lab --help` says more and installs nothing)
@@ -321,15 +321,29 @@ def install(extra: list[str]) -> int:
 # and no warning a newcomer did not cause (encrypted kernel sockets, tornado's websocket-setting
 # warning left out unless `--debug`; autograder/quiet.py).
 SERVER_SETTINGS = os.path.join(ROOT, "hub", "etc", "jupyter")
-# What students' servers read before it, on the hub and from `course.py lab`: nbgrader's assignment list
-# only (no formgrader, no course list, no "create assignment" toolbar), and no extension they never use.
-STUDENT_SETTINGS = os.path.join(ROOT, "hub", "etc", "student")
+# What a learner's JupyterLab from `course.py lab` reads before it: nbgrader's tools for students only (no
+# formgrader, no course list, no "create assignment" toolbar).  The hub's students read hub/etc/student,
+# which turns off these and, for a shared machine's sake, the terminal and the language server too: a
+# learner's own JupyterLab keeps those.  (tests/unit/course/test_lab_environment.py keeps the two in step.)
+STUDENT_SETTINGS = os.path.join(ROOT, "lab", "etc", "student")
+# And, when there is no class exchange on this machine (a learner at home), no Assignment List either: it
+# would only log "Unwritable directory … contact your instructor" tracebacks while the learner works.
+SOLO_SETTINGS = os.path.join(ROOT, "lab", "etc", "solo")
+# Where nbgrader_config.py and hub/etc/jupyter/nbgrader_config.py put the exchange (AUTOGRADER_EXCHANGE).
+DEFAULT_EXCHANGE = "/srv/nbgrader/exchange"
 
 
 def lab_environment(environ, instructor: bool = False) -> dict:
     """``environ`` with the course's server settings first in JUPYTER_CONFIG_PATH (any others after):
-    the students' before the common ones, unless for an ``instructor``."""
-    course = [SERVER_SETTINGS] if instructor else [STUDENT_SETTINGS, SERVER_SETTINGS]
+    the students' before the common ones, unless for an ``instructor``; without a class exchange, the
+    solo learner's before those."""
+    if instructor:
+        course = [SERVER_SETTINGS]
+    else:
+        exchange = environ.get("AUTOGRADER_EXCHANGE") or DEFAULT_EXCHANGE
+        course = [STUDENT_SETTINGS, SERVER_SETTINGS]
+        if not os.path.isdir(exchange):
+            course.insert(0, SOLO_SETTINGS)
     paths = course + [p for p in environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
     return {**environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(dict.fromkeys(paths))}
 
