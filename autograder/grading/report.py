@@ -144,6 +144,9 @@ class ClassReport:
     def quiz_counts(self, question: str) -> list[tuple[str, int]]:
         """(answer, students) in a stable order: the letters alphabetically, then unanswered."""
         counts = Counter(r.quiz[question] or UNANSWERED for r in self.graded() if question in r.quiz)
+        key = self.quiz_keys.get(question)
+        if key and key not in counts:
+            counts[key] = 0  # the right answer is shown even when nobody chose it
         return sorted(counts.items(), key=lambda item: (item[0] == UNANSWERED, str(item[0])))
 
 
@@ -238,6 +241,23 @@ def notebook_quiz(nb) -> dict[str, str | None]:
     return found
 
 
+def course_quiz_keys(assignment: str) -> dict[str, str]:
+    """The right answer of each quick-check question, from the course's own key (autograder/quizzes/,
+    which stores each answer's hash: the choice whose hash it is)."""
+    from ..checks import _answer_hash, load_quiz
+
+    try:
+        quiz = load_quiz(assignment)
+    except (OSError, ValueError):
+        return {}
+    return {
+        question: choice
+        for question, item in quiz.items()
+        for choice in item.get("choices", [])
+        if _answer_hash(assignment, question, choice) == item.get("answer_sha256")
+    }
+
+
 def quiz_keys(nb) -> dict[str, str | None]:
     """The right answer of each question, from graded notebooks that got it right."""
     return {
@@ -281,7 +301,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
                 elif not row.reason:
                     row.reason = "not graded yet (run python -m autograder grade)"
             rows.append(row)
-    return ClassReport(assignment, exercises, rows, keys)
+    return ClassReport(assignment, exercises, rows, {**keys, **course_quiz_keys(assignment)})
 
 
 # -- writing ---------------------------------------------------------------------------------

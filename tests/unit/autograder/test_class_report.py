@@ -82,3 +82,19 @@ def test_students_are_listed_by_id_in_the_csv(class_of_four, tmp_path):
     write_csv(shuffled, str(path))
     with open(path, newline="", encoding="utf-8") as f:
         assert [row["student"] for row in csv.DictReader(f)] == ["alice", "bob", "carl", "erin", "frank"]
+
+
+def test_a_quick_checks_right_answer_is_marked_even_when_nobody_chose_it(class_of_four, tmp_path):
+    from autograder.grading.report import course_quiz_keys
+
+    keys = course_quiz_keys("lesson3_zeroing_grad")
+    assert set(keys) == {"q1", "q2", "q3", "q4", "q5", "q6"} and all(len(k) == 1 for k in keys.values())
+    class_of_four.quiz_keys = keys
+    wrong = next(c for c in "abcd" if c != keys["q1"])
+    for row in class_of_four.graded():
+        row.quiz["q1"] = wrong
+    assert class_of_four.quiz_counts("q1") == sorted([(wrong, 4), (keys["q1"], 0)])
+    page = tmp_path / "report.html"
+    write_html(class_of_four, str(page))
+    assert f">{keys['q1']} ✓: 0</span>" in page.read_text(encoding="utf-8")
+    assert course_quiz_keys("no_such_lesson") == {}
