@@ -243,9 +243,14 @@ class AgsClient:
         self.target = settings.target(assignment)
         scopes = [SCORE_SCOPE] if "lineitem" in self.target else [LINEITEM_SCOPE, SCORE_SCOPE]
         service_data = {"scope": scopes, **{k: v for k, v in self.target.items() if k in ("lineitem", "lineitems")}}
-        self.connector = ServiceConnector(registration(settings), requests_session=_session())
+        self.session = _session()
+        self.connector = ServiceConnector(registration(settings), requests_session=self.session)
         self.service = AssignmentsGradesService(self.connector, service_data)
         self.scopes, self.max_score = scopes, max_score
+
+    def close(self) -> None:
+        """Close the connections the session keeps open for the next call."""
+        self.session.close()
 
     def connect(self) -> str:
         """Get the access token and the line item's URL; PublishError if the platform says no."""
@@ -379,9 +384,17 @@ def publish(
         else:
             changed.append(s)
     lineitem = target.get("lineitem")
-    if changed:  # the platform is contacted only when there is something to post
-        platform = AgsClient(settings, assignment, max_score)
-        lineitem = platform.connect()
+    if not changed:  # the platform is contacted only when there is something to post
+        return PublishSummary(assignment, lineitem, outcomes)
+    platform = AgsClient(settings, assignment, max_score)
+    try:
+        return _post_all(platform, changed, settings, where, ledger_file, outcomes, assignment)
+    finally:
+        platform.close()  # its kept-alive connections, which would otherwise wait for the garbage collector
+
+
+def _post_all(platform, changed, settings, where, ledger_file, outcomes, assignment) -> PublishSummary:
+    lineitem = platform.connect()
     for s in changed:
         user, stamp = settings.users[s.student], now()
         entry = {"user_id": user, "target": where, "lineitem": lineitem, "score_given": s.score,

@@ -144,9 +144,14 @@ def test_posts_total_after_penalty(lms, capsys):
     assert platform.posted()["lms-ada"] == 5.0
 
 
+def private_key(course: str) -> str:
+    with open(os.path.join(course, "lti_private_key.pem")) as f:
+        return f.read()
+
+
 def test_missing_as_zero_posts_zero(lms, capsys):
     course, platform, _ = lms
-    write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read(),
+    write_settings(course, platform, private_key(course),
                    lineitem=platform.lineitems[0]["id"], users={**LMS_USERS, "dee": "lms-dee"})  # fmt: skip
     platform.users.add("lms-dee")
     publish(course, capsys, "--missing-as-zero")
@@ -155,7 +160,7 @@ def test_missing_as_zero_posts_zero(lms, capsys):
 
 def test_no_lms_id_says_where_to_add(lms, tmp_path, capsys):
     course, platform, column = lms
-    write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read(), lineitem=column,
+    write_settings(course, platform, private_key(course), lineitem=column,
                    users={"ada": "lms-ada", "bob": "lms-bob"})  # fmt: skip
     code, out = publish(course, capsys)
     assert code == 1
@@ -190,7 +195,7 @@ def test_ledger_remembers_each_post(lms, capsys):
 
 def test_column_found_by_resource_id(lms, capsys):
     course, platform, _ = lms
-    write_settings(course, platform, open(os.path.join(course, "lti_private_key.pem")).read())
+    write_settings(course, platform, private_key(course))
     code, _ = publish(course, capsys)
     assert code == 0
     assert {s["lineitem"] for s in platform.scores} == {platform.lineitems[0]["id"]}
