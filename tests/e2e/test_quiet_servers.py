@@ -79,6 +79,10 @@ async def run_code(port: int, kernel_id: str, code: str) -> str:
         if reply["msg_type"] == "status" and reply["content"]["execution_state"] == "idle":
             break
     connection.close()
+    # until the server's close frame ends the connection (read_message gives None): a socket still open when
+    # asyncio.run closes the loop is reported "unclosed" whenever the garbage collector finds it, in any test
+    while await asyncio.wait_for(connection.read_message(), 30) is not None:
+        pass
     return printed
 
 
@@ -109,7 +113,8 @@ def serve(folder: str, *flags: str) -> tuple[str, bytes]:
             connection = json.load(f)
         # another account on the machine listens to the kernel's output port, as any local user can reach
         # 127.0.0.1: over plain TCP it reads every output; with the kernel's CurveZMQ keys it reads nothing
-        eavesdropper = zmq.Context().socket(zmq.SUB)
+        context = zmq.Context()
+        eavesdropper = context.socket(zmq.SUB)
         eavesdropper.setsockopt(zmq.SUBSCRIBE, b"")
         eavesdropper.connect(f"tcp://{connection['ip']}:{connection['iopub_port']}")
         time.sleep(1)  # a subscriber hears only what is published after its subscription arrived
@@ -120,6 +125,7 @@ def serve(folder: str, *flags: str) -> tuple[str, bytes]:
             overheard += eavesdropper.recv()
             frames += 1
         eavesdropper.close(linger=0)
+        context.term()
         status, page = get(port, "/formgrader/manage_assignments")
         # the formgrader outside a hub, started in the course folder, finds the course's exchange
         assert status == 200 and "Add new assignment" in page and 'id="warning-exchange"' not in page
