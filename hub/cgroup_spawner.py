@@ -44,7 +44,8 @@ class CgroupError(RuntimeError):
 
 class Cgroups:
     """The machine's cgroup layout as the hub sees it: where each controller's hierarchy is mounted
-    and the hub's own group in it.  ``proc`` and ``sysfs`` are given by the tests (a fake tree)."""
+    and the hub's own group in it.  ``mounts`` and ``own`` (the texts of /proc/self/mounts and
+    /proc/self/cgroup) are given by the tests, for a made-up tree."""
 
     def __init__(self, mounts: str | None = None, own: str | None = None, parent: str = "jupyterhub-students"):
         mounts = mounts if mounts is not None else _read("/proc/self/mounts")

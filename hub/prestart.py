@@ -74,9 +74,10 @@ class Hub:
 
 @dataclass
 class Outcome:
-    ready: list[str] = field(default_factory=list)
-    already: list[str] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)
+    ready: list[str] = field(default_factory=list)  # started by this run and answering
+    already: list[str] = field(default_factory=list)  # running before it
+    stopped: list[str] = field(default_factory=list)  # (--stop) the hub is stopping them
+    failed: dict[str, str] = field(default_factory=dict)  # user -> why
 
 
 def prestart(hub: Hub, course: str, seconds: float = 600, parallel: int = 8, say=print, clock=time.monotonic,
@@ -138,10 +139,10 @@ def stop(hub: Hub, course: str, say=print) -> Outcome:
             continue
         status, body, _ = hub.call("DELETE", f"/users/{urllib.parse.quote(user)}/server")
         if status in (202, 204):
-            outcome.ready.append(user)
+            outcome.stopped.append(user)
         else:
             outcome.failed[user] = f"the hub answered {status}: {body.get('message', '')}"
-    say(f"{course}: {len(outcome.ready)} servers stopping, {len(outcome.failed)} refused")
+    say(f"{course}: {len(outcome.stopped)} servers stopping, {len(outcome.failed)} refused")
     return outcome
 
 

@@ -105,16 +105,10 @@ def test_emptying_a_group_kills_what_is_left_and_removes_it(tmp_path, monkeypatc
     group.make(2**30, 1.0, 100)
     killed = []
     monkeypatch.setattr(cgroup_spawner.os, "kill", lambda pid, sig: killed.append(pid))
-    for folder in group.folders.values():
-        with open(os.path.join(folder, "cgroup.procs"), "w") as f:
-            f.write("101\n102\n")
-        # The kernel's own files vanish with the group; a made-up tree must remove them itself.
-        for name in os.listdir(folder):
-            if name != "cgroup.procs":
-                os.remove(os.path.join(folder, name))
     monkeypatch.setattr(cgroup_spawner.StudentGroup, "pids", lambda self: set() if killed else {101, 102})
-    for folder in group.folders.values():
-        os.remove(os.path.join(folder, "cgroup.procs"))
+    for folder in group.folders.values():  # the kernel's own files vanish with a group; a made-up tree's do not
+        for name in os.listdir(folder):
+            os.remove(os.path.join(folder, name))
     group.empty_and_remove()
     assert sorted(killed) == [101, 102]
     assert not any(os.path.exists(folder) for folder in group.folders.values())

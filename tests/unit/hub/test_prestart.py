@@ -118,7 +118,7 @@ def test_an_unknown_course_is_named():
 def test_stop_stops_only_running_servers():
     hub = MadeUpHub(["s1", "s2", "s3"], running=["s1", "s3"])
     outcome = prestart.stop(hub, "course", say=lambda line: None)
-    assert sorted(outcome.ready) == ["s1", "s3"] and hub.servers == {}
+    assert sorted(outcome.stopped) == ["s1", "s3"] and outcome.ready == [] and hub.servers == {}
 
 
 def test_the_command_says_what_is_missing(capsys):
