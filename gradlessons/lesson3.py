@@ -50,12 +50,13 @@ def plot_forgetting_to_clear(never_cleared: list[float], cleared: list[float]) -
 
 
 def forgetting_to_clear_alt(never_cleared: list[float], cleared: list[float]) -> str:
-    """What :func:`forgetting_to_clear_figure` draws, in words (with where each line ends)."""
+    """What :func:`forgetting_to_clear_figure` draws, in words: where each line goes, not only where it ends
+    (the red line's swings are the figure's point)."""
     return (
-        f"A line chart of the learned slope w at each training step. The run that calls zero_grad() every "
-        f"step ends at {cleared[-1]:.2f} after {len(cleared)} steps; the run that never clears (red) ends at "
-        f"{never_cleared[-1]:.2f} after {len(never_cleared)} steps. A dashed line marks the true slope "
-        f"{TRUE_SLOPE:g}."
+        f"A line chart of the slope w after each of {len(cleared)} training steps, with a dashed line at the "
+        f"true slope {TRUE_SLOPE:g}. With zero_grad() every step, w ends at {cleared[-1]:.2f}. Never cleared "
+        f"(red), w goes up and down between {min(never_cleared):.2f} and {max(never_cleared):.2f}; after step "
+        f"{len(never_cleared)} it is {never_cleared[-1]:.2f}."
     )
 
 
@@ -107,13 +108,20 @@ def plot_layer_grad_norms(norms: dict[float, list[float]]) -> Image:
 
 
 def layer_grad_norms_alt(norms: dict[float, list[float]]) -> str:
-    """What :func:`layer_grad_norms_figure` draws, in words (with each line's two ends)."""
-    lines = "; ".join(
-        f"weights std {std:g}: {values[0]:.3g} at layer 1, {values[-1]:.3g} at layer {len(values)}"
+    """What :func:`layer_grad_norms_figure` draws, in words (each line's two ends, as a screen reader says
+    numbers well: 3,500 rather than 3.5e+03)."""
+
+    def said(value: float) -> str:
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.2g}"
+
+    depth = max(len(values) for values in norms.values())
+    lines = " ".join(
+        f"Weights std {std:g}: {said(values[0])} at layer 1, {said(values[-1])} at layer {len(values)}."
         for std, values in norms.items()
     )
     return (
-        f"A line chart, on a log scale, of the gradient norm of each layer's weight, one line per weight std ({lines})."
+        f"A line chart, on a log scale, of the gradient norm of each layer's weight, from layer 1 (nearest the "
+        f"input) to layer {depth}, one line per weight std. {lines}"
     )
 
 

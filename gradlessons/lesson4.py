@@ -137,10 +137,16 @@ def batch_sweep_alt(costs: Sequence[TrackingCost]) -> str:
     """What :func:`batch_sweep_figure` draws, in words (with the measured ends of each line)."""
     first, last = costs[0], costs[-1]
     sizes = ", ".join(str(c.batch_size) for c in costs)
+
+    def memory(kept: list[float]) -> str:
+        if not any(kept):
+            return "0 MB at every batch size"
+        return f"from {kept[0]:.1f} MB to {kept[-1]:.1f} MB"
+
     return (
         f"Two line charts against the batch size ({sizes}). Left, the activations kept for backward: "
-        f"with tracking on, from {first.tracked_mb:.1f} MB to {last.tracked_mb:.1f} MB; under no_grad(), "
-        f"from {first.no_grad_mb:.1f} MB to {last.no_grad_mb:.1f} MB. Right, the time of one forward pass: "
+        f"with tracking on, {memory([c.tracked_mb for c in costs])}; under no_grad(), "
+        f"{memory([c.no_grad_mb for c in costs])}. Right, the time of one forward pass: "
         f"with tracking on, from {first.tracked_ms:.2f} ms to {last.tracked_ms:.2f} ms; under no_grad(), "
         f"from {first.no_grad_ms:.2f} ms to {last.no_grad_ms:.2f} ms."
     )

@@ -63,21 +63,23 @@ def draw_graph(tensor: torch.Tensor, names: Mapping[str, object] | None = None) 
 
 
 def graph_alt(graph: Graph) -> str:
-    """The drawing in words, for whoever cannot see it: each box from the top, and the boxes it points
-    to (where ``backward`` sends gradients next)."""
+    """The drawing in words, for whoever cannot see it: what an arrow means, then each box from the top
+    with the boxes it points to, each named as its box is labelled."""
     nodes = {node.id: node for node in graph.nodes}
     below: dict[int, list[int]] = {}
     for parent, child in graph.edges:
         below.setdefault(parent, []).append(child)
 
     def name(node: Node) -> str:
-        return f"{node.label} of {node.tensor}" if node.tensor and node.kind != "constant" else node.label
+        return " ".join(_label(node).split("\n"))  # the box's own words, on one line
 
-    sentences = [f"The graph behind {graph.target}, drawn from the top."]
+    sentences = [
+        f"The computation graph behind {graph.target}. Each arrow goes from a backward node to the nodes in its "
+        "next_functions, the way backward() sends gradients."
+    ]
     for node in sorted(graph.nodes, key=lambda n: (n.depth, n.order)):
         if node.id in below:
-            targets = ", ".join(name(nodes[i]) for i in below[node.id])
-            sentences.append(f"{name(node)} points to {targets}.")
+            sentences.append(f"{name(node)} points to {' and to '.join(name(nodes[i]) for i in below[node.id])}.")
     if len(graph.nodes) == 1:
         sentences.append(f"It is a single box: {name(graph.nodes[0])}.")
     if graph.note:

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from gradlessons.figures import DPI, show_figure
-from gradlessons.graph_explorer.drawing import graph_figure
+from gradlessons.graph_explorer.drawing import graph_alt, graph_figure
 from gradlessons.graph_explorer.state import INPUT_NAMES, OPERATIONS, GraphExplorerState
 from gradlessons.guide_view import beside_the_figure, guide_controls
 
@@ -193,7 +193,7 @@ class GraphExplorer:
         )
 
     def _show_figure(self, fig: Figure) -> None:
-        show_figure(self.plot_output, fig, "graph explorer figure")
+        show_figure(self.plot_output, fig, "graph explorer figure", graph_alt(self.state.graph()))
 
 
 def _code(text: str) -> str:

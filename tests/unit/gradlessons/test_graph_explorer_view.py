@@ -67,6 +67,8 @@ def test_apply_adds_row_status_image(explorer):
     apply(explorer, "mul", "a", "b")
     assert "t1 = a * b" in text_of(explorer.table.value)
     assert "grad_fn=MulBackward0" in text_of(explorer.status.value)
+    alt = explorer.plot_output.outputs[0]["metadata"]["image/png"]["alt"]  # the figure in words, as drawn now
+    assert alt.startswith("The computation graph behind t1.") and "MulBackward0 (t1) points to" in alt
     assert image(explorer) != before
     assert "t1" in explorer.x.options and explorer.x.value == "t1"
 
@@ -233,10 +235,11 @@ def test_draw_graph_says_in_words_each_box_and_where_it_points():
     y = x * c
     z = y.sin() + x
     alt = draw_graph(z, {"x": x, "c": c, "y": y, "z": z}).outputs[0]["metadata"]["image/png"]["alt"]
-    assert alt.startswith("The graph behind z, drawn from the top. AddBackward0 of z points to SinBackward0, ")
-    assert "MulBackward0 of y points to AccumulateGrad of x, c (constant)." in alt
+    assert alt.startswith("The computation graph behind z. Each arrow goes from a backward node to the nodes in")
+    assert "AddBackward0 (z) points to SinBackward0 and to AccumulateGrad (x)." in alt
+    assert "MulBackward0 (y) points to AccumulateGrad (x) and to c (no grad)." in alt  # as the boxes say
     alt = draw_graph(c, {"c": c}).outputs[0]["metadata"]["image/png"]["alt"]
-    assert "It is a single box" in alt and "does not require grad" in alt
+    assert "It is a single box: c (no grad)." in alt and "does not require grad" in alt
 
 
 def test_draw_graph_needs_a_tensor():

@@ -131,13 +131,15 @@ def test_plot_helpers_show_one_png():
 
 
 def test_each_figure_says_in_words_what_it_draws_and_where_its_lines_end():
-    shown = lesson3.plot_forgetting_to_clear([3.0, 5.5, 8.25], [3.0, 2.5, 3.0])
+    shown = lesson3.plot_forgetting_to_clear([3.0, 0.5, 5.6, 4.83], [3.0, 2.5, 3.0, 3.03])
     alt = shown._repr_png_()[1]["alt"]  # the metadata the cell's output carries: nbconvert's <img alt>
-    assert "zero_grad() every step ends at 3.00 after 3 steps" in alt and "never clears (red) ends at 8.25" in alt
-    assert "true slope 3" in alt
+    assert "after each of 4 training steps, with a dashed line at the true slope 3" in alt
+    assert "With zero_grad() every step, w ends at 3.03" in alt
+    assert "Never cleared (red), w goes up and down between 0.50 and 5.60; after step 4 it is 4.83." in alt
     alt = lesson3.plot_layer_grad_norms({1.0: [5000.0, 50.0, 0.05], 0.3: [0.5, 0.4, 0.3]})._repr_png_()[1]["alt"]
-    assert "log scale" in alt and "weights std 1: 5e+03 at layer 1, 0.05 at layer 3" in alt
-    assert "weights std 0.3: 0.5 at layer 1, 0.3 at layer 3" in alt
+    assert "log scale" in alt and "from layer 1 (nearest the input) to layer 3" in alt
+    assert "Weights std 1: 5,000 at layer 1, 0.05 at layer 3." in alt  # not 5e+03: a screen reader says it
+    assert "Weights std 0.3: 0.5 at layer 1, 0.3 at layer 3." in alt
 
 
 def test_precompute_draws_without_pyplot():
