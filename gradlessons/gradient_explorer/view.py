@@ -32,7 +32,7 @@ from matplotlib.transforms import blended_transform_factory
 from gradlessons.figures import DPI, show_figure
 from gradlessons.formatting import format_value
 from gradlessons.gradient_explorer.state import ACTIONS, GradExplorerState, Record
-from gradlessons.guide_view import beside_the_figure, guide_controls
+from gradlessons.guide_view import SCROLLS_INSIDE, beside_the_figure, guide_controls
 
 #: Button text when the full code is too long for a compact button; the tooltip
 #: always holds the full code.
@@ -202,6 +202,7 @@ class GradExplorer:
         return (
             "<div><b>Log</b> (newest first)</div>"
             f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
+            f"{SCROLLS_INSIDE} "
             f"font-size:12px; border:1px solid #ccc'>{body}</pre>"
         )
 

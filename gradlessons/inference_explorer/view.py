@@ -23,7 +23,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from gradlessons.figures import DPI, padded_range, show_figure
-from gradlessons.guide_view import beside_the_figure, guide_controls
+from gradlessons.guide_view import SCROLLS_INSIDE, beside_the_figure, guide_controls
 from gradlessons.inference_explorer.state import MAX_BATCH, MIN_BATCH, InferenceExplorerState, Run
 
 #: One colour per tracking regime, reused in the legend.
@@ -173,6 +173,7 @@ class InferenceExplorer:
         return (
             "<div><b>Runs</b> (newest first)</div>"
             f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
+            f"{SCROLLS_INSIDE} "
             f"font-size:11px; border:1px solid #ccc'>{body}</pre>"
         )
 

@@ -63,8 +63,11 @@ _FIT_JS = """widget => {
     const bands = [Math.min(...buttons.map(b => b.top)) - painted.bottom];
     const rows = [...widget.children].map(c => c.getBoundingClientRect()).filter(r => r.height > 0);
     for (let i = 1; i < rows.length; i++) bands.push(rows[i].top - rows[i - 1].bottom);
+    // a log or table wider than the explorer must scroll inside its own box, not run past its right edge
+    const past = [...widget.querySelectorAll('pre, table')].map(e => e.getBoundingClientRect().right - box.right);
     return {height: box.height, top: box.top, bottom: box.bottom, panel_top: view.top,
-            panel_bottom: view.bottom, panel_height: panel.clientHeight, gap: Math.max(...bands)};
+            panel_bottom: view.bottom, panel_height: panel.clientHeight, gap: Math.max(...bands),
+            past_right: Math.max(0, ...past)};
 }"""
 
 
@@ -90,4 +93,7 @@ def assert_fits_a_laptop(lab, widget: Locator, name: str) -> dict:
         f"{fit['panel_height']:.0f} px at 1366×768: {fit}"
     )
     assert fit["gap"] < MAX_GAP_PX, f"{name}: a blank band of {fit['gap']:.0f} px between the guide and the controls"
+    assert fit["past_right"] <= 1, (
+        f"{name}: a log or table runs {fit['past_right']:.0f} px past the explorer's right edge"
+    )
     return fit
