@@ -24,13 +24,13 @@ import ipywidgets as widgets
 
 from gradlessons.guide import RESTART, SKIP, Guide
 
-#: The guide's column beside the figure: its width to start from (it takes what the row leaves), and
-#: the narrowest it may get before it wraps under the figure.
 #: Style for an explorer's log (a <pre> of long lines): it scrolls sideways inside its own box.  Without it
 #: the box is as wide as its longest line, and the HTML widget holding it grows past the explorer's right
 #: edge (a flex item is never narrower than its content); width 0 gives it no width of its own to claim,
 #: and min-width 100% then makes it exactly as wide as the explorer.
 SCROLLS_INSIDE = "width:0; min-width:100%; box-sizing:border-box;"
+#: The guide's column beside the figure: its width to start from (it takes what the row leaves), and
+#: the narrowest it may get before it wraps under the figure.
 GUIDE_WIDTH = "260px"
 GUIDE_MIN_WIDTH = "220px"
 #: The panel fills its column (min-height), so a short note leaves no blank band under it.
