@@ -26,6 +26,12 @@ may use that course's formgrader), ``nbgrader-<id>`` (students: nbgrader's name 
 and submit in that course), and ``instructors-<id>``, ``tas-<id>``, ``students-<id>``.  Account
 names are the hub's user names.  Reading the roster checks it and says what is wrong; it never
 guesses.
+
+Every course needs an instructor, except under LTI 1.3 logins (``lms=True``: the hub's
+AUTOGRADER_AUTH=lti13), where a course with an ``lti_context`` may name none: each launch's roles
+say who teaches it, and an account named only to fill the list would be a login nobody uses (and,
+on a hub of one course, a hub admin).  A course without ``lti_context`` has no LMS to say so, and
+still needs one.
 """
 
 from __future__ import annotations
@@ -86,15 +92,18 @@ def _names(where: str, value) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _course(course_id: str, table: dict, default_root: str) -> Course:
+def _course(course_id: str, table: dict, default_root: str, lms: bool) -> Course:
     if not COURSE_ID.fullmatch(course_id):
         raise RosterError(f"course id {course_id!r}: use lower-case letters, digits and dashes (at most 40)")
     unknown = sorted(set(table) - COURSE_KEYS)
     if unknown:
         raise RosterError(f"course {course_id}: unknown key {unknown[0]!r} (known: {', '.join(sorted(COURSE_KEYS))})")
     people = {role: _names(f"course {course_id}: {role}", table.get(role, [])) for role in ROLES}
-    if not people["instructors"]:
-        raise RosterError(f"course {course_id} has no instructor")
+    context = table.get("lti_context")
+    if not people["instructors"] and not (lms and context):
+        raise RosterError(f"course {course_id} has no instructor"
+                          + (": under LTI name its LMS course (lti_context), whose launches say who teaches"
+                             if lms else ""))  # fmt: skip
     for role in ("instructors", "tas"):
         both = sorted(set(people[role]) & set(people["students"]))
         if both:
@@ -104,7 +113,6 @@ def _course(course_id: str, table: dict, default_root: str) -> Course:
         raise RosterError(f"course {course_id}: {both[0]} is both an instructor and a TA")
     root = table.get("root", f"{default_root.rstrip('/')}/{course_id}")
     grader = table.get("grader", f"grader-{course_id}")
-    context = table.get("lti_context")
     if not isinstance(root, str) or not root.startswith("/"):
         raise RosterError(f'course {course_id}: root must be an absolute folder, e.g. "/srv/{course_id}"')
     if not isinstance(grader, str) or not ACCOUNT.fullmatch(grader):
@@ -114,8 +122,9 @@ def _course(course_id: str, table: dict, default_root: str) -> Course:
     return Course(course_id, people["instructors"], people["tas"], people["students"], root, grader, context)
 
 
-def parse(data: dict, default_root: str = "/srv") -> list[Course]:
-    """The courses of a roster already read from TOML."""
+def parse(data: dict, default_root: str = "/srv", lms: bool = False) -> list[Course]:
+    """The courses of a roster already read from TOML; ``lms``: logins come from an LMS (LTI 1.3), so
+    a course with an ``lti_context`` may name no instructor."""
     flat = set(data) & set(ROLES)
     if "courses" in data:
         if flat:
@@ -133,7 +142,7 @@ def parse(data: dict, default_root: str = "/srv") -> list[Course]:
     for course_id, table in tables.items():
         if not isinstance(table, dict):
             raise RosterError(f"courses.{course_id} must be a table of its people")
-        courses.append(_course(course_id, table, default_root))
+        courses.append(_course(course_id, table, default_root, lms))
     _check_across(courses)
     return courses
 
@@ -155,15 +164,16 @@ def _check_across(courses: list[Course]) -> None:
                               "or grader account")  # fmt: skip
 
 
-def load(path: str, default_root: str = "/srv") -> list[Course]:
-    """The courses of the roster file at ``path``; ``RosterError`` says what is wrong with it."""
+def load(path: str, default_root: str = "/srv", lms: bool = False) -> list[Course]:
+    """The courses of the roster file at ``path`` (``lms`` as in ``parse``); ``RosterError`` says what is
+    wrong with it."""
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except tomllib.TOMLDecodeError as error:
         raise RosterError(f"{path} is not valid TOML: {error}") from None
     try:
-        return parse(data, default_root)
+        return parse(data, default_root, lms)
     except RosterError as error:
         raise RosterError(f"{path}: {error}") from None
 

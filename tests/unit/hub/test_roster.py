@@ -77,3 +77,41 @@ def test_non_toml_file_is_named(tmp_path):
     path.write_text("instructors = [instructor1\n")
     with pytest.raises(roster.RosterError, match="roster.toml is not valid TOML"):
         roster.load(str(path))
+
+
+LMS_TAUGHT = {"courses": {"autograd-fall": {"students": ["student1"], "lti_context": "ctx-fall"}}}
+
+
+def test_under_lti_a_course_with_an_lms_context_needs_no_instructor():
+    (course,) = roster.parse(LMS_TAUGHT, lms=True)
+    assert (course.instructors, course.lti_context) == ((), "ctx-fall")
+    assert course.groups()["formgrade-autograd-fall"] == []
+
+
+def test_under_lti_a_one_course_roster_names_only_its_context(tmp_path):
+    path = tmp_path / "roster.toml"
+    path.write_text('lti_context = "4f2b8c0e"\n')
+    (course,) = roster.load(str(path), lms=True)
+    assert (course.id, course.instructors, course.students) == ("autograd-course", (), ())
+
+
+def test_under_lti_a_course_without_lms_context_still_needs_an_instructor():
+    data = {"courses": {**LMS_TAUGHT["courses"], "autograd-spring": {"students": ["student3"]}}}
+    with pytest.raises(roster.RosterError, match="course autograd-spring has no instructor: under LTI name its LMS"):
+        roster.parse(data, lms=True)
+
+
+def test_without_lti_an_lms_context_does_not_replace_the_instructor():
+    with pytest.raises(roster.RosterError, match="course autograd-fall has no instructor$"):
+        roster.parse(LMS_TAUGHT)
+
+
+def test_under_lti_an_empty_context_is_no_lms_course():
+    with pytest.raises(roster.RosterError, match="has no instructor"):
+        roster.parse({"lti_context": "", "students": ["student1"]}, lms=True)
+
+
+def test_under_lti_named_instructors_are_still_checked():
+    data = {"courses": {"autograd-fall": {**LMS_TAUGHT["courses"]["autograd-fall"], "instructors": ["student1"]}}}
+    with pytest.raises(roster.RosterError, match="student1 is both one of its instructors and a student"):
+        roster.parse(data, lms=True)
