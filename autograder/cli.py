@@ -92,12 +92,15 @@ def _parser() -> argparse.ArgumentParser:
         "publish",
         help="post each student's score to the LMS's gradebook (LTI Advantage Assignment and Grade Services)",
         description="Post the gradebook's scores (nbgrader export's totals) to the assignment's line item in the "
-        f"LMS, as the tool registered in COURSE/{CONFIG_NAME}; print what was posted and what failed. A rerun "
-        "posts only changed scores and earlier failures (see .autograder/published/ASSIGNMENT.json).",
+        f"LMS, as the tool registered in the hub's LMS record (--record) or COURSE/{CONFIG_NAME}; print what was "
+        "posted and what failed. A rerun posts only changed scores and earlier failures (see "
+        ".autograder/published/ASSIGNMENT.json).",
     )
     publish.add_argument("assignment", metavar="ASSIGNMENT", nargs="?")
     publish.add_argument("--course", default=".", help="the course folder (default: the current folder)")
     publish.add_argument("--config", default=None, help=f"the LTI settings (default: COURSE/{CONFIG_NAME})")
+    publish.add_argument("--record", default=None, metavar="DIR",
+                         help="the course's LMS record folder (default: $AUTOGRADER_LMS_RECORD)")  # fmt: skip
     publish.add_argument("--users", default=None, help="a CSV of student_id,lms_user_id (added to the settings' users)")
     publish.add_argument("--student", action="append", default=[], help="post only this student (repeatable)")
     publish.add_argument("--missing-as-zero", action="store_true", help="post 0 for students with no submission")
@@ -231,18 +234,20 @@ def publish_main(args) -> int:
             "`python3 course.py install instructor`, or `pip install -r requirements-instructor.txt`."
         )
     from .grading.course import GradeError
-    from .grading.publish import CONFIG_NAME, PublishError, jwks, load_settings, publish
+    from .grading.lms_record import ENVIRONMENT
+    from .grading.publish import CONFIG_NAME, PublishError, publish, tool_jwks
 
     os.umask(0o077)  # the ledger names students and their scores
     _quiet_gradebook()
     try:
         if args.jwks:
-            print(json.dumps(jwks(load_settings(args.config or os.path.join(args.course, CONFIG_NAME))), indent=1))
+            record = args.record or os.environ.get(ENVIRONMENT) or None
+            print(json.dumps(tool_jwks(args.config or os.path.join(args.course, CONFIG_NAME), record), indent=1))
             return 0
         if not args.assignment:
             return _fail("publish needs an ASSIGNMENT")
         summary = publish(args.course, args.assignment, args.config, args.users, args.student or None,
-                          args.missing_as_zero, args.force, args.dry_run)  # fmt: skip
+                          args.missing_as_zero, args.force, args.dry_run, args.record)  # fmt: skip
     except (GradeError, PublishError) as error:
         return _fail(str(error))
     from .grading.terminal import terminal_safe  # student ids, the LMS's error messages

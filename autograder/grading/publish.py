@@ -25,7 +25,15 @@ bearer calls) and ``AssignmentsGradesService`` (line items, scores) take a plain
 and need no launch, so they run as a service here, from the instructor's command line; this module
 only reads the settings and the gradebook, decides what to post and keeps the ledger.
 
-Settings: ``lti.toml`` in the course folder (``--config`` for another path), e.g.::
+Settings: on a hub with LTI 1.3 logins, nothing to write: the hub keeps the course's LMS record
+(``lms_record.py``; the folder in ``AUTOGRADER_LMS_RECORD``, or ``--record DIR``), from which come
+the registration (issuer, client id, deployment id, token and key set URLs, from the hub's settings
+and the launches), the tool's private key (``tool_key.pem``, made by the hub; ``publish --jwks``
+prints its public half), ``lineitems`` (the AGS claim of the launches: the LMS sends it only with
+the tool's Assignment and Grade Services turned on), the line item of each assignment an LMS link
+names (one line item per assignment), and the users (student id = hub account -> the ``sub`` of
+their launches).  ``lti.toml``, if there is one too, wins key by key (its ``[users]`` and the users
+CSV per student).  Without a hub: ``lti.toml`` in the course folder (``--config`` for another path), e.g.::
 
     # The tool's registration in the LMS (the platform shows these when the tool is added).
     issuer = "https://canvas.instructure.com"
@@ -60,8 +68,9 @@ registration (they are what a launch checks); AGS service calls do not send them
 per student: user id, line item, score, status, time; merged under a lock, replaced atomically).
 A student is posted again only when the score, the maximum, the user id or the line item changed,
 or the last post failed; ``--force`` posts everyone again.  With nothing to post, the platform is
-not contacted at all.  A platform keeps the score with the
-latest timestamp, so posting again is harmless, only useless.
+not contacted at all.  A platform keeps the score with the latest timestamp, so posting again is
+harmless, only useless.  Two students given one LMS user id get nothing posted (a score would
+reach the wrong person): both are named.
 
 Students with no submission get nothing (the LMS keeps its own value) unless ``--missing-as-zero``;
 a submission that needs manual grading waits for it (its total is not final).
@@ -77,6 +86,7 @@ from dataclasses import dataclass, field
 import tomllib
 
 from .ledger import FOLDER, merge_json, read_json
+from .lms_record import ENVIRONMENT, LmsRecordError, RecordFolder
 
 CONFIG_NAME = "lti.toml"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -107,7 +117,8 @@ class Settings:
     lineitems: str | None = None
     assignments: dict[str, dict] = field(default_factory=dict)
     users: dict[str, str] = field(default_factory=dict)
-    path: str = ""
+    path: str = ""  # where the settings came from, for messages
+    record: str | None = None  # the LMS record (lms.json) among them
 
     def target(self, assignment: str) -> dict:
         """{"lineitem": URL} or {"lineitems": URL, "resource_id": ..., "label": ...} for the assignment."""
@@ -116,9 +127,11 @@ class Settings:
             return {"lineitem": table["lineitem"]}
         lineitems = table.get("lineitems") or self.lineitems
         if not lineitems:
+            why = (" (no LTI launch carried the AGS claim: turn on the tool's Assignment and Grade Services in "
+                   "the LMS, then launch it once)") if self.record else ""  # fmt: skip
             raise PublishError(
                 f"{self.path}: no line item for {assignment}: give [assignments.{assignment}] a lineitem URL, "
-                "or set lineitems (the course's line items URL) to find it by resource id"
+                f"or set lineitems (the course's line items URL) to find it by resource id{why}"
             )
         return {"lineitems": lineitems, "resource_id": table.get("resource_id") or assignment,
                 "label": table.get("label") or assignment}  # fmt: skip
@@ -138,43 +151,91 @@ def read_users_csv(path: str) -> dict[str, str]:
     return {r["student_id"].strip(): r["lms_user_id"].strip() for r in rows if r["student_id"] and r["lms_user_id"]}
 
 
-def load_settings(path: str, users_csv: str | None = None) -> Settings:
-    """The settings of ``path`` (see the module's docstring), checked; PublishError says what is wrong."""
+def _read_toml(path: str, record: RecordFolder | None) -> dict | None:
+    """lti.toml's settings; None when there is none but a record folder is given."""
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except FileNotFoundError:
-        raise PublishError(f"no LTI settings at {path}: write them there (see `python -m autograder publish -h`) "
-                           "or give --config") from None  # fmt: skip
+        if record is not None:
+            return None
+        raise PublishError(f"no LTI settings: no {path} and no LMS record. On a hub with LTI logins the hub keeps "
+                           f"them (give --record DIR, or set {ENVIRONMENT}); else write {path} "
+                           "(see `python -m autograder publish -h`) or give --config") from None  # fmt: skip
     except tomllib.TOMLDecodeError as error:
         raise PublishError(f"{path}: {error}") from None
     unknown = set(data) - TOP_KEYS
     if unknown:
         raise PublishError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}")
-    missing = [k for k in (*REGISTRATION_KEYS, "private_key_file") if not isinstance(data.get(k), str) or not data[k]]
-    if missing:
-        raise PublishError(f"{path}: missing {', '.join(missing)} (the tool's registration in the LMS)")
-    here = os.path.dirname(os.path.abspath(path))
-    key_path = os.path.join(here, data["private_key_file"])
+    return data
+
+
+def _from_record(folder: RecordFolder, data: dict) -> tuple[dict, dict, dict[str, str]]:
+    """The record's registration and lineitems (as lti.toml's keys), its line items per assignment
+    (the links that name one, when they agree) and its users (student id -> ``sub``)."""
     try:
-        with open(key_path, encoding="utf-8") as f:
-            private_key = f.read()
-    except OSError as error:
-        raise PublishError(f"{path}: cannot read private_key_file {key_path}: {error.strerror}") from None
-    if "PRIVATE KEY-----" not in private_key:
-        raise PublishError(f"{key_path} is not a PEM private key")
+        record = folder.load() or {}
+    except LmsRecordError as error:
+        raise PublishError(str(error)) from None
+    platform, ags = record.get("platform", {}), record.get("ags", {})
+    found = {k: platform[k] for k in REGISTRATION_KEYS if platform.get(k)}
+    if ags.get("lineitems"):
+        found["lineitems"] = ags["lineitems"]
+    if not data.get("private_key_file"):
+        try:
+            found["private_key"] = folder.private_key()
+        except LmsRecordError as error:
+            raise PublishError(str(error)) from None
+    columns: dict[str, set[str]] = {}
+    for link in record.get("links", {}).values():
+        if link.get("assignment") and link.get("lineitem"):
+            columns.setdefault(link["assignment"], set()).add(link["lineitem"])
+    assignments = {name: {"lineitem": urls.pop()} for name, urls in columns.items() if len(urls) == 1}
+    users = {student: person["sub"] for student, person in record.get("people", {}).items() if person.get("sub")}
+    return found, assignments, users
+
+
+def load_settings(path: str, users_csv: str | None = None, record: str | None = None) -> Settings:
+    """The settings of ``path`` (lti.toml, see the module's docstring) and of the hub's LMS record
+    folder ``record`` (lms_record.py), checked; lti.toml wins key by key, its ``[users]`` and the
+    users CSV per student.  PublishError says what is wrong."""
+    folder = RecordFolder(record) if record else None
+    data = _read_toml(path, folder)
+    where = " and ".join(([path] if data is not None else []) + ([folder.record_path] if folder else []))
+    data = data or {}
+    found, record_assignments, users = _from_record(folder, data) if folder else ({}, {}, {})
+    found |= {k: v for k, v in data.items() if k in TOP_KEYS - {"assignments", "users"}}
+    missing = [k for k in REGISTRATION_KEYS if not isinstance(found.get(k), str) or not found[k]]
+    if "private_key" not in found and not (isinstance(data.get("private_key_file"), str) and data["private_key_file"]):
+        missing.append("private_key_file")
+    if missing:
+        hint = " (no LTI launch has reached the hub for this course yet: launch the tool from the LMS once)"
+        raise PublishError(f"{where}: missing {', '.join(missing)} (the tool's registration in the LMS)"
+                           + (hint if folder else ""))  # fmt: skip
+    here = os.path.dirname(os.path.abspath(path))
+    private_key = found.get("private_key", "")
+    if data.get("private_key_file"):
+        key_path = os.path.join(here, data["private_key_file"])
+        try:
+            with open(key_path, encoding="utf-8") as f:
+                private_key = f.read()
+        except OSError as error:
+            raise PublishError(f"{path}: cannot read private_key_file {key_path}: {error.strerror}") from None
+        if "PRIVATE KEY-----" not in private_key:
+            raise PublishError(f"{key_path} is not a PEM private key")
     assignments = data.get("assignments", {})
     for name, table in assignments.items():
         if not isinstance(table, dict) or set(table) - ASSIGNMENT_KEYS:
             raise PublishError(f"{path}: [assignments.{name}] takes only {', '.join(sorted(ASSIGNMENT_KEYS))}")
-    users: dict[str, str] = {str(k): str(v) for k, v in data.get("users", {}).items()}
+    users.update({str(k): str(v) for k, v in data.get("users", {}).items()})
     for csv_path in [p for p in (data.get("users_csv") and os.path.join(here, data["users_csv"]), users_csv) if p]:
         users.update(read_users_csv(csv_path))
     return Settings(
-        issuer=data["issuer"], client_id=data["client_id"], deployment_id=data["deployment_id"],
-        auth_token_url=data["auth_token_url"], key_set_url=data["key_set_url"], private_key=private_key,
-        key_id=data.get("key_id") or None, auth_audience=data.get("auth_audience") or None,
-        lineitems=data.get("lineitems") or None, assignments=assignments, users=users, path=path,
+        issuer=found["issuer"], client_id=found["client_id"], deployment_id=found["deployment_id"],
+        auth_token_url=found["auth_token_url"], key_set_url=found["key_set_url"], private_key=private_key,
+        key_id=found.get("key_id") or None, auth_audience=found.get("auth_audience") or None,
+        lineitems=found.get("lineitems") or None, assignments={**record_assignments, **assignments}, users=users,
+        path=where, record=folder.record_path if folder else None,
     )  # fmt: skip
 
 
@@ -222,6 +283,19 @@ def jwks(settings: Settings) -> dict:
     """The tool's public key set, to register in the LMS (``publish --jwks`` prints it)."""
     keys = registration(settings).get_jwks()
     return {"keys": [{**k, "kid": settings.key_id or k["kid"]} for k in keys]}
+
+
+def tool_jwks(path: str, record: str | None = None) -> dict:
+    """``publish --jwks``: the key set of lti.toml's key when it names one, else of the record
+    folder's ``tool_key.pem`` (printable before any launch: the LMS needs it to register the tool)."""
+    folder = RecordFolder(record) if record else None
+    data = _read_toml(path, folder)
+    if folder is None or (data or {}).get("private_key_file"):
+        return jwks(load_settings(path, record=record))
+    try:
+        return {"keys": [folder.jwk()]}
+    except LmsRecordError as error:
+        raise PublishError(str(error)) from None
 
 
 def _why(error: Exception) -> str:
@@ -338,8 +412,10 @@ def publish(
     missing_as_zero: bool = False,
     force: bool = False,
     dry_run: bool = False,
+    record: str | None = None,
 ) -> PublishSummary:
-    """Post the assignment's scores to the LMS; see the module's docstring.  Raises PublishError
+    """Post the assignment's scores to the LMS; see the module's docstring.  ``record``: the hub's LMS
+    record folder of the course (default: ``AUTOGRADER_LMS_RECORD``'s).  Raises PublishError
     (or GradeError) when nothing can be posted: the settings, the course or the token.  A refused
     post is not an error: it is that student's outcome, and the others are posted."""
     from nbgrader.api import Gradebook
@@ -348,7 +424,8 @@ def publish(
     from .export import assignment_scores
 
     view = CourseAssignment(course, assignment)
-    settings = load_settings(config or os.path.join(view.folder, CONFIG_NAME), users_csv)
+    record = record or os.environ.get(ENVIRONMENT) or None
+    settings = load_settings(config or os.path.join(view.folder, CONFIG_NAME), users_csv, record)
     with Gradebook(view.coursedir.db_url, view.coursedir.course_id) as gb:
         scores = assignment_scores(gb, assignment, students)
         max_score = gb.find_assignment(assignment).max_score
@@ -357,6 +434,10 @@ def publish(
     outcomes = [PostResult(name, "failed", message="not a student of the gradebook")
                 for name in students or [] if name not in {s.student for s in scores}]  # fmt: skip
     to_post = []
+    # Two students with one LMS user id would post both scores to one person (the last one staying):
+    # neither is posted until the settings say who is who.
+    ids = [settings.users[s.student] for s in scores if s.student in settings.users]
+    shared = {user for user in ids if ids.count(user) > 1}
     for s in scores:
         if not s.submitted and not missing_as_zero:
             outcomes.append(
@@ -366,7 +447,13 @@ def publish(
             outcomes.append(PostResult(s.student, "needs manual grading", s.score, s.max_score,
                                        "not final: grade it in the formgrader, then publish again"))  # fmt: skip
         elif s.student not in settings.users:
-            why = f"no LMS user id: add it to [users] in {settings.path} or to the users CSV"
+            launched = " (not in the LMS record: they have not launched the tool yet)" if settings.record else ""
+            why = f"no LMS user id{launched}: add it to [users] in lti.toml or to the users CSV"
+            outcomes.append(PostResult(s.student, "failed", s.score, s.max_score, why))
+        elif settings.users[s.student] in shared:
+            user = settings.users[s.student]
+            others = sorted(o.student for o in scores if settings.users.get(o.student) == user and o is not s)
+            why = f"LMS user id {user} is also given to {', '.join(others)}: nothing posted"
             outcomes.append(PostResult(s.student, "failed", s.score, s.max_score, why))
         else:
             to_post.append(s)

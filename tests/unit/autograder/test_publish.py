@@ -4,6 +4,7 @@ The LMS is played by a real HTTP server on localhost (tests/unit/autograder/lti_
 the tool's signed client assertion against the key set the tool gives to register, the bearer
 tokens, the media types and every score's fields, and records what it accepted."""
 
+import datetime
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from autograder.cli import main
+from autograder.grading.lms_record import RecordFolder
 from autograder.grading.publish import jwks, load_settings, published_path
 from tests.unit.autograder.gradebook_class import LESSON, make_class, set_late_penalty, set_score
 from tests.unit.autograder.lti_platform import CLIENT_ID, SCORE, Platform
@@ -248,4 +250,165 @@ def test_incomplete_settings_refused(course, capsys):
     assert "missing client_id, deployment_id, auth_token_url, key_set_url, private_key_file" in capsys.readouterr().err
     os.unlink(os.path.join(course, "lti.toml"))
     assert main(["publish", LESSON, "--course", course]) == 2
-    assert "no LTI settings at" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no LTI settings: no " in err and "and no LMS record" in err
+    assert "--record DIR" in err and "AUTOGRADER_LMS_RECORD" in err and "or give --config" in err
+
+
+# -- nothing copied by hand: the hub's LMS record ---------------------------------------------
+SUBS = {"ada": "535fa085-f8a3-4b1b-b4dd-b2f3ab4cf4b4", "bob": "8d1c0e6a-2b7f-4c39-9e0d-3a5f7b1c9d22", "cy": "17"}
+
+
+def hub_record(folder: str, platform: Platform, lineitems: bool = True, lineitem: str | None = None) -> RecordFolder:
+    """The record folder the hub leaves after ada, bob and cy launched the tool (Canvas-shaped claims;
+    cy's ``sub`` numeric, as Moodle's), with the course's tool key."""
+    from autograder.grading.lms_record import (
+        AGS_CLAIM,
+        CONTEXT_CLAIM,
+        CUSTOM_CLAIM,
+        DEPLOYMENT_CLAIM,
+        LINK_CLAIM,
+        record_launch,
+    )
+
+    settings = {"issuer": "https://lms.example.edu", "client_id": CLIENT_ID, "auth_token_url": platform.token_url,
+                "key_set_url": f"{platform.url}/api/lti/security/jwks"}  # fmt: skip
+    record = None
+    for student, sub in SUBS.items():
+        claims = {"sub": sub, "aud": CLIENT_ID, "given_name": student.title(), DEPLOYMENT_CLAIM: "7:deployment",
+                  CONTEXT_CLAIM: {"id": "4dde05e8ca1973bcca9bffc13e1548820eee93a3"},
+                  LINK_CLAIM: {"id": "link-3", "title": "Lesson 3"}}  # fmt: skip
+        if lineitems:
+            claims[AGS_CLAIM] = {"lineitems": platform.lineitems_url, "scope": [SCORE]}
+        if lineitem:  # a link the instructor made for the lesson (deep linking: its line item, the lesson's id)
+            claims[AGS_CLAIM]["lineitem"], claims[CUSTOM_CLAIM] = lineitem, {"assignment": LESSON}
+        record = record_launch(record, course="autograd-course", account=student, role="students", claims=claims,
+                               platform=settings, now=datetime.datetime.now(datetime.timezone.utc))  # fmt: skip
+    found = RecordFolder(folder)
+    found.save(record)
+    found.private_key(create=True)
+    return found
+
+
+@pytest.fixture
+def recorded(course, tmp_path):
+    """The graded class with no lti.toml and no users CSV, the hub's record folder, and the LMS that
+    knows the tool by the record's key and the students by their ``sub``."""
+    assert not os.path.exists(os.path.join(course, "lti.toml"))
+    with Platform({"keys": []}, set(SUBS.values())) as platform:
+        column = platform.add_lineitem(LESSON, "Lesson 3", 10)
+        folder = hub_record(str(tmp_path / "lms" / "autograd-course"), platform)
+        platform.tool_jwks = {"keys": [folder.jwk()]}  # what the hub serves at /hub/lti13/jwks
+        yield course, platform, column, folder
+
+
+def test_publish_with_only_the_record_posts_to_each_sub(recorded, capsys):
+    course, platform, column, folder = recorded
+    code, out = publish(course, capsys, "--record", folder.path)
+    assert code == 0, out
+    assert platform.posted() == {SUBS["ada"]: 7.0, SUBS["bob"]: 10.0, SUBS["cy"]: 4.0}
+    assert {s["lineitem"] for s in platform.scores} == {column}  # found by resource id in the record's lineitems
+    assert f"posted               cy 4/10  as LMS user {SUBS['cy']}" in out
+    assert "no submission        dee" in out
+
+
+def test_the_record_folder_comes_from_the_environment_the_hub_sets(recorded, capsys, monkeypatch):
+    course, platform, _, folder = recorded
+    monkeypatch.setenv("AUTOGRADER_LMS_RECORD", folder.path)
+    code, out = publish(course, capsys)
+    assert code == 0, out
+    assert len(platform.posted()) == 3
+
+
+def test_the_client_assertion_carries_the_kid_of_the_record_jwk(recorded, capsys):
+    course, platform, _, folder = recorded
+    assertions = []
+    verify = platform.verify_assertion
+
+    def seen(assertion):
+        import jwt
+
+        assertions.append(jwt.get_unverified_header(assertion))
+        return verify(assertion)
+
+    platform.verify_assertion = seen
+    publish(course, capsys, "--record", folder.path)
+    assert [header["kid"] for header in assertions] == [folder.jwk()["kid"]]
+
+
+def test_publish_jwks_prints_the_record_key(recorded, capsys):
+    course, _, _, folder = recorded
+    assert main(["publish", "--jwks", "--course", course, "--record", folder.path]) == 0
+    assert json.loads(capsys.readouterr().out) == {"keys": [folder.jwk()]}
+
+
+def test_a_record_without_the_ags_claim_says_to_turn_on_the_services(course, tmp_path, capsys):
+    with Platform({"keys": []}, set(SUBS.values())) as platform:
+        folder = hub_record(str(tmp_path / "record"), platform, lineitems=False)
+        code = main(["publish", LESSON, "--course", course, "--record", folder.path])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"no line item for {LESSON}" in err and "no LTI launch carried the AGS claim" in err
+    assert "Assignment and Grade Services" in err
+
+
+def test_a_link_that_names_the_lesson_gives_its_line_item(course, tmp_path, capsys):
+    with Platform({"keys": []}, set(SUBS.values())) as platform:
+        platform.add_lineitem("something-else", "Other", 10)
+        column = platform.add_lineitem("canvas-made-42", "Lesson 3 (Canvas)", 10)
+        folder = hub_record(str(tmp_path / "record"), platform, lineitem=column)
+        platform.tool_jwks = {"keys": [folder.jwk()]}
+        code, out = publish(course, capsys, "--record", folder.path)
+    assert code == 0, out
+    assert {s["lineitem"] for s in platform.scores} == {column} and platform.created == []
+
+
+def test_lti_toml_wins_key_by_key_and_its_users_per_student(recorded, capsys):
+    course, platform, column, folder = recorded
+    with open(os.path.join(course, "lti.toml"), "w") as f:
+        f.write(f'[assignments.{LESSON}]\nlineitem = "{column}"\n[users]\nbob = "lms-bob"\n')
+    platform.users.add("lms-bob")
+    code, out = publish(course, capsys, "--record", folder.path)
+    assert code == 0, out
+    assert platform.posted() == {SUBS["ada"]: 7.0, "lms-bob": 10.0, SUBS["cy"]: 4.0}
+    assert "GET /api/lti/courses/7/line_items" not in platform.requests  # the toml's line item, as is
+
+
+def test_a_student_who_never_launched_is_named(recorded, capsys):
+    course, platform, _, folder = recorded
+    record = folder.load()
+    del record["people"]["cy"]
+    folder.save(record)
+    code, out = publish(course, capsys, "--record", folder.path)
+    assert code == 1
+    assert "failed               cy 4/10  no LMS user id (not in the LMS record: they have not launched" in out
+    assert SUBS["cy"] not in platform.posted() and len(platform.posted()) == 2
+
+
+def test_two_students_with_one_lms_user_id_get_nothing_and_the_others_their_scores(recorded, capsys):
+    course, platform, _, folder = recorded
+    record = folder.load()
+    record["people"]["cy"]["sub"] = SUBS["ada"]  # cy's score would land on ada
+    folder.save(record)
+    code, out = publish(course, capsys, "--record", folder.path)
+    assert code == 1
+    assert platform.posted() == {SUBS["bob"]: 10.0}
+    assert f"failed               ada 7/10  LMS user id {SUBS['ada']} is also given to cy: nothing posted" in out
+    assert f"failed               cy 4/10  LMS user id {SUBS['ada']} is also given to ada" in out
+
+
+def test_a_broken_record_is_named_and_nothing_is_posted(recorded, capsys):
+    course, platform, _, folder = recorded
+    with open(folder.record_path, "w") as f:
+        f.write("{not json")
+    code = main(["publish", LESSON, "--course", course, "--record", folder.path])
+    assert code == 2
+    assert f"{folder.record_path}: not an LMS record (not JSON" in capsys.readouterr().err
+    assert platform.requests == []
+
+
+def test_publish_jwks_prints_the_hub_key_before_any_launch(tmp_path, capsys):
+    folder = RecordFolder(str(tmp_path / "record"))
+    folder.private_key(create=True)  # what the hub makes first, to serve /hub/lti13/jwks
+    assert main(["publish", "--jwks", "--course", str(tmp_path), "--record", folder.path]) == 0
+    assert json.loads(capsys.readouterr().out) == {"keys": [folder.jwk()]}
