@@ -3,6 +3,14 @@
     python hub/install.py --course /srv/autograd-course [--course-id autograd-course]
                           [--grader grader-<course id>] [--instructors-group instructors-<course id>]
                           [--roster hub/roster.toml] [--exchange /srv/nbgrader/exchange] [--check]
+                          [--python /opt/autograd/bin/python]
+
+It works in the hub's Python environment (the one whose ``jupyterhub`` runs the hub, which every server
+runs): the JupyterLab settings go there, and it checks that the grader account cannot change it.  Any
+Python may start it: it runs itself again (``os.execv``) with the hub's, which is ``--python`` if given,
+else the Python that started it if JupyterHub is installed there, else the course folder's .venv or the
+Python beside ``jupyterhub`` on PATH if JupyterHub is installed there; when none is, it stops and says
+the command to run.
 
 A hub of several courses (hub/roster.py) runs it once per course, each with its own folder, course
 id, grader account and instructors' group.
@@ -51,10 +59,13 @@ import fnmatch
 import grp
 import os
 import pwd
+import shlex
+import shutil
 import stat
 import struct
 import subprocess
 import sys
+from typing import NamedTuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -104,6 +115,88 @@ HUB_STATE = ("hub/jupyterhub.sqlite*", "hub/jupyterhub_cookie_secret", "hub/ngsh
 EXCHANGE_FOLDERS = {".": 0o755, "inbound": 0o1733, "outbound": 0o755, "feedback": 0o711}
 
 
+# Set in the environment of the run that ``os.execv`` starts, to the Python it was started with: a second
+# run that still finds itself in another environment stops rather than starting itself again.
+REEXEC = "AUTOGRADER_INSTALL_REEXEC"
+# The hub environment's place in docs/instructor.md, to name in the command a refusal gives.
+DOCUMENTED_PYTHON = "/opt/autograd/bin/python"
+
+
+class Environment(NamedTuple):
+    """A Python and what the install needs to know of it: its environment (``sys.prefix``), and
+    whether JupyterHub is installed there (whether it can be the hub's)."""
+
+    python: str
+    prefix: str
+    has_hub: bool
+
+    @classmethod
+    def running(cls) -> Environment:
+        import importlib.util
+
+        return cls(sys.executable, os.path.realpath(sys.prefix), importlib.util.find_spec("jupyterhub") is not None)
+
+    @classmethod
+    def of(cls, python: str) -> Environment | None:
+        """What ``python`` says of itself (isolated: neither the folder nor PYTHONPATH it is started
+        from changes the answer); None if it does not run."""
+        code = "import importlib.util as u, sys; print(sys.prefix); print(u.find_spec('jupyterhub') is not None)"
+        try:
+            done = subprocess.run([python, "-I", "-c", code], cwd="/", capture_output=True, text=True, timeout=60)
+        except OSError:
+            return None
+        lines = done.stdout.splitlines()
+        if done.returncode != 0 or len(lines) != 2:
+            return None
+        return cls(python, os.path.realpath(lines[0]), lines[1] == "True")
+
+
+class WrongPython(Exception):
+    """The hub's Python cannot be found or used; the message says what to run instead."""
+
+
+def hub_python(course: str, named: str | None, running: Environment, argv: list[str]) -> str | None:
+    """The Python to run this script again with, or None when the running one is the hub's (see the
+    module's docstring for the order)."""
+    if named:
+        wanted = Environment.of(named)
+        if wanted is None:
+            raise WrongPython(f"--python {named}: this does not run as a Python")
+        if not wanted.has_hub:
+            raise WrongPython(f"--python {named}: JupyterHub is not installed in its environment "
+                              f"({wanted.prefix}), so it is not the hub's; give the Python of the environment "
+                              "that runs jupyterhub")  # fmt: skip
+        return None if wanted.prefix == running.prefix else named
+    if running.has_hub:
+        return None
+    beside_hub = shutil.which("jupyterhub")
+    candidates = [os.path.join(course, ".venv", "bin", "python")]
+    candidates += [os.path.join(os.path.dirname(beside_hub), "python")] if beside_hub else []
+    looked = []
+    for python in candidates:
+        found = Environment.of(python) if os.path.isfile(python) else None
+        if found is not None and found.has_hub:
+            return python
+        looked.append(python if found is None else f"{python} (no JupyterHub there)")
+    command = shlex.join([DOCUMENTED_PYTHON, os.path.abspath(__file__), *argv])
+    raise WrongPython(f"{running.python} has no JupyterHub, so it is not the hub's Python, and none was found "
+                      f"(looked at {', '.join(looked)}): run this script with the hub's, e.g. {command} "
+                      "(the Python beside the jupyterhub that runs your hub), or add --python <it>")  # fmt: skip
+
+
+def run_with(python: str, argv: list[str]) -> None:
+    """Start this script again with ``python`` (this process becomes it), with the same arguments."""
+    if os.environ.get(REEXEC):
+        command = shlex.join([python, os.path.abspath(__file__), *argv])
+        raise WrongPython(f"started again with {os.environ[REEXEC]}, it still runs in {sys.prefix}, not in that "
+                          f"Python's environment: run {command}")  # fmt: skip
+    print(f"hub/install.py: running again with the hub's Python, {python} (started by {sys.executable})",
+          file=sys.stderr)  # fmt: skip
+    sys.stderr.flush()
+    os.environ[REEXEC] = python
+    os.execv(python, [python, os.path.abspath(__file__), *argv])
+
+
 def fail(problems: list[str]) -> int:
     for problem in problems:
         print(f"hub/install.py: {problem}", file=sys.stderr)
@@ -116,7 +209,8 @@ def read_roster(path: str, course_id: str) -> dict[str, list[str]]:
         sys.path.insert(0, HERE)
     import roster
 
-    courses = {course.id: course for course in roster.load(path)}
+    # Under LTI logins (the hub's AUTOGRADER_AUTH=lti13) a course with an lti_context may name no instructor.
+    courses = {course.id: course for course in roster.load(path, lms=setting("AUTH", "pam") == "lti13")}
     if course_id not in courses:
         raise ValueError(f"it has no course {course_id!r} (it has {', '.join(sorted(courses))})")
     return {role: list(getattr(courses[course_id], role)) for role in roster.ROLES}
@@ -380,12 +474,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--roster", default=setting("ROSTER", os.path.join(HERE, "roster.toml")),
                         help="the hub's roster (default: $AUTOGRADER_ROSTER or hub/roster.toml)")  # fmt: skip
     parser.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder")
+    parser.add_argument("--python",
+                        help="the hub's Python (of the environment whose jupyterhub runs the hub, e.g. "
+                        f"{DOCUMENTED_PYTHON}); when another Python started this script, it runs itself again with "
+                        "this one (os.execv).  Default: the Python that started it if JupyterHub is installed there, "
+                        "else the course folder's .venv/bin/python or the Python beside jupyterhub on PATH if "
+                        "JupyterHub is installed there; else it stops and says the command to run")  # fmt: skip
     parser.add_argument("--check", action="store_true",
                         help="change nothing: say whether the course folder is closed to other accounts and "
                         "whether the grader account could change what students' servers or root run "
                         "(exit status 2 if so)")  # fmt: skip
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     course = os.path.abspath(args.course)
+    # The hub's environment first: the lab settings go into it, and the checks look at it.
+    try:
+        python = hub_python(course, args.python, Environment.running(), argv)
+        if python:
+            run_with(python, argv)  # returns only in a test's patched os.execv
+            return 0
+    except WrongPython as error:
+        return fail([str(error)])
     args.grader = args.grader or f"grader-{args.course_id}"
     args.instructors_group = args.instructors_group or f"instructors-{args.course_id}"
 
