@@ -31,6 +31,18 @@ column ``student_id`` (the nbgrader id) and any of ``name``, ``canvas_id``, ``si
 columns Student, ID, SIS User ID, SIS Login ID, Section) and ``email``, ``username``, ``idnumber``
 (Moodle's Participants page or its grade export).  A value in the roster wins over the gradebook's.
 
+**The LMS record** (on a hub with LTI logins: the folder in ``AUTOGRADER_LMS_RECORD``,
+``lms_record.py``): what the students' launches carried stands in for a roster, so no ``--roster``
+is needed.  From it come ``name`` (Canvas's Student: "family_name, given_name", else the launch's
+``name``), ``email`` (the launch's ``email`` claim, sent when the LMS's privacy settings share it),
+``username`` (Moodle's login name, from Moodle's ``ext`` claim ``user_username``) and
+``sis_user_id`` (the ``lis`` claim's ``person_sourcedid``, Canvas's SIS user id).  The roster CSV,
+when given too, wins value by value; the record wins over the gradebook (it is what the LMS
+itself knows the student by).
+
+**No score to the wrong person.**  Two students with one Moodle identifier (one email given to
+two accounts) would both be imported onto one Moodle user: both are left out, and named.
+
 **What it says it did.**  A student with no identifier of the kind asked for is left out of the
 file (Moodle only: Canvas falls back to the nbgrader id).  The command says who, why and how many
 as its last lines and exits ``LEFT_OUT_STATUS`` (3), so a script that imports the file can tell.
@@ -90,6 +102,26 @@ def read_roster(path: str | None) -> dict[str, dict[str, str]]:
             for r in rows if (r.get("student_id") or "").strip()}  # fmt: skip
 
 
+def record_roster(record: dict | None) -> dict[str, dict[str, str]]:
+    """student_id -> {roster column: value} of what the LMS record knows (see the module's docstring)."""
+    roster = {}
+    for student, person in ((record or {}).get("people") or {}).items():
+        family, given = person.get("family_name"), person.get("given_name")
+        name = ", ".join(p for p in (family, given) if p) if family or given else person.get("name")
+        known = {"name": name, "email": person.get("email"), "username": person.get("username"),
+                 "sis_user_id": person.get("sis_id")}  # fmt: skip
+        roster[student] = {k: v for k, v in known.items() if v}
+    return roster
+
+
+def merged_roster(record: dict | None, roster: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """The record's roster, with the CSV roster's values over it, value by value."""
+    merged = record_roster(record)
+    for student, values in roster.items():
+        merged[student] = {**merged.get(student, {}), **values}
+    return merged
+
+
 def _cell(score: Score, missing_as_zero: bool):
     if score.needs_manual_grade or (not score.submitted and not missing_as_zero):
         return ""
@@ -107,17 +139,24 @@ def canvas_rows(scores: list[Score], column: Column, roster: dict, missing_as_ze
 
 
 def moodle_rows(scores: list[Score], column: Column, roster: dict, key: str = "email",
-                missing_as_zero: bool = False) -> tuple[list[list], list[str]]:  # fmt: skip
-    """The rows, and the students left out because they have no identifier of that kind."""
-    rows, left_out = [[MOODLE_IDS[key], column.title]], []
+                missing_as_zero: bool = False) -> tuple[list[list], list[str], list[str]]:  # fmt: skip
+    """The rows, the students left out because they have no identifier of that kind, and those left
+    out because another student has the same one."""
+    rows, left_out, shared = [[MOODLE_IDS[key], column.title]], [], []
+    idents = {}
     for s in scores:
         known = roster.get(s.student, {})
-        ident = known.get(key) or {"email": s.email or "", "username": s.student, "idnumber": ""}[key]
-        if not ident:
-            left_out.append(s.student)
+        idents[s.student] = known.get(key) or {"email": s.email or "", "username": s.student, "idnumber": ""}[key]
+    # Compared without case: Moodle's import maps "Map from" without it for usernames, and an LMS
+    # that folds emails one way and a roster another would still mean one person.
+    taken = [ident.casefold() for ident in idents.values() if ident]
+    for s in scores:
+        ident = idents[s.student]
+        if not ident or taken.count(ident.casefold()) > 1:
+            (shared if ident else left_out).append(s.student)
             continue
         rows.append([ident, _cell(s, missing_as_zero)])
-    return rows, left_out
+    return rows, left_out, shared
 
 
 @dataclass
@@ -128,12 +167,19 @@ class Exported:
     students: int  # in the gradebook
     left_out: list[str] = field(default_factory=list)
     why_left_out: str = ""
+    shared: list[str] = field(default_factory=list)  # left out: their identifier is another's too
+    shared_id: str = ""
     notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """The notes, the file, then (last, where it is seen) who is not in it."""
         lines = [f"note: {note}" for note in self.notes]
-        lines.append(f"wrote {self.path} ({self.students - len(self.left_out)} of {self.students} students)")
+        written = self.students - len(self.left_out) - len(self.shared)
+        lines.append(f"wrote {self.path} ({written} of {self.students} students)")
+        if self.shared:
+            why = f"one {self.shared_id} for several students (their grades would go to one Moodle user)"
+            lines.append(f"left out {len(self.shared)} of {self.students} students, {why}: "
+                         f"{', '.join(sorted(self.shared))}")  # fmt: skip
         if self.left_out:
             lines.append(f"left out {len(self.left_out)} of {self.students} students, {self.why_left_out}: "
                          f"{', '.join(sorted(self.left_out))}")  # fmt: skip
@@ -141,11 +187,22 @@ class Exported:
 
     @property
     def status(self) -> int:
-        return LEFT_OUT_STATUS if self.left_out else 0
+        return LEFT_OUT_STATUS if self.left_out or self.shared else 0
 
 
 def scores_max(scores: list[Score]) -> float:
     return scores[0].max_score if scores else 0.0
+
+
+def _load_record(record: str | None) -> dict | None:
+    from .course import GradeError
+    from .lms_record import LmsRecordError, RecordFolder
+
+    folder = RecordFolder.of_course(record)
+    try:
+        return folder.load() if folder else None
+    except LmsRecordError as error:
+        raise GradeError(str(error)) from None
 
 
 def write_rows(path: str, rows: list[list]) -> None:
@@ -174,9 +231,11 @@ def export_lms(
     lms_id: str | None = None,
     moodle_id: str = "email",
     missing_as_zero: bool = False,
+    record: str | None = None,
 ) -> Exported:
-    """Write the file; what was written and who was left out, for the instructor.  Writes nothing,
-    and raises GradeError, when no student would be in the file."""
+    """Write the file; what was written and who was left out, for the instructor.  ``record``: the
+    course's LMS record folder (default: ``AUTOGRADER_LMS_RECORD``'s).  Writes nothing, and raises
+    GradeError, when no student would be in the file."""
     from nbgrader.api import Gradebook
 
     from .course import CourseAssignment, GradeError
@@ -191,20 +250,22 @@ def export_lms(
         scores = assignment_scores(gb, assignment)
     if not scores:
         raise GradeError(f"no students in the gradebook for {assignment}: nothing written (collect and grade first)")
-    known = read_roster(roster)
+    known = merged_roster(_load_record(record), read_roster(roster))
     column = Column(title or assignment, lms_id)
     path = output or os.path.join(view.folder, "reports", f"{assignment}-{fmt}.csv")
     done = Exported(path, len(scores))
     if fmt == "canvas":
         rows = canvas_rows(scores, column, known, missing_as_zero)
-        if not known:
+        if not any(k in v for v in known.values() for k in ("canvas_id", "sis_user_id", "sis_login_id")):
             done.notes.append("no --roster: Canvas will match students by SIS Login ID = the nbgrader student id")
     else:
-        rows, done.left_out = moodle_rows(scores, column, known, moodle_id, missing_as_zero)
+        rows, done.left_out, done.shared = moodle_rows(scores, column, known, moodle_id, missing_as_zero)
+        done.shared_id = MOODLE_IDS[moodle_id]
         if done.left_out:
             done.why_left_out = f"no {MOODLE_IDS[moodle_id]} known ({MOODLE_FIX[moodle_id]})"
-        if len(done.left_out) == len(scores):
-            raise GradeError(f"every student ({len(scores)}) left out: {done.why_left_out}; nothing written")
+        if len(done.left_out) + len(done.shared) == len(scores):
+            why = done.why_left_out or f"one {done.shared_id} for several students"
+            raise GradeError(f"every student ({len(scores)}) left out: {why}; nothing written")
     pending = [s.student for s in scores if s.needs_manual_grade]
     if pending:
         done.notes.append(f"left empty, waiting for manual grading: {', '.join(pending)}")

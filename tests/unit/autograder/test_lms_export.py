@@ -193,3 +193,67 @@ def test_the_readme_export_commands_work_as_written(course, capsys):
         out = capsys.readouterr().out
         assert status == 0, (command, out)
         assert "left out" not in out
+
+
+# -- the hub's LMS record stands in for the roster ---------------------------------------------
+def hub_record(folder, people: dict) -> str:
+    """A record folder as the hub leaves it: ``people`` (student -> claims) each launched once."""
+    import datetime
+
+    from autograder.grading.lms_record import EXT_CLAIM, LIS_CLAIM, RecordFolder, record_launch
+
+    record, when = None, datetime.datetime(2026, 12, 5, tzinfo=datetime.timezone.utc)
+    for student, (claims, ext) in people.items():
+        extra = {EXT_CLAIM: {"user_username": ext}} if ext else {LIS_CLAIM: {"person_sourcedid": f"SIS-{student}"}}
+        record = record_launch(record, course=COURSE_ID, account=student, role="students", claims={**claims, **extra},
+                               platform={}, now=when)  # fmt: skip
+    RecordFolder(str(folder)).save(record)
+    return str(folder)
+
+
+LAUNCHED = {"ada": ({"sub": "17", "given_name": "Ada", "family_name": "King", "email": "ada.king@lms.example"},
+                    "aking"),
+            "cy": ({"sub": "18", "name": "Cy Young", "email": "cy@lms.example"}, "cyoung"),
+            "dee": ({"sub": "19"}, None)}  # fmt: skip
+
+
+def test_moodle_takes_emails_from_the_record_without_a_roster(course, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_LMS_RECORD", hub_record(tmp_path / "record", LAUNCHED))
+    rows, out = export(course, capsys, "--format", "moodle")
+    assert rows[1:] == [["ada.king@lms.example", "7.0"], ["bob@uni.example", "10.0"], ["cy@lms.example", "4.0"],
+                        ["dee@uni.example", ""]]  # fmt: skip
+    assert "left out" not in out  # cy has no email in the gradebook: the LMS gave one
+
+
+def test_moodle_usernames_come_from_the_record_and_the_roster_wins(course, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_LMS_RECORD", hub_record(tmp_path / "record", LAUNCHED))
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,username\ncy,cy-typed\n")
+    rows, _ = export(course, capsys, "--format", "moodle", "--moodle-id", "username", "--roster", str(roster))
+    assert rows[1:] == [["aking", "7.0"], ["bob", "10.0"], ["cy-typed", "4.0"], ["dee", ""]]
+
+
+def test_canvas_takes_names_and_sis_ids_from_the_record(course, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_LMS_RECORD", hub_record(tmp_path / "record", LAUNCHED))
+    rows, out = export(course, capsys, "--format", "canvas")
+    assert rows[2] == ["King, Ada", "", "", "ada", "", "7.0"]  # ada launched from Moodle: no SIS id
+    assert rows[5] == ["Dee, Dee", "", "SIS-dee", "dee", "", ""]  # no name in the record: the gradebook's
+    assert "no --roster" not in out
+
+
+def test_one_email_for_two_students_sends_neither_grade(course, tmp_path, capsys, monkeypatch):
+    """An LMS account whose email is set to a classmate's would import the classmate's grade on it."""
+    people = {**LAUNCHED, "cy": ({"sub": "18", "email": "BOB@uni.example"}, None)}
+    monkeypatch.setenv("AUTOGRADER_LMS_RECORD", hub_record(tmp_path / "record", people))
+    rows, out = export(course, capsys, "--format", "moodle", status=3)
+    assert rows[1:] == [["ada.king@lms.example", "7.0"], ["dee@uni.example", ""]]
+    assert ("left out 2 of 4 students, one Email address for several students (their grades would go to one "
+            "Moodle user): bob, cy") in out  # fmt: skip
+
+
+def test_a_broken_record_stops_the_export_and_is_named(course, tmp_path, capsys, monkeypatch):
+    (tmp_path / "record").mkdir()
+    (tmp_path / "record" / "lms.json").write_text('{"version": 1, "course": "c", "people": []}')
+    monkeypatch.setenv("AUTOGRADER_LMS_RECORD", str(tmp_path / "record"))
+    status, _, err = run(course, capsys, "--format", "moodle")
+    assert status == 2 and "lms.json: not an LMS record (people is not an object)" in err
