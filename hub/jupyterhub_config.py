@@ -95,7 +95,9 @@ if HERE not in sys.path:
 import capacity  # noqa: E402
 import roster  # noqa: E402
 
-COURSES = roster.load(ROSTER_PATH)
+# Under LTI the LMS says who teaches and studies: a course with an lti_context needs nobody listed.
+LMS = os.environ.get("AUTOGRADER_AUTH", "pam") == "lti13"
+COURSES = roster.load(ROSTER_PATH, lms=LMS)
 SEVERAL = len(COURSES) > 1
 if not SEVERAL:  # one course: its folder and grader account may also come from the environment
     COURSES = [dataclasses.replace(COURSES[0], root=os.environ.get("AUTOGRADER_COURSE_ROOT", COURSES[0].root),
@@ -145,13 +147,12 @@ c.JupyterHub.load_roles = [
     # hub's services.
     {"name": "server", "scopes": ["inherit"]},
 ]  # fmt: skip
-if os.environ.get("AUTOGRADER_AUTH", "pam") == "lti13":  # logins from the LMS instead: hub/lti.py
-    import importlib.util
-
+LTI = None
+if LMS:  # logins from the LMS instead: hub/lti.py
     spec = importlib.util.spec_from_file_location("hub_lti", os.path.join(HERE, "lti.py"))
     sys.modules["hub_lti"] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sys.modules["hub_lti"])
-    sys.modules["hub_lti"].configure(c, os.environ)
+    LTI = sys.modules["hub_lti"].configure(c, os.environ, COURSES, STATE)
 
 # Everyone's JupyterLab: the course's environment, JupyterLab by default, and the hub's Jupyter
 # settings (hub/etc/jupyter: nbgrader's exchange and course id, the formgrader allowed in a frame).
@@ -162,6 +163,8 @@ COMMON_ENVIRONMENT = {
     # hub/etc/jupyter/nbgrader_config.py and the course's nbgrader_config.py choose the exchange by it.
     "AUTOGRADER_EXCHANGE_KIND": EXCHANGE_KIND,
 }
+if LTI is not None:  # shown inside the LMS's page: every server allows it as a frame ancestor
+    COMMON_ENVIRONMENT.update(LTI.environment)
 # Users' servers know their one course; with several, none (empty): they ask the hub for their groups.
 USER_ENVIRONMENT = {**COMMON_ENVIRONMENT, "AUTOGRADER_COURSE_ID": "" if SEVERAL else COURSES[0].id}
 if EXCHANGE_KIND == "ngshare":  # every server talks to ngshare directly, with its own hub token
@@ -216,6 +219,8 @@ for number, course in enumerate(COURSES):
         "JUPYTERHUB_DEFAULT_URL": "/lab",
         "HOME": (None if SEVERAL else os.environ.get("AUTOGRADER_GRADER_HOME")) or home_of(course.grader),
     }
+    if LTI is not None and course.lti_context:  # what the launches told: publish and the exports read it
+        service_environment["AUTOGRADER_LMS_RECORD"] = os.path.join(LTI.records, course.id)
     if DB_URL:
         service_environment["AUTOGRADER_DB_URL"] = DB_URL.replace("{course}", course.id.replace("-", "_"))
     c.JupyterHub.services.append(

@@ -2,43 +2,71 @@
 
 The login itself is jupyterhub-ltiauthenticator's ``LTI13Authenticator`` (the OpenID Connect
 third-party initiated login, the id_token's signature against the platform's JWKS, its issuer,
-audience, expiry and nonce).  This module adds what the course needs on top, after that check:
+audience, expiry and nonce), as hub/lti_web.py's ``CourseLTI13Authenticator``.  This module adds
+what the course needs on top, after that check:
 
+* the deployment: the launch's ``deployment_id`` must be one the hub's settings name (a platform
+  holds many installs of a tool; only the ones registered for this hub may log anyone in);
 * which course of the roster the launch belongs to: the launch's context claim (the LMS course)
   must be a course's ``lti_context`` in the roster (hub/roster.py); any other is refused;
 * which groups the user is in there, from the launch's roles: Instructor → the course's
   instructors (and its formgrader), TeachingAssistant → its TAs (and its formgrader), Learner →
   its students; a launch with none of these roles is refused;
-* the account name, from a configurable claim, made safe (hub/roster.py's account names);
+* the account name, from a configurable claim, made safe (hub/roster.py's account names), and the
+  system account itself at the first launch, for the local spawners (hub/lti_accounts.py);
+* what the launch tells about the course and the person (the AGS line items URL, the LMS's ``sub``,
+  name and email), kept in the course's LMS record for ``publish``, the exports and the gradebook
+  (autograder/grading/lms_record.py), so nobody copies ids by hand;
+* a deep-linking launch (the LMS's assignment dialog) gets the page to choose lessons
+  (hub/deep_linking.py), from the course's instructors and TAs only;
 * a launch is used once: the same id_token posted again is refused, even with its cookies.
 
 Settings (environment variables, read by ``configure`` when the hub starts; AUTOGRADER_AUTH=lti13):
 
 ``AUTOGRADER_LTI_ISSUER``         the platform's issuer, e.g. https://canvas.instructure.com
 ``AUTOGRADER_LTI_CLIENT_ID``      the client id the platform gave the tool (several: comma-separated)
+``AUTOGRADER_LTI_DEPLOYMENT_ID``  the deployment id(s) the platform gave the tool's installs (comma-separated)
 ``AUTOGRADER_LTI_AUTHORIZE_URL``  the platform's OIDC authorization endpoint
 ``AUTOGRADER_LTI_JWKS_URL``       the platform's public keys (JWKS)
+``AUTOGRADER_LTI_TOKEN_URL``      the platform's OAuth 2 token endpoint (for ``publish``; kept in the record)
 ``AUTOGRADER_LTI_USERNAME_CLAIM`` the claim that names the user (default ``sub``); ``email``, or a key
                                 inside a claim after ``#``, e.g. Moodle's login name
                                 ``https://purl.imsglobal.org/spec/lti/claim/ext#user_username``
 ``AUTOGRADER_LTI_URI_SCHEME``     https or http for the hub's own URLs (default: as the request came)
+``AUTOGRADER_LTI_CREATE_ACCOUNTS`` 1: make each user's system account at their first launch (the default
+                                when the hub runs as root with a local spawner); 0: the accounts exist already
+``AUTOGRADER_LTI_IN_FRAME``       1: the hub and every server it starts may be shown inside the LMS's page:
+                                cookies ``SameSite=None; Secure`` and the LMS allowed as a frame ancestor
+                                (the default with AUTOGRADER_LTI_URI_SCHEME=https); 0: launch in a new tab
+``AUTOGRADER_LTI_FRAME_ANCESTORS`` the LMS origins that may frame it (default: the issuer's and the
+                                authorization URL's; Canvas: add your Canvas's own, https://canvas.example.edu)
+``AUTOGRADER_LMS_RECORDS``        the folder of each course's LMS record and tool key (default: lms/ in the
+                                hub's state folder)
 
 Importing this module changes nothing; ``configure`` does.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import os
+import pwd
 import re
+import stat
 import sys
 import time
 import unicodedata
+import urllib.parse
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
+DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+MESSAGE_TYPE_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/message_type"
+REQUIRED = ("AUTOGRADER_LTI_ISSUER", "AUTOGRADER_LTI_CLIENT_ID", "AUTOGRADER_LTI_DEPLOYMENT_ID",
+            "AUTOGRADER_LTI_AUTHORIZE_URL", "AUTOGRADER_LTI_JWKS_URL")  # fmt: skip
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 INSTRUCTOR = f"{MEMBERSHIP}#Instructor"
 TEACHING_ASSISTANT = {f"{MEMBERSHIP}#TeachingAssistant", f"{MEMBERSHIP}/Instructor#TeachingAssistant"}
@@ -48,6 +76,8 @@ ACCOUNT = re.compile(r"[a-z_][a-z0-9_.-]{0,31}")  # hub/roster.py's account name
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:  # the hub's folder is no package: its files import each other from beside them
     sys.path.insert(0, HERE)
+import deep_linking  # noqa: E402
+import lti_accounts  # noqa: E402
 import roster  # noqa: E402
 
 
@@ -145,23 +175,92 @@ class UsedLaunches:
         return True
 
 
-def post_auth_hook(courses: Sequence, claim: str, used: UsedLaunches):
+def check_deployment(claims: Mapping, deployments: frozenset[str]) -> None:
+    """Refuse a launch from a deployment (an install of the tool in the LMS) the hub was not given."""
+    deployment = claims.get(DEPLOYMENT_CLAIM)
+    if not isinstance(deployment, str) or deployment not in deployments:
+        raise LaunchRefused(f"this launch came from deployment {deployment!r} of the LMS, which this hub does "
+                            "not take: an admin adds it to AUTOGRADER_LTI_DEPLOYMENT_ID if that install is "
+                            "theirs")  # fmt: skip
+
+
+@dataclass
+class Platform:
+    """What the hub knows of the LMS and of its own courses, from its settings (``configure``)."""
+
+    issuer: str
+    deployments: frozenset[str]
+    token_url: str = ""
+    jwks_url: str = ""
+    claim: str = "sub"
+    create_accounts: bool = False
+    records: str = ""
+    graders: dict[str, str] = field(default_factory=dict)  # course id -> its grader account
+
+    def record_group(self, course: str) -> int | None:
+        """The group that may read the course's record: its grader account's (as root only)."""
+        if os.geteuid() != 0:
+            return None
+        try:
+            return pwd.getpwnam(self.graders.get(course, "")).pw_gid
+        except KeyError:
+            return None
+
+    def keep(self, claims: Mapping, course: str, account: str, role: str) -> None:
+        """Add what the launch tells to the course's LMS record (autograder/grading/lms_record.py)."""
+        from autograder.grading.lms_record import RecordFolder, record_launch
+
+        audience = claims.get("aud")
+        client_id = audience if isinstance(audience, str) else claims.get("azp") or (audience or [""])[0]
+        platform = {"issuer": self.issuer, "client_id": str(client_id),
+                    "deployment_id": str(claims.get(DEPLOYMENT_CLAIM)), "auth_token_url": self.token_url,
+                    "key_set_url": self.jwks_url}  # fmt: skip
+        folder = RecordFolder(os.path.join(self.records, course))
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat()
+        record = record_launch(folder.load(), course=course, account=account, role=role, claims=claims,
+                               platform=platform, now=now)  # fmt: skip
+        folder.save(record, group_id=self.record_group(course))
+
+
+def post_auth_hook(courses: Sequence, platform: Platform, used: UsedLaunches):
     """The Authenticator.post_auth_hook: the account name, course groups and admin flag of a launch
-    that ltiauthenticator accepted, or a 403 that says why it cannot log in here."""
+    that ltiauthenticator accepted, or a 403 that says why it cannot log in here.  On the way it makes
+    the user's system account (if asked to), keeps the launch in the course's LMS record, and marks a
+    deep-linking launch on the handler, which then answers with the lesson chooser (hub/lti_web.py)."""
     from tornado.web import HTTPError
 
-    def hook(authenticator, handler, authentication: dict) -> dict:
+    async def hook(authenticator, handler, authentication: dict) -> dict:
         claims = authentication.get("auth_state") or {}
         try:
             if not used.first_use(claims):
                 raise LaunchRefused("this launch was already used: launch the tool again from the LMS")
-            name = username(claims, claim)
+            check_deployment(claims, platform.deployments)
+            name = username(claims, platform.claim)
             member = membership(claims, courses)
-        except LaunchRefused as refused:
+            linking = None
+            if claims.get(MESSAGE_TYPE_CLAIM) == deep_linking.REQUEST_TYPE:
+                if member.role == "students":
+                    raise LaunchRefused(f"only the instructors and teaching assistants of {member.course} add lessons")
+                linking = deep_linking.DeepLinkingRequest.from_claims(claims, member.course)
+        except (LaunchRefused, deep_linking.DeepLinkingRefused) as refused:
             authenticator.log.warning("LTI 1.3 launch refused: %s", refused)
             raise HTTPError(403, str(refused)) from None
         if name in authenticator.blocked_users:
             raise HTTPError(403, f"{name} may not log in to this hub")
+        if platform.create_accounts:
+            staff_group = f"instructors-{member.course}" if member.role != "students" else None
+            try:
+                if await lti_accounts.ensure_account(name, claims.get("name"), staff_group):
+                    authenticator.log.info("LTI 1.3 launch: made the system account %s", name)
+            except lti_accounts.AccountError as error:
+                authenticator.log.error("LTI 1.3 launch: %s", error)
+                raise HTTPError(500, f"the hub could not make the account {name}: its log says why") from None
+        try:
+            platform.keep(claims, member.course, name, member.role)
+        except Exception:  # the login goes on: a record not kept costs a publish, not the lesson
+            authenticator.log.exception("LTI 1.3 launch: the LMS record of course %s was not kept", member.course)
+        if linking is not None and handler is not None:
+            handler.deep_linking = linking
         authenticator.log.info("LTI 1.3 launch: %s is one of course %s's %s", name, member.course, member.role)
         # The hub sets a user's groups to the ones returned here: keep those of their other courses
         # (a student of two courses launches from one at a time), and replace this course's.
@@ -180,36 +279,128 @@ def post_auth_hook(courses: Sequence, claim: str, used: UsedLaunches):
     return hook
 
 
-def configure(c, settings: Mapping[str, str]) -> None:
+def _origin(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def _flag(settings: Mapping[str, str], name: str, default: bool) -> bool:
+    value = settings.get(name, "").strip().lower()
+    if value in ("", "default"):
+        return default
+    if value not in ("0", "1", "true", "false", "yes", "no"):
+        raise ValueError(f"{name} is {value!r}: use 1 or 0")
+    return value in ("1", "true", "yes")
+
+
+def prepare_records(platform: Platform, courses: Sequence) -> None:
+    """Each LTI course's record folder, and its tool key, before the first launch: the key set URL
+    answers at once, so the LMS can be registered before anyone launches.  The top folder can be
+    passed through by the graders, not listed; a course's folder is its grader's group's to read."""
+    from autograder.grading.lms_record import RecordFolder
+
+    os.makedirs(platform.records, mode=0o711, exist_ok=True)
+    top = os.lstat(platform.records)
+    if stat.S_ISLNK(top.st_mode) or top.st_uid != os.geteuid():
+        raise ValueError(f"AUTOGRADER_LMS_RECORDS: {platform.records} must be a folder of the hub's own account")
+    os.chmod(platform.records, 0o711)
+    for course in courses:
+        if not course.lti_context:
+            continue
+        folder = os.path.join(platform.records, course.id)
+        os.makedirs(folder, mode=0o750, exist_ok=True)
+        group = platform.record_group(course.id)
+        if group is not None:
+            os.chown(folder, 0, group)
+        os.chmod(folder, 0o750)
+        RecordFolder(folder).private_key(create=True, group_id=group)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the rest of the hub's configuration needs from the LTI login."""
+
+    environment: dict  # for every server the hub starts (the frame ancestors)
+    records: str  # the folder of the courses' LMS records: each course's is records/<course id>
+
+
+def configure(c, settings: Mapping[str, str], courses: Sequence | None = None, state: str | None = None) -> Setup:
     """Log in through LTI 1.3 with hub/jupyterhub_config.py's ``c``: the platform from ``settings``
-    (the environment), the courses from the roster (AUTOGRADER_ROSTER).  The LMS decides who may log
-    in (any launch from a roster course's LMS course), and each login sets the user's groups."""
+    (the environment), the courses from the roster (``courses``, or AUTOGRADER_ROSTER's).  The LMS
+    decides who may log in (any launch from a roster course's LMS course, from a deployment the
+    settings name), and each login sets the user's groups."""
+    import lti_web
+
     from autograder.settings import renamed
 
     settings = renamed(settings)  # the deprecated AUTOGRAD_* names still count
-    missing = [name for name in ("AUTOGRADER_LTI_ISSUER", "AUTOGRADER_LTI_CLIENT_ID", "AUTOGRADER_LTI_AUTHORIZE_URL",
-                                 "AUTOGRADER_LTI_JWKS_URL") if not settings.get(name)]  # fmt: skip
+    missing = [name for name in REQUIRED if not settings.get(name)]
     if missing:
         raise ValueError(f"AUTOGRADER_AUTH=lti13 needs {', '.join(missing)} (the platform's settings; see hub/lti.py)")
-    courses = roster.load(settings.get("AUTOGRADER_ROSTER", os.path.join(HERE, "roster.toml")))
+    if courses is None:
+        courses = roster.load(settings.get("AUTOGRADER_ROSTER", os.path.join(HERE, "roster.toml")), lms=True)
     if not any(course.lti_context for course in courses):
         raise ValueError('AUTOGRADER_AUTH=lti13: no course of the roster has lti_context = "<the LMS course\'s id>"')
-    claim = settings.get("AUTOGRADER_LTI_USERNAME_CLAIM", "sub")
+    spawner = settings.get("AUTOGRADER_SPAWNER", "cgroup")
+    local = spawner in ("cgroup", "local", "systemd")
+    create = _flag(settings, "AUTOGRADER_LTI_CREATE_ACCOUNTS", local and os.geteuid() == 0)
+    if create and os.geteuid() != 0:
+        raise ValueError("AUTOGRADER_LTI_CREATE_ACCOUNTS=1 needs the hub to run as root (it runs useradd)")
+    platform = Platform(
+        issuer=settings["AUTOGRADER_LTI_ISSUER"],
+        deployments=frozenset(d.strip() for d in settings["AUTOGRADER_LTI_DEPLOYMENT_ID"].split(",") if d.strip()),
+        token_url=settings.get("AUTOGRADER_LTI_TOKEN_URL", ""), jwks_url=settings["AUTOGRADER_LTI_JWKS_URL"],
+        claim=settings.get("AUTOGRADER_LTI_USERNAME_CLAIM", "sub"), create_accounts=create,
+        records=os.path.abspath(settings.get("AUTOGRADER_LMS_RECORDS") or os.path.join(state or HERE, "lms")),
+        graders={course.id: course.grader for course in courses},
+    )  # fmt: skip
+    prepare_records(platform, courses)
 
-    c.JupyterHub.authenticator_class = "ltiauthenticator.lti13.auth.LTI13Authenticator"
-    c.LTI13Authenticator.issuer = settings["AUTOGRADER_LTI_ISSUER"]
+    c.JupyterHub.authenticator_class = lti_web.CourseLTI13Authenticator
+    c.LTI13Authenticator.issuer = platform.issuer
     c.LTI13Authenticator.client_id = {i.strip() for i in settings["AUTOGRADER_LTI_CLIENT_ID"].split(",") if i.strip()}
     c.LTI13Authenticator.authorize_url = settings["AUTOGRADER_LTI_AUTHORIZE_URL"]
     c.LTI13Authenticator.jwks_endpoint = settings["AUTOGRADER_LTI_JWKS_URL"]
+    c.CourseLTI13Authenticator.course_roots = {course.id: course.root for course in courses if course.lti_context}
+    c.CourseLTI13Authenticator.lms_records = platform.records
     # ltiauthenticator names the user by a top-level claim (a nested one would give it a dict);
     # the hook below gives the account its name from ``claim`` in any case.
-    c.LTI13Authenticator.username_key = "sub" if "#" in claim else claim
-    if settings.get("AUTOGRADER_LTI_URI_SCHEME"):
-        c.LTI13Authenticator.uri_scheme = settings["AUTOGRADER_LTI_URI_SCHEME"]
-    # The LMS says who takes part: the roster's account lists are PAM's, not the LMS's.
+    c.LTI13Authenticator.username_key = "sub" if "#" in platform.claim else platform.claim
+    scheme = settings.get("AUTOGRADER_LTI_URI_SCHEME", "")
+    if scheme:
+        c.LTI13Authenticator.uri_scheme = scheme
+    # The LMS says who takes part: the roster's account lists are PAM's, not the LMS's, and its
+    # names make nobody an admin here (a lone course's instructors become admins as they launch).
     c.Authenticator.allow_all = True
     c.Authenticator.allowed_users = set()
+    c.Authenticator.admin_users = set()
     # Groups come from each launch (JupyterHub forbids load_groups then; load_roles' groups remain).
     c.Authenticator.manage_groups = True
     c.JupyterHub.load_groups = {}
-    c.Authenticator.post_auth_hook = post_auth_hook(courses, claim, UsedLaunches())
+    c.Authenticator.post_auth_hook = post_auth_hook(courses, platform, UsedLaunches())
+    return Setup(frame_settings(c, settings, scheme), platform.records)
+
+
+def frame_settings(c, settings: Mapping[str, str], scheme: str) -> dict:
+    """Inside the LMS's page: the hub's cookies (and, through the spawner, every server's) are
+    third-party cookies there, kept by current browsers only as ``SameSite=None; Secure;
+    Partitioned`` (autograder/lms_frame.py), and browsers show a page in another site's frame
+    only if its Content-Security-Policy names that site as a frame ancestor.  Returns the environment
+    the servers read (hub/etc/jupyter/jupyter_server_config.py sets their header from it)."""
+    if not _flag(settings, "AUTOGRADER_LTI_IN_FRAME", scheme == "https"):
+        return {}
+    given = settings.get("AUTOGRADER_LTI_FRAME_ANCESTORS", "").replace(",", " ").split()
+    origins = given or sorted({o for o in (_origin(settings["AUTOGRADER_LTI_ISSUER"]),
+                                          _origin(settings["AUTOGRADER_LTI_AUTHORIZE_URL"])) if o})  # fmt: skip
+    bad = [o for o in origins if not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:\d+)?", o)]
+    if bad:
+        raise ValueError(f"AUTOGRADER_LTI_FRAME_ANCESTORS: {bad[0]!r} is not an origin (https://lms.example.edu)")
+    ancestors = " ".join(["'self'", *origins])
+    # (an unset Dict setting is a LazyConfigValue: ``update`` merges these keys in when the hub loads)
+    from autograder.lms_frame import FRAME_COOKIES, allow_partitioned_cookies
+
+    allow_partitioned_cookies()
+    policy = f"frame-ancestors {ancestors}"
+    c.JupyterHub.tornado_settings.update({"cookie_options": dict(FRAME_COOKIES),
+                                          "headers": {"Content-Security-Policy": policy}})  # fmt: skip
+    return {"AUTOGRADER_FRAME_ANCESTORS": ancestors}

@@ -46,13 +46,13 @@ _spec.loader.exec_module(lti)
 CLIENT_ID = "10000000000042"  # what Canvas shows as the developer key's client id
 COURSE, OTHER_COURSE = "autograd-course", "autograd-spring"
 CONTEXTS = {COURSE: "ctx-4f2b8c0e", OTHER_COURSE: "ctx-7d1e9a33"}
+# Under LTI the LMS says who teaches: the roster names the courses, their LMS courses and folders only.
 ROSTER = f"""
 [courses.{COURSE}]
-instructors = ["instructor1"]
 lti_context = "{CONTEXTS[COURSE]}"
+root = "{{base}}/course"
 
 [courses.{OTHER_COURSE}]
-instructors = ["instructor2"]
 root = "/srv/courses/spring"
 lti_context = "{CONTEXTS[OTHER_COURSE]}"
 """
@@ -66,7 +66,7 @@ c.JupyterHub.services = [
     {"name": "lti-test", "api_token": test["api_token"]},
 ]
 c.JupyterHub.load_roles.append({"name": "lti-test", "services": ["lti-test"],
-                                "scopes": ["list:users", "read:users", "list:groups", "read:groups"]})
+                                "scopes": ["list:users", "read:users", "list:groups", "read:groups", "read:servers"]})
 c.ConfigurableHTTPProxy.api_url = test["proxy_api"]
 """
 
@@ -81,6 +81,7 @@ class StandInLMS:
         self.kid = "lms-key-1"
         self.launches: dict[str, dict] = {}  # login_hint -> the launch's claims and how to sign them
         self.requests: list[dict] = []  # the authorization requests the hub sent the browser with
+        self.pages: dict[str, str] = {}  # path -> HTML: the LMS's own pages a browser test opens
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.issuer = self.url  # a platform's issuer is its own URL, e.g. https://canvas.instructure.com
@@ -97,6 +98,8 @@ class StandInLMS:
                     self._send(200, "application/json", json.dumps(keys))
                 elif url.path == "/api/lti/authorize_redirect":
                     self._send(*lms.authorize(dict(urllib.parse.parse_qsl(url.query))))
+                elif url.path in lms.pages:
+                    self._send(200, "text/html", lms.pages[url.path])
                 else:
                     self._send(404, "text/plain", "not here")
 
@@ -163,15 +166,18 @@ class Form(html.parser.HTMLParser):
 
 
 @contextlib.contextmanager
-def hub_with_lms(**settings):
-    """The course's hub with AUTOGRADER_AUTH=lti13 and the stand-in LMS as its platform."""
+def hub_with_lms(roster_text: str = ROSTER, **settings):
+    """The course's hub with AUTOGRADER_AUTH=lti13 and the stand-in LMS as its platform; the first
+    course's folder is ``<base>/course``, with the lessons the repository has released."""
     started = time.monotonic()
     base = tempfile.mkdtemp(prefix="autograd-lti-hub-", dir="/var/tmp")
+    os.chmod(base, 0o755)  # the course's folder and the LMS records are passed through by their readers
     state = os.path.join(base, "state")
     os.makedirs(state)
+    shutil.copytree(os.path.join(ROOT, "release"), os.path.join(base, "course", "release"))
     roster = os.path.join(state, "roster.toml")
     with open(roster, "w") as f:
-        f.write(ROSTER)
+        f.write(roster_text.replace("{base}", base))
     with StandInLMS() as lms:
         hub_port = free_port()
         hub_url = f"http://127.0.0.1:{hub_port}"
@@ -186,12 +192,15 @@ def hub_with_lms(**settings):
             # the settings of the course's LTI login, as docs/instructor.md tells an admin to give them
             "AUTOGRADER_AUTH": "lti13", "AUTOGRADER_LTI_ISSUER": lms.issuer, "AUTOGRADER_LTI_CLIENT_ID": CLIENT_ID,
             "AUTOGRADER_LTI_AUTHORIZE_URL": f"{lms.url}/api/lti/authorize_redirect",
-            "AUTOGRADER_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks", **settings,
+            "AUTOGRADER_LTI_JWKS_URL": f"{lms.url}/api/lti/security/jwks", "AUTOGRADER_LTI_DEPLOYMENT_ID": "1:abc",
+            "AUTOGRADER_LTI_TOKEN_URL": f"{lms.url}/login/oauth2/token", "AUTOGRADER_LTI_CREATE_ACCOUNTS": "0",
+            **settings,
         }  # fmt: skip
         try:
             with jupyterhub(state, wrapper(state, SETTINGS), environment, "lti-hub.log") as hub:
                 print(f"\nthe LTI hub answered after {time.monotonic() - started:.1f} s")
-                yield {"url": hub_url, "lms": lms, "token": test["api_token"], "log": hub.log}
+                yield {"url": hub_url, "lms": lms, "token": test["api_token"], "log": hub.log, "base": base,
+                       "records": os.path.join(state, "lms")}  # fmt: skip
         finally:
             shutil.rmtree(base, ignore_errors=True)
 
@@ -358,7 +367,11 @@ def test_hub_publishes_lms_urls(lti_hub):
     """What docs/instructor.md tells an admin to type into Canvas or Moodle, as the hub itself gives it."""
     config = browser().get(f"{lti_hub['url']}/hub/lti13/config", timeout=10).json()
     assert config["oidc_initiation_url"] == f"{lti_hub['url']}/hub/lti13/oauth_login"
-    assert config["target_link_uri"] == lti_hub["url"]
+    assert config["target_link_uri"] == f"{lti_hub['url']}/hub/"
+    assert config["redirect_uris"] == [f"{lti_hub['url']}/hub/lti13/oauth_callback"]
+    assert config["public_jwk_url"] == f"{lti_hub['url']}/hub/lti13/jwks"
+    placements = config["extensions"][0]["settings"]["placements"]
+    assert {p["placement"]: p["message_type"] for p in placements}["assignment_selection"] == "LtiDeepLinkingRequest"
     # the redirect URI is the callback the hub sent the LMS's authorization endpoint
     assert {r["redirect_uri"] for r in lti_hub["lms"].requests} == {f"{lti_hub['url']}/hub/lti13/oauth_callback"}
 

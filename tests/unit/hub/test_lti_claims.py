@@ -88,21 +88,65 @@ def test_launch_counts_once():
     assert used.first_use({**claims, "nonce": "n2"})
 
 
+def lti_settings(tmp_path, **more) -> dict:
+    """A hub's LTI settings as docs/instructor.md gives them, with a roster that names no one."""
+    (tmp_path / "roster.toml").write_text('lti_context = "ctx-1"\n')
+    return {"AUTOGRADER_ROSTER": str(tmp_path / "roster.toml"), "AUTOGRADER_LTI_ISSUER": "https://canvas.instructure.com",
+            "AUTOGRADER_LTI_CLIENT_ID": "10000000000042, 10000000000043", "AUTOGRADER_LTI_DEPLOYMENT_ID": "42:8865aa05",
+            "AUTOGRADER_LTI_AUTHORIZE_URL": "https://sso.canvaslms.com/api/lti/authorize_redirect",
+            "AUTOGRADER_LTI_JWKS_URL": "https://sso.canvaslms.com/api/lti/security/jwks",
+            "AUTOGRADER_LTI_USERNAME_CLAIM": f"{CLAIM}/ext#user_username", "AUTOGRADER_LTI_CREATE_ACCOUNTS": "0",
+            "AUTOGRADER_LMS_RECORDS": str(tmp_path / "lms"), **more}  # fmt: skip
+
+
 def test_configure_lets_lti_set_groups(tmp_path):
     from traitlets.config import Config
 
-    (tmp_path / "roster.toml").write_text('instructors = ["instructor1"]\nlti_context = "ctx-1"\n')
-    settings = {"AUTOGRADER_ROSTER": str(tmp_path / "roster.toml"), "AUTOGRADER_LTI_ISSUER": "https://canvas.instructure.com",
-                "AUTOGRADER_LTI_CLIENT_ID": "10000000000042, 10000000000043",
-                "AUTOGRADER_LTI_AUTHORIZE_URL": "https://sso.canvaslms.com/api/lti/authorize_redirect",
-                "AUTOGRADER_LTI_JWKS_URL": "https://sso.canvaslms.com/api/lti/security/jwks",
-                "AUTOGRADER_LTI_USERNAME_CLAIM": f"{CLAIM}/ext#user_username"}  # fmt: skip
+    settings = lti_settings(tmp_path)
     c = Config()
     c.JupyterHub.load_groups = {"students": {"users": ["student1"]}}
-    lti.configure(c, settings)
-    assert c.JupyterHub.authenticator_class == "ltiauthenticator.lti13.auth.LTI13Authenticator"
+    setup = lti.configure(c, settings)
+    assert c.JupyterHub.authenticator_class.__name__ == "CourseLTI13Authenticator"
     assert c.LTI13Authenticator.client_id == {"10000000000042", "10000000000043"}
     assert c.LTI13Authenticator.username_key == "sub"  # a nested claim is the hook's to read
     assert c.Authenticator.manage_groups and c.JupyterHub.load_groups == {}
-    with pytest.raises(ValueError, match="AUTOGRADER_LTI_JWKS_URL"):
-        lti.configure(Config(), {**settings, "AUTOGRADER_LTI_JWKS_URL": ""})
+    assert c.Authenticator.admin_users == set()  # the roster's names make nobody an admin under LTI
+    # each course's record folder and tool key exist before any launch: the key set URL answers
+    assert setup.records == str(tmp_path / "lms")
+    assert (tmp_path / "lms" / "autograd-course" / "tool_key.pem").is_file()
+    assert oct((tmp_path / "lms").stat().st_mode & 0o777) == "0o711"
+    assert setup.environment == {}  # launched in a new tab unless the hub is served over https
+    for missing in ("AUTOGRADER_LTI_JWKS_URL", "AUTOGRADER_LTI_DEPLOYMENT_ID"):
+        with pytest.raises(ValueError, match=missing):
+            lti.configure(Config(), {**settings, missing: ""})
+
+
+def test_a_launch_from_an_unknown_deployment_is_refused_with_the_setting_to_change():
+    lti.check_deployment({f"{CLAIM}/deployment_id": "42:8865aa05"}, frozenset({"42:8865aa05"}))
+    for claims in ({f"{CLAIM}/deployment_id": "7:other"}, {}, {f"{CLAIM}/deployment_id": ["42:8865aa05"]}):
+        with pytest.raises(lti.LaunchRefused, match="AUTOGRADER_LTI_DEPLOYMENT_ID"):
+            lti.check_deployment(claims, frozenset({"42:8865aa05"}))
+
+
+def test_in_the_lms_frame_cookies_are_partitioned_and_the_lms_may_frame_every_server(tmp_path):
+    from traitlets.config import Config
+
+    c = Config()
+    setup = lti.configure(c, lti_settings(tmp_path, AUTOGRADER_LTI_URI_SCHEME="https",
+                                          AUTOGRADER_LTI_FRAME_ANCESTORS="https://canvas.example.edu"))  # fmt: skip
+    tornado = c.JupyterHub.tornado_settings.get_value({})  # what the hub gets when it loads its config
+    assert tornado["cookie_options"] == {"samesite": "None", "secure": True, "partitioned": True}
+    assert tornado["headers"]["Content-Security-Policy"] == "frame-ancestors 'self' https://canvas.example.edu"
+    assert setup.environment == {"AUTOGRADER_FRAME_ANCESTORS": "'self' https://canvas.example.edu"}
+    # the default ancestors are the platform's own origins (Moodle: the issuer is the LMS's site)
+    c = Config()
+    lti.configure(c, lti_settings(tmp_path, AUTOGRADER_LTI_IN_FRAME="1"))
+    assert c.JupyterHub.tornado_settings.get_value({})["headers"]["Content-Security-Policy"] == (
+        "frame-ancestors 'self' https://canvas.instructure.com https://sso.canvaslms.com"
+    )
+    for bad in ("https://lms.example.edu; script-src *", "javascript:alert(1)"):
+        with pytest.raises(ValueError, match="not an origin"):
+            lti.configure(Config(), lti_settings(tmp_path, AUTOGRADER_LTI_IN_FRAME="1",
+                                                 AUTOGRADER_LTI_FRAME_ANCESTORS=bad))  # fmt: skip
+    with pytest.raises(ValueError, match="use 1 or 0"):
+        lti.configure(Config(), lti_settings(tmp_path, AUTOGRADER_LTI_IN_FRAME="maybe"))
