@@ -22,3 +22,8 @@ BASH = shutil.which("bash", path="/usr/bin:/bin")
 if BASH:
     TERMINAL_RC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "terminal.bashrc")
     c.ServerApp.terminado_settings = {"shell_command": [BASH, "--rcfile", TERMINAL_RC, "-i"]}
+
+# Inside the LMS's page, when the hub's LTI login allows it (autograder/lms_frame.py says why).
+from autograder.lms_frame import allow_lms_frame  # noqa: E402
+
+allow_lms_frame(c)
