@@ -22,7 +22,9 @@ from __future__ import annotations
 import html
 import json
 import os
+import secrets
 import sys
+import time
 
 from jupyterhub.handlers import BaseHandler
 from jupyterhub.utils import url_path_join
@@ -31,6 +33,7 @@ from ltiauthenticator.lti13.constants import LTI13_GENERAL_REQUIRED_CLAIMS
 from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13ConfigHandler
 from ltiauthenticator.lti13.validator import LTI13LaunchValidator
 from ltiauthenticator.utils import convert_request_to_dict
+from tornado.httputil import url_concat
 from tornado.web import HTTPError
 from traitlets import Dict, Unicode
 
@@ -39,6 +42,8 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 import deep_linking  # noqa: E402
 
+TAB_NAME = "autograder-lti-tab"
+TAB_DAYS = 2 / (24 * 60)  # two minutes: the frame's page opens the tab at once, or on one click
 SIGNED_NAME = "autograder-deep-linking"
 SIGNED_DAYS = 10 / (24 * 60)  # ten minutes: the instructor chooses a lesson, then posts
 AGS_SCOPES = ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
@@ -99,6 +104,8 @@ class CourseCallbackHandler(LTI13CallbackHandler):
         return id_token
 
     async def redirect_to_next_url(self, user):
+        if self.deep_linking is None and self.request.headers.get("Sec-Fetch-Dest") in ("iframe", "frame"):
+            return await self.offer_a_tab(user)
         if self.deep_linking is None:
             return await super().redirect_to_next_url(user)
         request = self.deep_linking
@@ -109,6 +116,40 @@ class CourseCallbackHandler(LTI13CallbackHandler):
             multiple=request.accept_multiple, action=url_path_join(self.hub.base_url, "lti13", "deep_link"),
         )  # fmt: skip
         self.finish(page)
+
+    async def offer_a_tab(self, user):
+        """Inside the LMS's frame: the page that goes on in the frame if the browser lets JupyterLab
+        keep its storage there, and otherwise opens the lesson in a tab (hub/templates/lti_in_frame.html)."""
+        next_url = self.get_next_url(user)
+        ticket = json.dumps({"user": user.name, "next": next_url, "once": secrets.token_urlsafe(16)})
+        signed = self.create_signed_value(TAB_NAME, ticket).decode()
+        tab_url = url_concat(url_path_join(self.hub.base_url, "lti13", "tab"), {"ticket": signed})
+        self.finish(await self.render_template("lti_in_frame.html", next_url=next_url, tab_url=tab_url))
+
+
+class TabHandler(BaseHandler):
+    """A launch that began in the LMS's frame goes on in a tab of its own: the browser's cookies of
+    the frame are not the tab's (they are partitioned by the LMS's site), so the tab logs the user in
+    with the one-time ticket the frame's page carried: signed by the hub, for this user, for two
+    minutes, and used once."""
+
+    used: dict[str, float] = {}
+
+    async def get(self):
+        value = self.get_secure_cookie(TAB_NAME, self.get_argument("ticket", ""), max_age_days=TAB_DAYS)
+        ticket = json.loads(value) if value else None
+        now = time.time()
+        for once, until in list(self.used.items()):
+            if until < now:
+                del self.used[once]
+        if not ticket or ticket["once"] in self.used:
+            raise HTTPError(403, "this link to the lesson has expired or was used: launch the tool again from the LMS")
+        self.used[ticket["once"]] = now + TAB_DAYS * 86400
+        user = self.find_user(ticket["user"])
+        if user is None:
+            raise HTTPError(403, "launch the tool again from the LMS")
+        self.set_login_cookie(user)
+        self.redirect(ticket["next"])  # the callback's own get_next_url: a path on this hub
 
 
 class DeepLinkHandler(BaseHandler):
@@ -199,4 +240,5 @@ class CourseLTI13Authenticator(LTI13Authenticator):
         return RecordFolder(os.path.join(self.lms_records, course))
 
     def get_handlers(self, app):
-        return [*super().get_handlers(app), ("/lti13/deep_link", DeepLinkHandler), ("/lti13/jwks", JwksHandler)]
+        return [*super().get_handlers(app), ("/lti13/deep_link", DeepLinkHandler), ("/lti13/jwks", JwksHandler),
+                ("/lti13/tab", TabHandler)]  # fmt: skip
