@@ -246,7 +246,7 @@ if EXCHANGE_KIND == "ngshare":
     ngshare_db = os.environ.get("AUTOGRADER_NGSHARE_DB_URL") or "sqlite:///" + os.path.join(STATE, "ngshare.sqlite")
     command = [sys.executable, os.path.join(HERE, "ngshare_service.py"), "--roster", ROSTER_PATH, "--database",
                ngshare_db, "--storage", os.path.join(STATE, "ngshare-files")]  # fmt: skip
-    command += [argument for course in COURSES for argument in ("--course", course.id)]
+    command += [argument for course in COURSES for argument in ("--course", course.id)] + (["--lms"] if LMS else [])
     # No "user": it runs as the hub's account, like the hub's own database (0600 under umask 077).
     c.JupyterHub.services.append(
         {"name": "ngshare", "url": f"http://127.0.0.1:{NGSHARE_PORT}", "command": command, "cwd": STATE}

@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--roster", required=True, help="the hub's roster (hub/roster.py reads it)")
     parser.add_argument("--instructor", action="append", default=[],
                         help="another instructor of every course (its grading service is one already)")  # fmt: skip
+    parser.add_argument("--lms", action="store_true",
+                        help="logins come from an LMS (LTI 1.3): a course may list nobody")  # fmt: skip
     parser.add_argument("--database", required=True, help="ngshare's database URL")
     parser.add_argument("--storage", required=True, help="the folder where ngshare keeps the files")
     args = parser.parse_args(argv)
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     from roster import RosterError, load
 
     try:
-        courses = {course.id: course for course in load(args.roster)}
+        courses = {course.id: course for course in load(args.roster, lms=args.lms)}
     except RosterError as error:
         sys.exit(f"ngshare_service: {error}")
     missing = [course for course in args.course if course not in courses]

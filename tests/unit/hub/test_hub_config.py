@@ -130,3 +130,46 @@ def test_old_settings_warn_but_work(tmp_path, monkeypatch):
     service = c.JupyterHub.services[0]
     assert service["environment"]["AUTOGRADER_DB_URL"] == "sqlite:///old.db"
     assert service["url"] == "http://127.0.0.1:9200"
+
+
+LMS_ROSTER = """
+[courses.autograd-fall]
+lti_context = "4dde05e8ca1973bcca9bffc13e1548820eee93a3"
+
+[courses.autograd-spring]
+lti_context = "7"
+root = "/srv/courses/spring"
+"""
+
+
+def lms_hub_config(tmp_path, monkeypatch, **settings: str) -> Config:
+    return hub_config(tmp_path, monkeypatch, LMS_ROSTER, AUTOGRADER_AUTH="lti13",
+                      AUTOGRADER_LTI_ISSUER="https://canvas.instructure.com", AUTOGRADER_LTI_CLIENT_ID="10000000000042",
+                      AUTOGRADER_LTI_DEPLOYMENT_ID="42:8865aa05",
+                      AUTOGRADER_LTI_AUTHORIZE_URL="https://sso.canvaslms.com/api/lti/authorize_redirect",
+                      AUTOGRADER_LTI_JWKS_URL="https://sso.canvaslms.com/api/lti/security/jwks",
+                      AUTOGRADER_LTI_CREATE_ACCOUNTS="0", **settings)  # fmt: skip
+
+
+def test_under_lti_each_grading_server_reads_its_courses_lms_record(tmp_path, monkeypatch):
+    c = lms_hub_config(tmp_path, monkeypatch)  # a roster naming nobody: the LMS says who takes part
+    services = {service["name"]: service for service in c.JupyterHub.services}
+    for course in ("autograd-fall", "autograd-spring"):
+        assert services[course]["environment"]["AUTOGRADER_LMS_RECORD"] == str(tmp_path / "lms" / course)
+        assert (tmp_path / "lms" / course / "tool_key.pem").is_file()
+    assert "AUTOGRADER_FRAME_ANCESTORS" not in c.Spawner.environment  # a new tab: the hub is not on https
+
+
+def test_under_lti_in_the_lms_frame_every_server_is_told_its_frame_ancestors(tmp_path, monkeypatch):
+    c = lms_hub_config(tmp_path, monkeypatch, AUTOGRADER_LTI_URI_SCHEME="https",
+                       AUTOGRADER_LTI_FRAME_ANCESTORS="https://canvas.example.edu")  # fmt: skip
+    ancestors = "'self' https://canvas.example.edu"
+    assert c.Spawner.environment["AUTOGRADER_FRAME_ANCESTORS"] == ancestors
+    grading = next(s for s in c.JupyterHub.services if s["name"] == "autograd-fall")
+    assert grading["environment"]["AUTOGRADER_FRAME_ANCESTORS"] == ancestors
+
+
+def test_under_lti_ngshare_reads_the_roster_as_an_lms_roster(tmp_path, monkeypatch):
+    c = lms_hub_config(tmp_path, monkeypatch, AUTOGRADER_EXCHANGE_KIND="ngshare")
+    ngshare = next(s for s in c.JupyterHub.services if s["name"] == "ngshare")
+    assert "--lms" in ngshare["command"]
