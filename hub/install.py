@@ -107,6 +107,10 @@ CLOSED_DEFAULT_ACL = struct.pack("<I", 2) + b"".join(
 # grader account (whose server TAs use too) may not read them either.  With
 # AUTOGRADER_EXCHANGE_KIND=ngshare, ngshare's database and files (every submission) are kept there too.
 HUB_STATE = ("hub/jupyterhub.sqlite*", "hub/jupyterhub_cookie_secret", "hub/ngshare.sqlite*", "hub/ngshare-files")
+# The LMS records (hub/lti.py, AUTOGRADER_LMS_RECORDS unset), when kept there too: each course's folder
+# belongs to root and that course's grader group, as the hub set them at its start; giving them this
+# course's instructors' group would let them read another course's people and tool key.
+HUB_KEEPS = ("hub/lms",)
 
 # The course's folders in the exchange, with the modes nbgrader's first release would give them,
 # made now and owned by the grader account: the exchange's root is writable by everyone, so a
@@ -285,6 +289,8 @@ def close_course(course: str, uid: int, gid: int, readable: list[str]) -> None:
 
     def visit(fd: int, relative: str) -> None:
         status = os.fstat(fd)
+        if relative in HUB_KEEPS:
+            return
         if any(fnmatch.fnmatch(relative, pattern) for pattern in HUB_STATE):
             os.fchown(fd, 0, 0)
             os.fchmod(fd, 0o600)
