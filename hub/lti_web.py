@@ -7,7 +7,9 @@
   ``LtiDeepLinkingResponse`` (an auto-submitting form to the LMS's return URL);
 * ``jwks`` (new): the tool's public keys, one per course (autograder/grading/lms_record.py's
   ``tool_key.pem``), the URL to give the LMS as the tool's key set: it checks the deep-linking
-  responses and ``publish``'s client assertions with them;
+  responses and ``publish``'s client assertions with them.  Every key of a registration's key set
+  may do whatever the registration may, in any of its courses; ``jwks?course=<id>`` gives one
+  course's key alone, for a course registered on its own;
 * ``config`` (ltiauthenticator's, corrected): the tool's settings in Canvas's JSON format, with
   the target link URI under the hub's prefix (ltiauthenticator gives the bare host), the key set
   URL, the AGS scopes ``publish`` needs, and deep-linking placements.
@@ -190,7 +192,13 @@ class JwksHandler(BaseHandler):
     """The tool's public key set: every course's key, for the LMS to check what the tool signs."""
 
     async def get(self):
-        keys = [self.authenticator.record_folder(course).jwk() for course in sorted(self.authenticator.course_roots)]
+        # ?course=<id>: that course's key alone, for a course with a registration (client id) of its own,
+        # so that its key is no good for another course's line items (one registration's keys all are)
+        courses = sorted(self.authenticator.course_roots)
+        wanted = self.get_argument("course", "")
+        if wanted and wanted not in courses:
+            raise HTTPError(404, f"no LTI course {wanted!r} on this hub")
+        keys = [self.authenticator.record_folder(course).jwk() for course in ([wanted] if wanted else courses)]
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "max-age=300")
         self.finish(json.dumps({"keys": keys}))
