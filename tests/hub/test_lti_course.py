@@ -180,8 +180,10 @@ def test_an_instructor_adds_a_lesson_from_the_lms_and_publish_posts_to_its_colum
     assert back.status_code == 200, f"{back.status_code} {back.text[-800:]}\n{course_hub['log']()}"
     form = Form(back.text)
     assert form.action == f"{course_hub['lms'].url}/courses/7/deep_linking_response"
-    # the LMS checks the response with the tool's key set, as registered
-    keys = jwt.PyJWKClient(f"{course_hub['url']}/hub/lti13/jwks")
+    # the LMS checks the response with the tool's key set, as registered (here the course's own)
+    keys = jwt.PyJWKClient(f"{course_hub['url']}/hub/lti13/jwks?course={COURSE}")
+    assert len(browser().get(f"{course_hub['url']}/hub/lti13/jwks", timeout=10).json()["keys"]) == 2
+    assert browser().get(f"{course_hub['url']}/hub/lti13/jwks?course=nope", timeout=10).status_code == 404
     token = form.fields["JWT"]
     claims = jwt.decode(token, keys.get_signing_key_from_jwt(token).key, algorithms=["RS256"],
                         audience=course_hub["lms"].issuer, issuer=CLIENT_ID)  # fmt: skip
@@ -192,6 +194,9 @@ def test_an_instructor_adds_a_lesson_from_the_lms_and_publish_posts_to_its_colum
     assert item["url"] == f"{course_hub['url']}/hub/"
     assert item["lineItem"]["resourceId"] == LESSON and item["lineItem"]["scoreMaximum"] == 9
     ags = course_hub["ags"]
+    for number in range(5):  # the course's other columns, listed two a page: publish must page through
+        ags.add_lineitem(f"quiz-{number}", f"Quiz {number}", 5)
+    ags.page_size = 2
     column = ags.add_lineitem(LESSON, item["lineItem"]["label"], item["lineItem"]["scoreMaximum"])
 
     # a learner launches the new link; the instructor grades; publish needs nothing but the record
@@ -210,6 +215,7 @@ def test_an_instructor_adds_a_lesson_from_the_lms_and_publish_posts_to_its_colum
     printed = capsys.readouterr().out
     assert status == 0, printed
     assert [(s["userId"], s["scoreGiven"], s["lineitem"]) for s in ags.scores] == [(sub, 7.0, column)], printed
+    assert [r for r in ags.requests if r.startswith("GET")] == ["GET /api/lti/courses/7/line_items"] * 3  # 3 pages
 
 
 def test_a_learner_cannot_add_lessons(course_hub):

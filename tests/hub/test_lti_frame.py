@@ -19,7 +19,6 @@ import secrets
 import time
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from tests.browser.lab import CHROMIUM, CHROMIUM_ARGS, screenshot
 from tests.hub.conftest import remove_accounts
@@ -42,36 +41,33 @@ def frame_hub():
             remove_accounts(made)
 
 
-def chromium_with(profile: str, third_party_cookies: bool):
+def profile_browser(chromium, profile: str, third_party_cookies: bool):
     """Chromium with a profile of its own, as a learner's browser is (an off-the-record context, what
-    ``browser.new_context`` gives, is an Incognito window).  This Chromium, as shipped, blocks
-    third-party cookies and storage; ``third_party_cookies`` allows them, as Chrome does for most of
-    its users (its setting "Allow third-party cookies")."""
+    ``browser.new_context`` gives, is an Incognito window), from the hub tests' Playwright
+    (tests/hub/conftest.py's ``chromium``: one sync Playwright per thread).  This Chromium, as
+    shipped, blocks third-party cookies and storage; ``third_party_cookies`` allows them, as Chrome
+    does for most of its users (its setting "Allow third-party cookies")."""
     if third_party_cookies:
         os.makedirs(os.path.join(profile, "Default"))
         with open(os.path.join(profile, "Default", "Preferences"), "w") as f:
             json.dump({"profile": {"cookie_controls_mode": 0, "block_third_party_cookies": False}}, f)
-    playwright = sync_playwright().start()
-    context = playwright.chromium.launch_persistent_context(
+    return chromium.browser_type.launch_persistent_context(
         profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport={"width": 1366, "height": 900}
     )
-    return playwright, context
 
 
 @pytest.fixture
-def chromium(tmp_path):
-    playwright, context = chromium_with(str(tmp_path / "profile"), third_party_cookies=False)
+def learners_chromium(chromium, tmp_path):
+    context = profile_browser(chromium, str(tmp_path / "profile"), third_party_cookies=False)
     yield context
     context.close()
-    playwright.stop()
 
 
 @pytest.fixture
-def chrome_like(tmp_path):
-    playwright, context = chromium_with(str(tmp_path / "profile"), third_party_cookies=True)
+def chrome_like(chromium, tmp_path):
+    context = profile_browser(chromium, str(tmp_path / "profile"), third_party_cookies=True)
     yield context
     context.close()
-    playwright.stop()
 
 
 def test_with_third_party_storage_jupyterlab_runs_inside_the_lms_frame(frame_hub, chrome_like):
@@ -112,16 +108,16 @@ def course_page(hub: dict, sub: str, target: str) -> str:
     return f"{hub['lms'].url}{path}"
 
 
-def test_without_third_party_storage_a_launch_in_the_lms_frame_opens_jupyterlab_in_a_tab(frame_hub, chromium):
+def test_without_third_party_storage_a_launch_in_the_lms_frame_opens_jupyterlab_in_a_tab(frame_hub, learners_chromium):
     sub = f"frame-{secrets.token_hex(3)}"
     frame_hub["made"].append(lti.account_name(sub))
-    page = chromium.new_page()
+    page = learners_chromium.new_page()
     seen: list[str] = []  # what the frame went through, and what the page's console said
     page.on("framenavigated", lambda frame: seen.append(f"{frame.name or 'top'}: {frame.url}"))
     page.on("console", lambda message: seen.append(f"console {message.type}: {message.text[:300]}"))
     page.goto(course_page(frame_hub, sub, "tool"))
     tabs: list = []  # what the frame's page opens
-    chromium.on("page", lambda opened: tabs.append(opened))
+    learners_chromium.on("page", lambda opened: tabs.append(opened))
     started = time.monotonic()
     page.click("#launch button")
     tool = page.frame_locator("#tool")
@@ -145,16 +141,16 @@ def test_without_third_party_storage_a_launch_in_the_lms_frame_opens_jupyterlab_
     print(f"\nlaunch in the LMS's frame to JupyterLab in a tab opened {how}: {time.monotonic() - started:.1f} s")
     assert tab.url.startswith(f"{frame_hub['site']}/user/{lti.account_name(sub)}/lab"), tab.url
     # the frame's one-time link is spent: opened again, it logs nobody in
-    again = chromium.new_page()
+    again = learners_chromium.new_page()
     link = tool.locator("#open-in-tab").get_attribute("href")
     answer = again.goto(f"{frame_hub['site']}{link}")
     assert answer.status == 403 and "expired or was used" in again.content()
 
 
-def test_a_launch_in_a_new_tab_reaches_jupyterlab(frame_hub, chromium):
+def test_a_launch_in_a_new_tab_reaches_jupyterlab(frame_hub, learners_chromium):
     sub = f"tab-{secrets.token_hex(3)}"
     frame_hub["made"].append(lti.account_name(sub))
-    context = chromium
+    context = learners_chromium
     page = context.new_page()
     page.goto(course_page(frame_hub, sub, "_blank"))
     started = time.monotonic()

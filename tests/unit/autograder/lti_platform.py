@@ -9,7 +9,9 @@ What it checks is what a platform checks (1EdTech Security Framework §4.1, AGS 
   media types (Content-Type of what is posted, Accept of what is read), and a score with every
   field the spec requires, a known user and a timestamp with a time zone.
 Everything it got is recorded (``tokens``, ``scores``, ``created``, ``requests``); ``refuse``
-holds the user ids whose scores it answers with 400, ``lineitems`` the columns the course has.
+holds the user ids whose scores it answers with 400, ``lineitems`` the columns the course has,
+``page_size`` how many it lists per page (the next page named by a ``Link: <...>; rel="next"``
+header, as Canvas and Moodle page them).
 """
 
 import datetime
@@ -40,6 +42,7 @@ class Platform:
         self.requests: list[str] = []  # "POST /token" ...
         self.refuse: set[str] = set()
         self.lineitems: list[dict] = []
+        self.page_size: int | None = None  # line items per page (AGS §3.2.4: a Link header names the next)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.token_url = self.url + "/login/oauth2/token"
@@ -88,9 +91,11 @@ class Platform:
             def log_message(self, *args):  # quiet
                 pass
 
-            def answer(self, status: int, body=None, content_type="application/json"):
+            def answer(self, status: int, body=None, content_type="application/json", link: str | None = None):
                 data = b"" if body is None else json.dumps(body).encode()
                 self.send_response(status)
+                if link:
+                    self.send_header("Link", link)
                 if data:
                     self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
@@ -116,7 +121,8 @@ class Platform:
                 self.answer(404, {"error": "no such endpoint"})
 
             def do_GET(self):
-                path = urllib.parse.urlsplit(self.path).path
+                parts = urllib.parse.urlsplit(self.path)
+                path = parts.path
                 platform.requests.append(f"GET {path}")
                 if self.url_of(path) != platform.lineitems_url:
                     return self.answer(404, {"error": "no such endpoint"})
@@ -124,7 +130,13 @@ class Platform:
                     return self.answer(401, {"error": "invalid bearer token for line items"})
                 if CONTAINER_TYPE not in self.headers.get("Accept", ""):
                     return self.answer(406, {"error": "Accept must be " + CONTAINER_TYPE})
-                self.answer(200, platform.lineitems, CONTAINER_TYPE)
+                if not platform.page_size:
+                    return self.answer(200, platform.lineitems, CONTAINER_TYPE)
+                page = int(dict(urllib.parse.parse_qsl(parts.query)).get("page", "1"))
+                start = (page - 1) * platform.page_size
+                more = start + platform.page_size < len(platform.lineitems)
+                link = f'<{platform.lineitems_url}?page={page + 1}>; rel="next"' if more else None
+                self.answer(200, platform.lineitems[start : start + platform.page_size], CONTAINER_TYPE, link)
 
             def url_of(self, path: str) -> str:
                 return platform.url + path
