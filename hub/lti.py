@@ -196,6 +196,41 @@ class Platform:
     create_accounts: bool = False
     records: str = ""
     graders: dict[str, str] = field(default_factory=dict)  # course id -> its grader account
+    reserved: frozenset[str] = frozenset()  # the hub's own accounts and services: never an LMS user's
+
+    def check_account(self, name: str, sub: str, courses: Sequence) -> None:
+        """Refuse a launch whose account would be one it must not be: the hub's own (a grader, a
+        service, root), a system account, an account made for someone outside the LMS (with
+        accounts made at launch: not in lti_accounts.LMS_GROUP), or one another LMS user launched as."""
+        if name in self.reserved:
+            raise LaunchRefused(f"the account name {name!r} is one of this hub's own: an admin names LMS users "
+                                "by another claim (AUTOGRADER_LTI_USERNAME_CLAIM=sub)")  # fmt: skip
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            entry = None
+        if entry is not None and entry.pw_uid < lti_accounts.uid_min():
+            raise LaunchRefused(f"the account name {name!r} is a system account of this machine: an admin names LMS "
+                                "users by another claim (AUTOGRADER_LTI_USERNAME_CLAIM=sub)")  # fmt: skip
+        if entry is not None and self.create_accounts and not lti_accounts.in_group(name, lti_accounts.LMS_GROUP):
+            group = lti_accounts.LMS_GROUP
+            raise LaunchRefused(f"an account {name!r} exists on this machine and was not made for an LMS user: "
+                                f"an admin who means it for this one adds it to the group {group}")  # fmt: skip
+        for course in courses:
+            known = self.people(course.id).get(name, {}).get("sub")
+            if known and known != sub:
+                raise LaunchRefused(f"the account {name!r} belongs to another LMS user: an admin looks at the LMS "
+                                    "records (AUTOGRADER_LMS_RECORDS) and the hub's log")  # fmt: skip
+
+    def people(self, course: str) -> dict:
+        """The people of a course's LMS record (none if it has none yet, or cannot be read)."""
+        from autograder.grading.lms_record import LmsRecordError, RecordFolder
+
+        try:
+            record = RecordFolder(os.path.join(self.records, course)).load() if self.records else None
+        except (LmsRecordError, OSError):
+            return {}
+        return (record or {}).get("people", {})
 
     def record_group(self, course: str) -> int | None:
         """The group that may read the course's record: its grader account's (as root only)."""
@@ -237,6 +272,7 @@ def post_auth_hook(courses: Sequence, platform: Platform, used: UsedLaunches):
             check_deployment(claims, platform.deployments)
             name = username(claims, platform.claim)
             member = membership(claims, courses)
+            platform.check_account(name, str(claims.get("sub") or ""), courses)
             linking = None
             if claims.get(MESSAGE_TYPE_CLAIM) == deep_linking.REQUEST_TYPE:
                 if member.role == "students":
@@ -248,10 +284,12 @@ def post_auth_hook(courses: Sequence, platform: Platform, used: UsedLaunches):
         if name in authenticator.blocked_users:
             raise HTTPError(403, f"{name} may not log in to this hub")
         if platform.create_accounts:
-            staff_group = f"instructors-{member.course}" if member.role != "students" else None
             try:
-                if await lti_accounts.ensure_account(name, claims.get("name"), staff_group):
+                if await lti_accounts.ensure_account(name, claims.get("name")):
                     authenticator.log.info("LTI 1.3 launch: made the system account %s", name)
+                # staff read the course folder through its instructors' group; a learner, even one who
+                # was staff at an earlier launch, is not in it (their server would read the solutions)
+                await lti_accounts.set_group(name, f"instructors-{member.course}", member.role != "students")
             except lti_accounts.AccountError as error:
                 authenticator.log.error("LTI 1.3 launch: %s", error)
                 raise HTTPError(500, f"the hub could not make the account {name}: its log says why") from None
@@ -299,7 +337,13 @@ def prepare_records(platform: Platform, courses: Sequence) -> None:
     passed through by the graders, not listed; a course's folder is its grader's group's to read."""
     from autograder.grading.lms_record import RecordFolder
 
+    missing, folder = [], platform.records
+    while not os.path.lexists(folder):  # made here: passable by the graders whatever the hub's umask
+        missing.append(folder)
+        folder = os.path.dirname(folder)
     os.makedirs(platform.records, mode=0o711, exist_ok=True)
+    for folder in missing:
+        os.chmod(folder, 0o711)
     top = os.lstat(platform.records)
     if stat.S_ISLNK(top.st_mode) or top.st_uid != os.geteuid():
         raise ValueError(f"AUTOGRADER_LMS_RECORDS: {platform.records} must be a folder of the hub's own account")
@@ -311,9 +355,19 @@ def prepare_records(platform: Platform, courses: Sequence) -> None:
         os.makedirs(folder, mode=0o750, exist_ok=True)
         group = platform.record_group(course.id)
         if group is not None:
+            sharing = [p.pw_name for p in pwd.getpwall() if p.pw_gid == group and p.pw_name != course.grader]
+            if sharing:
+                raise ValueError(f"course {course.id}: its grader account {course.grader}'s group is also the group "
+                                 f"of {', '.join(sharing[:3])}, who would read its LMS record and tool key: give "
+                                 f"{course.grader} a group of its own (groupadd, usermod --gid)")  # fmt: skip
             os.chown(folder, 0, group)
         os.chmod(folder, 0o750)
-        RecordFolder(folder).private_key(create=True, group_id=group)
+        record = RecordFolder(folder)
+        record.private_key(create=True, group_id=group)
+        for path in (record.key_path, record.record_path):  # as the grader account is now, not as it was
+            if group is not None and os.path.isfile(path) and not os.path.islink(path):
+                os.chown(path, 0, group)
+                os.chmod(path, 0o640)
 
 
 @dataclass(frozen=True)
@@ -353,8 +407,11 @@ def configure(c, settings: Mapping[str, str], courses: Sequence | None = None, s
         claim=settings.get("AUTOGRADER_LTI_USERNAME_CLAIM", "sub"), create_accounts=create,
         records=os.path.abspath(settings.get("AUTOGRADER_LMS_RECORDS") or os.path.join(state or HERE, "lms")),
         graders={course.id: course.grader for course in courses},
+        reserved=frozenset({"root", "ngshare", *(c.grader for c in courses), *(c.service for c in courses)}),
     )  # fmt: skip
     prepare_records(platform, courses)
+    if create:
+        lti_accounts.make_lms_group()
 
     c.JupyterHub.authenticator_class = lti_web.CourseLTI13Authenticator
     c.LTI13Authenticator.issuer = platform.issuer
@@ -389,6 +446,9 @@ def frame_settings(c, settings: Mapping[str, str], scheme: str) -> dict:
     the servers read (hub/etc/jupyter/jupyter_server_config.py sets their header from it)."""
     if not _flag(settings, "AUTOGRADER_LTI_IN_FRAME", scheme == "https"):
         return {}
+    if scheme == "http":
+        raise ValueError("AUTOGRADER_LTI_IN_FRAME=1 needs the hub on https: its cookies are then Secure, which a "
+                         "browser drops from an http site (AUTOGRADER_LTI_URI_SCHEME is http)")  # fmt: skip
     given = settings.get("AUTOGRADER_LTI_FRAME_ANCESTORS", "").replace(",", " ").split()
     origins = given or sorted({o for o in (_origin(settings["AUTOGRADER_LTI_ISSUER"]),
                                           _origin(settings["AUTOGRADER_LTI_AUTHORIZE_URL"])) if o})  # fmt: skip

@@ -14,6 +14,7 @@ hub's key set and makes the column it asks for.
 
 from __future__ import annotations
 
+import grp
 import html.parser
 import json
 import os
@@ -41,6 +42,7 @@ from tests.hub.test_lti_login import (
     lti,
     person,
 )
+from tests.postgres import run
 from tests.unit.autograder.gradebook_class import LESSON, make_class
 from tests.unit.autograder.lti_platform import Platform as AgsPlatform
 
@@ -239,3 +241,35 @@ def test_a_deep_linking_form_posted_by_someone_else_is_refused(course_hub):
     assert tampered.status_code == 403
     unknown = done["session"].post(action, data={"request": signed, "lesson": "../../etc"}, timeout=30)
     assert unknown.status_code == 400
+
+
+def test_a_claim_naming_the_hubs_own_or_a_system_account_is_refused(course_hub):
+    for sub in ("daemon", f"grader-{COURSE}", COURSE, "root"):
+        done = launch(course_hub, learner(course_hub, sub=sub))
+        assert_refused(course_hub, done, 403, sub, says="AUTOGRADER_LTI_USERNAME_CLAIM")
+
+
+def test_an_account_made_by_hand_is_used_only_once_an_admin_says_it_is_for_the_lms(course_hub):
+    name = "handmade-lms1"
+    course_hub["made"].append(name)
+    run("useradd", "--create-home", name)
+    done = launch(course_hub, learner(course_hub, sub=name))
+    assert_refused(course_hub, done, 403, name, says="lti-users")
+    run("gpasswd", "--add", name, "lti-users")
+    assert logged_in(launch(course_hub, learner(course_hub, sub=name)))
+
+
+def test_a_learner_who_was_staff_leaves_the_instructors_group(course_hub):
+    group = f"instructors-{COURSE}"
+    made = run("groupadd", group, check=False).returncode == 0  # (another hub test's install may have made it)
+    try:
+        name = account_of(course_hub, "ta-then-learner")
+        ta = person(CANVAS_CONTEXT, f"{ROLE}#Instructor", f"{ROLE}/Instructor#TeachingAssistant", sub="ta-then-learner")
+        assert logged_in(launch(course_hub, ta))
+        assert name in grp.getgrnam(group).gr_mem
+        assert name in grp.getgrnam("lti-users").gr_mem and grp.getgrgid(pwd.getpwnam(name).pw_gid).gr_name == name
+        assert logged_in(launch(course_hub, learner(course_hub, sub="ta-then-learner")))
+        assert name not in grp.getgrnam(group).gr_mem  # their server would read the solutions
+    finally:
+        if made:
+            run("groupdel", group, check=False)

@@ -150,3 +150,66 @@ def test_in_the_lms_frame_cookies_are_partitioned_and_the_lms_may_frame_every_se
                                                  AUTOGRADER_LTI_FRAME_ANCESTORS=bad))  # fmt: skip
     with pytest.raises(ValueError, match="use 1 or 0"):
         lti.configure(Config(), lti_settings(tmp_path, AUTOGRADER_LTI_IN_FRAME="maybe"))
+
+
+def platform_with_record(tmp_path, people: dict, create_accounts: bool = False):
+    from autograder.grading.lms_record import RecordFolder
+
+    folder = tmp_path / "lms" / "autograd-fall"
+    folder.mkdir(parents=True)
+    record = {"version": 1, "course": "autograd-fall", "platform": {}, "context": {}, "ags": {}, "people": people,
+              "links": {}}  # fmt: skip
+    RecordFolder(str(folder)).save(record)
+    return lti.Platform(issuer="https://canvas.instructure.com", deployments=frozenset({"1"}),
+                        create_accounts=create_accounts, records=str(tmp_path / "lms"),
+                        reserved=frozenset({"root", "grader-autograd-fall", "autograd-fall"}))  # fmt: skip
+
+
+def test_an_account_is_never_the_hubs_own_a_system_one_or_another_lms_users(tmp_path):
+    platform = platform_with_record(tmp_path, {"ada": {"sub": "sub-ada"}})
+    platform.check_account("ada", "sub-ada", COURSES)  # the same LMS user again
+    platform.check_account("newcomer", "sub-new", COURSES)
+    for name, says in (("grader-autograd-fall", "one of this hub's own"), ("autograd-fall", "one of this hub's own"),
+                       ("root", "one of this hub's own"), ("daemon", "system account"),
+                       ("ada", "belongs to another LMS user")):  # fmt: skip
+        with pytest.raises(lti.LaunchRefused, match=says):
+            platform.check_account(name, "sub-mallory", COURSES)
+
+
+def test_with_accounts_made_at_launch_an_account_made_by_hand_is_refused(tmp_path, monkeypatch):
+    import pwd
+
+    platform = platform_with_record(tmp_path, {}, create_accounts=True)
+    hand_made = pwd.struct_passwd(("student1", "x", 1500, 1500, "", "/home/student1", "/bin/bash"))
+    monkeypatch.setattr(lti.pwd, "getpwnam", lambda name: hand_made if name == "student1" else pwd.getpwnam(name))
+    monkeypatch.setattr(lti.lti_accounts, "in_group", lambda name, group: False)
+    with pytest.raises(lti.LaunchRefused, match="lti-users"):
+        platform.check_account("student1", "sub-x", COURSES)
+    monkeypatch.setattr(lti.lti_accounts, "in_group", lambda name, group: group == "lti-users")  # an admin said so
+    platform.check_account("student1", "sub-x", COURSES)
+
+
+def test_in_the_frame_needs_https(tmp_path):
+    from traitlets.config import Config
+
+    with pytest.raises(ValueError, match="needs the hub on https"):
+        lti.configure(Config(), lti_settings(tmp_path, AUTOGRADER_LTI_IN_FRAME="1", AUTOGRADER_LTI_URI_SCHEME="http"))
+
+
+def test_the_first_uid_of_a_person_comes_from_login_defs(tmp_path):
+    (tmp_path / "login.defs").write_text("# UID_MIN 5\nUID_MIN\t\t 2000\nUID_MAX 60000\n")
+    assert lti.lti_accounts.uid_min(str(tmp_path / "login.defs")) == 2000
+    assert lti.lti_accounts.uid_min(str(tmp_path / "none")) == 1000
+
+
+def test_a_grader_whose_group_others_share_stops_the_hub(tmp_path, monkeypatch):
+    import pwd
+
+    from traitlets.config import Config
+
+    grader = pwd.struct_passwd(("grader-autograd-course", "x", 1600, 100, "", "/home/g", "/bin/bash"))
+    learner = pwd.struct_passwd(("learner1", "x", 1601, 100, "", "/home/l", "/bin/bash"))
+    monkeypatch.setattr(lti.pwd, "getpwall", lambda: [grader, learner])
+    monkeypatch.setattr(lti.Platform, "record_group", lambda self, course: 100)
+    with pytest.raises(ValueError, match="learner1, who would read its LMS record and tool key"):
+        lti.configure(Config(), lti_settings(tmp_path))
