@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import stat
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -98,15 +99,16 @@ def _title(cells: list, assignment: str) -> str:
     return assignment
 
 
-def read_lesson(path: str, assignment: str) -> Lesson | None:
+def read_lesson(path: str, assignment: str, dir_fd: int | None = None) -> Lesson | None:
     """The lesson of a released notebook (title and points), or None if it cannot be read as one.
-    The file is opened without following a link, and read only up to NOTEBOOK_BYTES."""
+    The file is opened without following a link (``path`` relative to ``dir_fd`` if given), and read
+    only up to NOTEBOOK_BYTES."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as f:
-        if not os.path.stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             return None
         raw = f.read(NOTEBOOK_BYTES + 1)
     if len(raw) > NOTEBOOK_BYTES:
@@ -124,15 +126,35 @@ def read_lesson(path: str, assignment: str) -> Lesson | None:
     return Lesson(assignment, _title(cells, assignment), points) if points > 0 else None
 
 
-def course_lessons(course_root: str) -> list[Lesson]:
-    """The lessons the course has released (``release/<id>/<id>.ipynb`` in its folder), by id."""
-    folder = os.path.join(course_root, "release")
+def _folder(name: str, dir_fd: int | None = None) -> int | None:
     try:
-        names = sorted(os.listdir(folder))
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
     except OSError:
+        return None
+
+
+def course_lessons(course_root: str) -> list[Lesson]:
+    """The lessons the course has released (``release/<id>/<id>.ipynb`` in its folder), by id.  The
+    hub reads them as root from folders the grader account writes: every step is opened without
+    following a link, so a folder swapped for a link to another course's does not lend its notebook."""
+    release = _folder(os.path.join(course_root, "release"))
+    if release is None:
         return []
-    found = (read_lesson(os.path.join(folder, name, f"{name}.ipynb"), name) for name in names)
-    return [lesson for lesson in found if lesson is not None]
+    lessons = []
+    try:
+        for name in sorted(os.listdir(release)):
+            folder = _folder(name, release)
+            if folder is None:
+                continue
+            try:
+                lesson = read_lesson(f"{name}.ipynb", name, dir_fd=folder)
+            finally:
+                os.close(folder)
+            if lesson is not None:
+                lessons.append(lesson)
+    finally:
+        os.close(release)
+    return lessons
 
 
 def content_item(lesson: Lesson, target_link_uri: str, course: str) -> dict:

@@ -194,11 +194,8 @@ class JwksHandler(BaseHandler):
     async def get(self):
         # ?course=<id>: that course's key alone, for a course with a registration (client id) of its own,
         # so that its key is no good for another course's line items (one registration's keys all are)
-        courses = sorted(self.authenticator.course_roots)
-        wanted = self.get_argument("course", "")
-        if wanted and wanted not in courses:
-            raise HTTPError(404, f"no LTI course {wanted!r} on this hub")
-        keys = [self.authenticator.record_folder(course).jwk() for course in ([wanted] if wanted else courses)]
+        courses = self.authenticator.chosen_courses(self.get_argument("course", ""))
+        keys = [self.authenticator.public_jwk(course) for course in courses]
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "max-age=300")
         self.finish(json.dumps({"keys": keys}))
@@ -210,6 +207,8 @@ class CourseConfigHandler(LTI13ConfigHandler):
     async def get(self):
         hub_url = _hub_url(self)
         login = f"{hub_url}lti13/oauth_login"
+        course = self.get_argument("course", "")  # a course registered on its own: its key set alone
+        key_set = f"{hub_url}lti13/jwks" + (f"?course={self.authenticator.chosen_courses(course)[0]}" if course else "")
         placement = {"target_link_uri": hub_url, "message_type": "LtiDeepLinkingRequest"}
         config = {
             "title": self.authenticator.tool_name,
@@ -217,7 +216,7 @@ class CourseConfigHandler(LTI13ConfigHandler):
             "oidc_initiation_url": login,
             "target_link_uri": hub_url,
             "redirect_uris": [f"{hub_url}lti13/oauth_callback"],
-            "public_jwk_url": f"{hub_url}lti13/jwks",
+            "public_jwk_url": key_set,
             "scopes": AGS_SCOPES,
             "extensions": [{
                 "platform": "canvas.instructure.com", "privacy_level": "public",
@@ -246,6 +245,20 @@ class CourseLTI13Authenticator(LTI13Authenticator):
         from autograder.grading.lms_record import RecordFolder
 
         return RecordFolder(os.path.join(self.lms_records, course))
+
+    def chosen_courses(self, wanted: str = "") -> list[str]:
+        """Every LTI course of the hub, or only ``wanted`` (404 if it is none of them)."""
+        courses = sorted(self.course_roots)
+        if wanted and wanted not in courses:
+            raise HTTPError(404, f"no LTI course {wanted!r} on this hub")
+        return [wanted] if wanted else courses
+
+    def public_jwk(self, course: str) -> dict:
+        """The course's public key, read from its private key once (the key set is asked often)."""
+        known = self.__dict__.setdefault("_public_jwks", {})
+        if course not in known:
+            known[course] = self.record_folder(course).jwk()
+        return known[course]
 
     def get_handlers(self, app):
         return [*super().get_handlers(app), ("/lti13/deep_link", DeepLinkHandler), ("/lti13/jwks", JwksHandler),

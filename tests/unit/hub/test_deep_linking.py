@@ -135,3 +135,18 @@ def test_a_partitioned_cookie_is_written_as_browsers_expect():
     cookie["state"] = "1"
     cookie["state"].update({"samesite": "None", "secure": True, "partitioned": True})
     assert cookie.output() == "Set-Cookie: state=1; Partitioned; SameSite=None; Secure"
+
+
+def test_a_lesson_folder_swapped_for_a_link_to_another_course_lends_nothing(tmp_path):
+    elsewhere = tmp_path / "other-course" / "autograded" / "ada" / "lesson9"
+    elsewhere.mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, "release", "lesson1_requires_grad", "lesson1_requires_grad.ipynb"),
+                elsewhere / "lesson9.ipynb")  # fmt: skip
+    (tmp_path / "course" / "release").mkdir(parents=True)
+    os.symlink(elsewhere, tmp_path / "course" / "release" / "lesson9")
+    assert deep_linking.course_lessons(str(tmp_path / "course")) == []
+    os.symlink(tmp_path / "other-course", tmp_path / "linked-course")
+    os.symlink(tmp_path / "course" / "release", tmp_path / "release-link")
+    (tmp_path / "course2").mkdir()
+    os.symlink(tmp_path / "course" / "release", tmp_path / "course2" / "release")
+    assert deep_linking.course_lessons(str(tmp_path / "course2")) == []  # release itself a link
