@@ -21,12 +21,12 @@ FRAME_COOKIES = {"samesite": "None", "secure": True, "partitioned": True}
 ANCESTOR = re.compile(r"'self'|https?://[A-Za-z0-9.\-]+(:\d+)?")
 
 
-def frame_ancestors(value: str) -> str | None:
+def frame_ancestors(value: str, setting: str = "AUTOGRADER_FRAME_ANCESTORS") -> str | None:
     """The CSP source list of ``value``, or None when it is empty; ValueError names a bad entry."""
     sources = value.split()
     bad = [source for source in sources if not ANCESTOR.fullmatch(source)]
     if bad:
-        raise ValueError(f"AUTOGRADER_FRAME_ANCESTORS: {bad[0]!r} is neither 'self' nor an origin")
+        raise ValueError(f"{setting}: {bad[0]!r} is not an origin (https://lms.example.edu) nor 'self'")
     return " ".join(sources) or None
 
 

@@ -452,15 +452,13 @@ def frame_settings(c, settings: Mapping[str, str], scheme: str) -> dict:
     given = settings.get("AUTOGRADER_LTI_FRAME_ANCESTORS", "").replace(",", " ").split()
     origins = given or sorted({o for o in (_origin(settings["AUTOGRADER_LTI_ISSUER"]),
                                           _origin(settings["AUTOGRADER_LTI_AUTHORIZE_URL"])) if o})  # fmt: skip
-    bad = [o for o in origins if not re.fullmatch(r"https?://[A-Za-z0-9.\-]+(:\d+)?", o)]
-    if bad:
-        raise ValueError(f"AUTOGRADER_LTI_FRAME_ANCESTORS: {bad[0]!r} is not an origin (https://lms.example.edu)")
-    ancestors = " ".join(["'self'", *origins])
-    # (an unset Dict setting is a LazyConfigValue: ``update`` merges these keys in when the hub loads)
-    from autograder.lms_frame import FRAME_COOKIES, allow_partitioned_cookies
+    from autograder.lms_frame import FRAME_COOKIES, allow_partitioned_cookies, frame_ancestors
 
+    # the servers check it again the same way, from their environment
+    ancestors = frame_ancestors(" ".join(["'self'", *origins]), "AUTOGRADER_LTI_FRAME_ANCESTORS")
     allow_partitioned_cookies()
     policy = f"frame-ancestors {ancestors}"
+    # (an unset Dict setting is a LazyConfigValue: ``update`` merges these keys in when the hub loads)
     c.JupyterHub.tornado_settings.update({"cookie_options": dict(FRAME_COOKIES),
                                           "headers": {"Content-Security-Policy": policy}})  # fmt: skip
     return {"AUTOGRADER_FRAME_ANCESTORS": ancestors}

@@ -180,7 +180,8 @@ class DeepLinkHandler(BaseHandler):
         except deep_linking.DeepLinkingRefused as refused:
             raise HTTPError(400, str(refused)) from None
         folder = self.authenticator.record_folder(request.course)
-        token = deep_linking.signed_response(claims, folder.private_key(), folder.jwk()["kid"])
+        kid = self.authenticator.public_jwk(request.course)["kid"]
+        token = deep_linking.signed_response(claims, folder.private_key(), kid)
         self.log.info("LTI deep linking: %s added %s to course %s", user.name, ", ".join(chosen), request.course)
         self.finish(auto_post_page(request.return_url, {"JWT": token}, "Back to the LMS"))
 
