@@ -29,7 +29,7 @@ import gettext
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache
 
 ENGLISH = "en"
 LANGUAGES = (ENGLISH, "pt_BR")  # the editions; the only values that ever reach gettext
@@ -68,7 +68,7 @@ def speaking(value: object) -> Iterator[str]:
         _speaking.reset(token)
 
 
-@lru_cache(maxsize=None)
+@cache
 def translation(domain: str, localedir: str, lang: str) -> gettext.NullTranslations:
     """The catalogue of ``domain`` in ``lang``; English (and a missing catalogue) translate nothing."""
     if lang == ENGLISH or checked(lang) is None:
