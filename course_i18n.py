@@ -43,7 +43,21 @@ def mo_path(package: str, lang: str = "pt_BR", root: str = ROOT) -> str:
     return os.path.join(root, package, "_locale", lang, "LC_MESSAGES", f"{package}.mo")
 
 
+# gettext's own rule for Brazilian Portuguese (one form for 0 and 1, another from 2), not CLDR's
+# three forms (a third one for round millions), which translators' tools do not expect.
+PLURAL_FORMS = {"pt_BR": (2, "(n > 1)")}
+
+
 def new_catalog(domain: str, lang: str | None = None):
+    from babel.messages.catalog import Catalog
+
+    catalog = _catalog(domain, lang)
+    if lang in PLURAL_FORMS:
+        catalog._num_plurals, catalog._plural_expr = PLURAL_FORMS[lang]
+    return catalog
+
+
+def _catalog(domain: str, lang: str | None):
     from babel.messages.catalog import Catalog
 
     return Catalog(locale=lang, domain=domain, project="autograd-course", version="1",
@@ -120,3 +134,385 @@ def compile_pseudo(packages: Iterable[str], localedir: str, lang: str = "xx") ->
         write_mo(pseudo_catalog(package_template(package)), path)
         made[package] = os.path.join(localedir, package)
     return made
+
+
+# --- the lessons: units of a notebook, and the notebook built from their translations -------------
+
+GENERATED = ("badges", "install", "time")  # cells `course.py sync` writes (its own catalogue: course.po)
+REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)\b.*?^[ \t]*### END \1\b[^\n]*$", re.S | re.M)
+FENCE = re.compile(r"^[ \t]*(```|~~~)", re.M)
+BLANK = re.compile(r"(\n[ \t]*(?:\n[ \t]*)*\n)")
+# Calls whose string arguments a learner reads: printed lines, figure text, messages of errors raised.
+PROSE_CALLS = frozenset({"print", "set_title", "set_xlabel", "set_ylabel", "suptitle", "title", "xlabel", "ylabel",
+                         "text", "annotate", "RuntimeError", "ValueError", "TypeError", "AssertionError"})  # fmt: skip
+PROSE_KEYWORDS = frozenset({"label", "title"})
+STRING_START = re.compile(r"^([rRfFuUbB]{0,2})('''|\"\"\"|'|\")")
+
+
+class Unit:
+    """One piece of a lesson to translate: where it is (``context``), its English, and how to put a
+    translation back (``start``/``end`` in the cell's source, or a markdown block's index)."""
+
+    __slots__ = ("cell", "role", "n", "text", "start", "end", "indent")
+
+    def __init__(self, cell: str, role: str, n: int, text: str, start: int, end: int, indent: str = "") -> None:
+        self.cell, self.role, self.n, self.text = cell, role, n, text
+        self.start, self.end, self.indent = start, end, indent
+
+    @property
+    def context(self) -> str:
+        return f"{self.cell}/{self.role}/{self.n}"
+
+
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def skipped(cell: dict) -> bool:
+    """Cells with nothing to translate: the generated ones, tests, and the quick checks' answer and
+    check cells (the quiz key is hashed with the English assignment id: those cells stay as they are)."""
+    if cell.get("id") in GENERATED:
+        return True
+    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+    grade_id = str(nbgrader.get("grade_id", ""))
+    return bool(nbgrader.get("grade")) or grade_id.startswith(("quiz_", "test_"))
+
+
+def _markdown_blocks(text: str) -> list[str]:
+    """``text`` split into paragraphs and the blank runs between them (even indexes are paragraphs);
+    a fenced code block is one paragraph, whatever blank lines it holds."""
+    parts = BLANK.split(text)
+    merged: list[str] = []
+    open_fence = False
+    for i, part in enumerate(parts):
+        if open_fence:
+            merged[-1] += part
+        else:
+            merged.append(part)
+        if i % 2 == 0 and len(FENCE.findall(part)) % 2 == 1:
+            open_fence = not open_fence
+    return merged
+
+
+def _fenced(block: str) -> bool:
+    return bool(FENCE.match(block))
+
+
+def _markdown_units(cell_id: str, text: str) -> list[Unit]:
+    units = []
+    for index, block in enumerate(_markdown_blocks(text)):
+        if index % 2 == 0 and block.strip() and not _fenced(block) and re.search(r"[A-Za-z]{2}", block):
+            units.append(Unit(cell_id, "md", len(units) + 1, block, index, index))
+    return units
+
+
+def _hidden_spans(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in REGION.finditer(text)]
+
+
+def _masked(text: str) -> str:
+    """``text`` with IPython's ``%magic`` and ``!shell`` lines blanked (same length), so Python's
+    tokenizer and parser read the rest at the same offsets."""
+    return re.sub(r"^([ \t]*)([%!].*)$", lambda m: m.group(1) + " " * len(m.group(2)), text, flags=re.M)
+
+
+def _offsets(text: str) -> list[int]:
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _comment_units(cell_id: str, text: str, inside) -> list[Unit]:
+    import tokenize
+
+    starts = _offsets(text)
+    blocks: list[list] = []
+    last_line = None
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(_masked(text)).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        row, col = token.start
+        start = starts[row - 1] + col
+        if inside(start) or "### BEGIN" in token.string or "### END" in token.string:
+            continue
+        full_line = not token.line[:col].strip()
+        body = token.string[1:]
+        body = body[1:] if body.startswith(" ") else body
+        if not re.search(r"[A-Za-z]{2}", body):
+            continue
+        piece = (row, col, start, start + len(token.string), body, full_line, token.line[:col])
+        if full_line and blocks and blocks[-1][-1][5] and last_line == row - 1 and blocks[-1][-1][1] == col:
+            blocks[-1].append(piece)
+        else:
+            blocks.append([piece])
+        last_line = row
+    units = []
+    for n, block in enumerate(blocks, 1):
+        text_of = "\n".join(piece[4] for piece in block)
+        indent = block[0][6] if block[0][5] else ""
+        units.append(Unit(cell_id, "comment", n, text_of, block[0][2], block[-1][3], indent))
+    return units
+
+
+def _call_name(call) -> str | None:
+    import ast
+
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _string_units(cell_id: str, text: str, inside) -> list[Unit]:
+    """Prose strings (arguments of ``print``, figure text, ``label=``, raised messages) and docstrings."""
+    import ast
+
+    masked = _masked(text)
+    try:
+        tree = ast.parse(masked)
+    except SyntaxError:
+        return []
+    lines = masked.splitlines(keepends=True)
+    starts = _offsets(masked)
+
+    def offset(row: int, byte_col: int) -> int:
+        return starts[row - 1] + len(lines[row - 1].encode()[:byte_col].decode())
+
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    docstrings = {
+        node.body[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+        and isinstance(node.body[0].value.value, str)
+    }  # fmt: skip
+
+    def prose(node) -> bool:
+        child = node
+        while child in parents:
+            up = parents[child]
+            if isinstance(up, ast.keyword):
+                return up.arg in PROSE_KEYWORDS and isinstance(parents.get(up), ast.Call)
+            if isinstance(up, ast.Call):
+                return child is not up.func and _call_name(up) in PROSE_CALLS
+            if isinstance(up, ast.Subscript | ast.Compare | ast.Dict | ast.JoinedStr | ast.FormattedValue):
+                return False
+            child = up
+        return False
+
+    found = []
+    for node in ast.walk(tree):
+        is_text = isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+        if not is_text or isinstance(parents.get(node), ast.JoinedStr | ast.FormattedValue):
+            continue
+        role = "doc" if node in docstrings else "str" if prose(node) else None
+        if role is None:
+            continue
+        start = offset(node.lineno, node.col_offset)
+        end = offset(node.end_lineno, node.end_col_offset)
+        literal = masked[start:end]
+        opening = STRING_START.match(literal)
+        if not opening or inside(start) or not literal.endswith(opening.group(2)):
+            continue  # an implicit concatenation of several literals: left as code
+        inner_start = start + len(opening.group(0))
+        inner_end = end - len(opening.group(2))
+        if opening.group(2) in masked[inner_start:inner_end].replace("\\" + opening.group(2), ""):
+            continue
+        body = masked[inner_start:inner_end]
+        if re.search(r"[A-Za-z]{2}", re.sub(r"\{[^{}]*\}", "", body) if "f" in opening.group(1).lower() else body):
+            found.append((start, role, body, inner_start, inner_end))
+    units = []
+    counts = {"str": 0, "doc": 0}
+    for _, role, body, inner_start, inner_end in sorted(found):
+        counts[role] += 1
+        units.append(Unit(cell_id, role, counts[role], body, inner_start, inner_end))
+    return units
+
+
+def cell_units(cell: dict) -> list[Unit]:
+    """The units of one cell, in the order they appear."""
+    cell_id = cell.get("id")
+    if not cell_id or skipped(cell):
+        return []
+    text = _source(cell)
+    if cell.get("cell_type") == "markdown":
+        return _markdown_units(cell_id, text)
+    if cell.get("cell_type") != "code":
+        return []
+    spans = _hidden_spans(text)
+
+    def inside(offset: int) -> bool:
+        return any(start <= offset < end for start, end in spans)
+
+    return sorted(_comment_units(cell_id, text, inside) + _string_units(cell_id, text, inside),
+                  key=lambda unit: unit.start)  # fmt: skip
+
+
+def units(nb: dict) -> list[Unit]:
+    return [unit for cell in nb.get("cells", []) for unit in cell_units(cell)]
+
+
+def lesson_template(lesson: str, root: str = ROOT):
+    """A lesson's template catalogue: every unit of its English source notebook, in notebook order."""
+    import json
+
+    relative = os.path.join("notebooks", lesson, f"{lesson}.ipynb")
+    with open(os.path.join(root, relative), encoding="utf-8") as file:
+        nb = json.load(file)
+    catalog = new_catalog(lesson)
+    for unit in units(nb):
+        kind = {"md": "markdown", "comment": "code comment", "str": "printed or figure text", "doc": "docstring"}
+        comments = [f"{unit.cell} · {kind[unit.role]} {unit.n}"]
+        if unit.role in ("str", "doc"):
+            comments.append("Python string: keep {fields}, \\n and other escapes exactly; do not add quotes")
+        catalog.add(unit.text, None, [(f"{relative}:{unit.cell}", None)], auto_comments=comments,
+                    context=unit.context)  # fmt: skip
+    return catalog
+
+
+def _comment_text(unit: Unit, translated: str, source: str) -> str:
+    lines = translated.split("\n")
+    if not unit.indent and "\n" not in unit.text:
+        return "# " + translated if translated else "#"
+    return "\n".join((unit.indent if i else "") + ("# " + line if line else "#") for i, line in enumerate(lines))
+
+
+def translated_cell(cell: dict, lookup) -> dict:
+    """``cell`` with every unit replaced by ``lookup(context, english)`` (``None``: keep the English)."""
+    found = cell_units(cell)
+    if not found:
+        return cell
+    text = _source(cell)
+    if cell.get("cell_type") == "markdown":
+        blocks = _markdown_blocks(text)
+        for unit in found:
+            translation = lookup(unit.context, unit.text)
+            if translation is not None:
+                blocks[unit.start] = translation
+        new = "".join(blocks)
+    else:
+        new = text
+        for unit in sorted(found, key=lambda u: u.start, reverse=True):
+            translation = lookup(unit.context, unit.text)
+            if translation is None:
+                continue
+            piece = _comment_text(unit, translation, text) if unit.role == "comment" else translation
+            new = new[: unit.start] + piece + new[unit.end :]
+    cell = dict(cell)
+    cell["source"] = new.splitlines(keepends=True) if isinstance(cell.get("source"), list) else new
+    return cell
+
+
+def translated(nb: dict, catalog, lesson: str, lang: str = "pt_BR") -> dict:
+    """The notebook in ``lang``: each unit from ``catalog`` (complete, not fuzzy), everything else kept."""
+
+    def lookup(context: str, english: str) -> str | None:
+        message = catalog.get(english, context=context)
+        if message is None or not message.string or message.fuzzy:
+            return None
+        return message.string
+
+    nb = dict(nb)
+    nb["cells"] = [translated_cell(cell, lookup) for cell in nb.get("cells", [])]
+    nb["metadata"] = {**nb.get("metadata", {}), "autograd_course": {"lesson": lesson, "language": lang}}
+    return nb
+
+
+# --- catalogue files -------------------------------------------------------------------------------
+
+LESSONS = ("lesson1_requires_grad", "lesson2_backward", "lesson3_zeroing_grad", "lesson4_no_grad")
+LANGS = ("pt_BR",)  # the editions beside English
+
+
+def read_catalog(path: str, lang: str | None = None):
+    from babel.messages.pofile import read_po
+
+    with open(path, "rb") as file:
+        return read_po(file, locale=lang, domain=os.path.splitext(os.path.basename(path))[0])
+
+
+def catalog_text(catalog, template: bool = False) -> bytes:
+    """The PO text, in source order, with the previous English of a fuzzy entry (what changed)."""
+    from babel.messages.pofile import write_po
+
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=100, omit_header=False, sort_output=False, sort_by_file=False,
+             ignore_obsolete=False, include_previous=not template, include_lineno=False)  # fmt: skip
+    return _stable_header(buffer.getvalue())
+
+
+def _stable_header(text: bytes) -> bytes:
+    """Babel stamps the creation and revision dates: drop them, so a rebuild changes no byte."""
+    return re.sub(rb'^"(POT-Creation-Date|PO-Revision-Date): [^"\n]*\\n"\n', b"", text, flags=re.M)
+
+
+def template_of(domain: str, root: str = ROOT):
+    return lesson_template(domain, root) if domain in LESSONS else package_template(domain, root)
+
+
+def updated(template, existing, lang: str):
+    """``existing`` brought up to ``template``: new English is untranslated, changed English fuzzy (the
+    old English kept beside it), removed English obsolete; the entries in the template's order."""
+    catalog = new_catalog(template.domain, lang)
+    old = {(m.context, m.id): m for m in existing} if existing is not None else {}
+    previous = {}
+    if existing is not None:
+        for m in existing:
+            previous.setdefault(m.context, m)
+    for message in template:
+        if not message.id:
+            continue
+        found = old.get((message.context, message.id))
+        if found is not None and found.string:
+            catalog.add(message.id, found.string, message.locations, flags=set(found.flags) - {"fuzzy"} or (),
+                        auto_comments=message.auto_comments, context=message.context,
+                        user_comments=found.user_comments)  # fmt: skip
+            if "fuzzy" in found.flags:
+                catalog[message.id, message.context].flags.add("fuzzy")
+                catalog[message.id, message.context].previous_id = list(found.previous_id or [])
+            continue
+        stale = previous.get(message.context) if message.context else None
+        if stale is not None and stale.string and stale.id != message.id and (stale.context, stale.id) in old:
+            catalog.add(message.id, stale.string, message.locations, flags={"fuzzy"},
+                        auto_comments=message.auto_comments, context=message.context,
+                        previous_id=[stale.id] if isinstance(stale.id, str) else list(stale.id))  # fmt: skip
+            continue
+        catalog.add(message.id, "" if isinstance(message.id, str) else ("",) * 2, message.locations,
+                    auto_comments=message.auto_comments, context=message.context)  # fmt: skip
+    kept = {(m.context, m.id) for m in catalog if m.id}
+    for key, message in old.items():
+        if message.id and key not in kept and message.string:
+            catalog.obsolete[(message.id, message.context) if message.context else message.id] = message
+    return catalog
+
+
+def write_if_changed(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as file:
+            if file.read() == data:
+                return False
+    except FileNotFoundError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as file:
+        file.write(data)
+    return True
+
+
+def update_catalogues(domains: Iterable[str], root: str = ROOT) -> list[str]:
+    """Write each domain's template and bring each language's catalogue up to it: what changed."""
+    changed = []
+    for domain in domains:
+        template = template_of(domain, root)
+        if write_if_changed(pot_path(domain), catalog_text(template, template=True)):
+            changed.append(pot_path(domain))
+        for lang in LANGS:
+            path = po_path(domain, lang)
+            existing = read_catalog(path, lang) if os.path.exists(path) else None
+            if write_if_changed(path, catalog_text(updated(template, existing, lang))):
+                changed.append(path)
+    return changed
