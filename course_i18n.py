@@ -516,3 +516,76 @@ def update_catalogues(domains: Iterable[str], root: str = ROOT) -> list[str]:
             if write_if_changed(path, catalog_text(updated(template, existing, lang))):
                 changed.append(path)
     return changed
+
+
+# --- what is wrong with a catalogue -----------------------------------------------------------------
+
+FIELD = re.compile(r"(?<!\{)\{(?!\{)[^{}]*\}(?!\})")
+
+
+def _fields(text: str, role: str) -> list[str]:
+    """What a translation must keep verbatim: a notebook f-string's ``{expressions}``, a package
+    message's named ``{placeholders}``."""
+    return sorted(FIELD.findall(text)) if role in ("str", "doc", "package") else []
+
+
+def problems(domain: str, lang: str = "pt_BR", root: str = ROOT) -> list[str]:
+    """Everything that keeps ``domain``'s catalogue in ``lang`` from being complete and current, one line
+    each: missing, untranslated, fuzzy (the English changed) or obsolete entries, entries the English
+    no longer has, and translations that lost a ``{field}``, a code span, or the notebook's Python."""
+    import ast
+
+    path = po_path(domain, lang)
+    if not os.path.exists(path):
+        return [f"{os.path.relpath(path, root)}: missing (run `python3 course.py sync`)"]
+    catalog = read_catalog(path, lang)
+    template = template_of(domain, root)
+    wanted = {(m.context, m.id) for m in template if m.id}
+    found = []
+    name = os.path.relpath(path, root)
+    for message in catalog:
+        if not message.id:
+            continue
+        where = f"{name}: {message.context or ''} {str(message.id)[:60]!r}"
+        if (message.context, message.id) not in wanted:
+            found.append(f"{where}: not in the English any more (run `python3 course.py sync`)")
+        strings = message.string if isinstance(message.string, tuple | list) else [message.string]
+        if not all(strings):
+            found.append(f"{where}: not translated")
+            continue
+        if message.fuzzy:
+            found.append(f"{where}: fuzzy (the English changed: check the translation, then drop the fuzzy flag)")
+        ids = message.id if isinstance(message.id, tuple | list) else [message.id]
+        role = "package" if domain not in LESSONS else (message.context or "//").split("/")[1]
+        for string in strings:
+            if _fields(string, role) != _fields(ids[-1], role) and _fields(string, role) != _fields(ids[0], role):
+                found.append(f"{where}: the {{fields}} differ from the English")
+            if code_spans(string) != code_spans(ids[0]) and role in ("md", "comment", "package"):
+                missing = sorted(set(code_spans(ids[0])) - set(code_spans(string)))
+                if missing:
+                    found.append(f"{where}: code spans lost: {' '.join(missing)}")
+    if catalog.obsolete:
+        found.append(f"{name}: {len(catalog.obsolete)} obsolete entries (#~): delete them")
+    translated_keys = {(m.context, m.id) for m in catalog if m.id}
+    for context, english in sorted(wanted - translated_keys, key=str):
+        found.append(f"{name}: {context} {str(english)[:60]!r}: missing (run `python3 course.py sync`)")
+    if domain in LESSONS and not found:
+        import json
+
+        with open(os.path.join(root, "notebooks", domain, f"{domain}.ipynb"), encoding="utf-8") as file:
+            nb = translated(json.load(file), catalog, domain, lang)
+        for cell in nb["cells"]:
+            if cell.get("cell_type") == "code":
+                try:
+                    ast.parse(_masked(_source(cell)))
+                except SyntaxError as error:
+                    found.append(f"{name}: cell {cell.get('id')}: the translated code does not parse: {error}")
+    return found
+
+
+if __name__ == "__main__":
+    import sys
+
+    lines = [line for domain in sys.argv[1:] for line in problems(domain)]
+    print("\n".join(lines) or "complete")
+    print(f"{len(lines)} problem(s)", file=sys.stderr)
