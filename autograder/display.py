@@ -3,26 +3,32 @@ the feedback page: the mark with the result in words beside it (a screen without
 shows ✅ and ❌ as empty boxes), then one problem per line, wrapped at word boundaries.
 
 Plain text functions with no imports from the grader: the self-check in a grading kernel uses them
-too, where the judge and ``verdict.py`` are hidden."""
+too, where the judge and ``verdict.py`` are hidden.  Their words are in the learner's language
+(``autograder.i18n``, which the sandbox does not hide), looked up when a verdict is shown."""
 
 from __future__ import annotations
 
 import re
 import textwrap
 
-#: Words beside the marks: a screen without an emoji font shows ✅ and ❌ as empty boxes.
-PASSED = "passed"
-NOT_PASSED = "not passed yet"
+from .i18n import N_, _
+
+#: Words beside the marks: a screen without an emoji font shows ✅ and ❌ as empty boxes.  Marked
+#: here, translated where they are shown.
+# i18n: beside ✅ after an exercise's name: "✅ train_step: passed"
+PASSED = N_("passed")
+# i18n: beside ❌ after an exercise's name and its code: "❌ train_step [never_clears]: not passed yet"
+NOT_PASSED = N_("not passed yet")
 #: Where a diagnosis is wrapped.  Jupyter's output area breaks a long line anywhere, even inside a
 #: word; lines this short fit a notebook in JupyterLab, Colab and the feedback page unbroken.
 WIDTH = 88
-# Where one problem ends and the next begins: ``together`` joins them with "Also:".
-_NEXT_PROBLEM = re.compile(r"\s+(?=Also: )")
 
 
 def problems(message: str) -> list[str]:
-    """The problems a message names, one each (the first, then every "Also: ..." after it)."""
-    return [part.strip() for part in _NEXT_PROBLEM.split(message.strip()) if part.strip()]
+    """The problems a message names, one each (the first, then every "Also: ..." after it).
+    ``verdict.together`` joins them with "Also:" in the language of the verdict, which is today's."""
+    next_problem = re.compile(rf"\s+(?={re.escape(_('Also:'))} )")  # where one problem ends, the next begins
+    return [part.strip() for part in next_problem.split(message.strip()) if part.strip()]
 
 
 def wrapped(text: str, indent: str = "   ", width: int = WIDTH) -> list[str]:
@@ -41,9 +47,9 @@ def shown_lines(
     first problem; ``meaning`` (``codes.in_words``) says what the ``[code]`` of the head line means,
     last, so that no code is shown unexplained (Markdown's backticks dropped: this is plain text)."""
     if passed:
-        head = f"✅ {exercise}: {PASSED}"
+        head = f"✅ {exercise}: {_(PASSED)}"
     else:
-        head = f"❌ {exercise} [{code}]: {NOT_PASSED}"
+        head = f"❌ {exercise} [{code}]: {_(NOT_PASSED)}"
     parts = problems(message)
     if fix_label and parts and not passed:
         parts[0] = f"{fix_label} {parts[0]}"
@@ -53,4 +59,7 @@ def shown_lines(
 
 def meaning_lines(code: str, meaning: str) -> list[str]:
     """The code in words ("never_clears means: gradients pile up ..."), wrapped; nothing without one."""
-    return wrapped(f"{code} means: {meaning.replace('`', '')}") if meaning else []
+    if not meaning:
+        return []
+    # i18n: {code} is a diagnosis code such as never_clears, kept in English; {meaning} says what it means
+    return wrapped(_("{code} means: {meaning}").format(code=code, meaning=meaning.replace("`", "")))

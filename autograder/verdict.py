@@ -1,9 +1,23 @@
-"""The verdict of a diagnosis: one code from the course contract, and a message for the student."""
+"""The verdict of a diagnosis: one code from the course contract, and a message for the student.
+
+The message is in the learner's language (``autograder.i18n``), written when the judge runs; the
+code never is.  Nothing here parses the English: the words that join problems ("Also:") and name
+the case a mistake showed in (``SEEN_WITH``) are looked up in the catalogue when they are written,
+and read back (``strip_case``, ``names_a_case``, ``display.problems``) in the language current then.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+
+from .i18n import N_, _, pgettext
+
+#: The case a mistake showed in, after the message: one template, so that ``strip_case`` can find it
+#: again in any language.  ``{message}`` comes first in every translation.
+# i18n: {case} describes the inputs a check used ("a linear model with MSE loss, SGD, ...").
+SEEN_WITH = N_("{message} (seen with {case}).")
 
 # The codes of the lesson 3 exercises, in the order of the contract's table.  Lessons may add
 # their own codes; ``ok`` always means correct and is the only code that passes.
@@ -30,10 +44,17 @@ LESSON3_CODES = (
 
 
 def returned_kind(type_name: str | None) -> str:
-    """What a function returned, in words: "None (no return statement?)", "a list", "a Tensor"."""
+    """What a function returned, in words: "None (no return statement?)", "a list", "a Tensor".
+
+    English chooses "a" or "an" by the type's first letter; each is a whole msgid of its own, so a
+    language without that rule translates both the same way ("um objeto {type}")."""
     if type_name in (None, "NoneType"):
-        return "None (no return statement?)"
-    return f"an {type_name}" if type_name[:1].lower() in "aeiou" else f"a {type_name}"
+        return _("None (no return statement?)")
+    if type_name[:1].lower() in "aeiou":
+        # i18n: what a function returned, a Python type name: "an int", "an ndarray"
+        return pgettext("returned kind", "an {type}").format(type=type_name)
+    # i18n: what a function returned, a Python type name: "a list", "a Tensor"
+    return pgettext("returned kind", "a {type}").format(type=type_name)
 
 
 @dataclass(frozen=True)
@@ -83,9 +104,13 @@ def first_failure(exercise: str, scenarios: list, observations: list[dict], judg
     return together(exercise, named)
 
 
-def together(exercise: str, verdicts: list[Verdict], also: str = "Also:", keep_order: bool = False) -> Verdict:
+def together(exercise: str, verdicts: list[Verdict], also: str | None = None, keep_order: bool = False) -> Verdict:
     """Several mistakes as one verdict: each code once, the most important first (it names the
-    verdict), in the order of the exercise's table of codes (or as given, with ``keep_order``)."""
+    verdict), in the order of the exercise's table of codes (or as given, with ``keep_order``).
+
+    Each mistake after the first starts with ``also`` (by default "Also:" in today's language, which
+    ``display.problems`` splits on) and a lower-case letter."""
+    also = _("Also:") if also is None else also
     first, *others = verdicts if keep_order else sorted(verdicts, key=lambda v: code_rank(exercise, v.code))
     texts = [first.message, *(f"{also} {v.message[0].lower()}{v.message[1:]}" for v in others)]
     review = next((v.review for v in [first, *others] if v.review), "")
@@ -118,4 +143,42 @@ def _seen_with(message: str, scenario, n_scenarios: int) -> str:
     name = getattr(scenario, "name", None)
     if n_scenarios < 2 or not isinstance(name, str) or name in message:
         return message
-    return f"{message.rstrip().rstrip('.')} (seen with {name})."
+    return seen_with(message, name)
+
+
+def seen_with(message: str, case: str) -> str:
+    """``message`` with the case it showed in after it (``SEEN_WITH``, in today's language)."""
+    return _(SEEN_WITH).format(message=message.rstrip().rstrip("."), case=case)
+
+
+def _case_suffix() -> tuple[str, str, str]:
+    """The translated ``SEEN_WITH`` around its fields: what comes before the message (nothing in
+    English), between the message and ``{case}`` (" (seen with "), and after it (").")."""
+    head, _message, rest = _(SEEN_WITH).partition("{message}")
+    before, _case, after = rest.partition("{case}")
+    return head, before, after
+
+
+def names_a_case(message: str) -> bool:
+    """Does ``message`` already name the case it showed in (its words "seen with", in today's language)?"""
+    _head, before, _after = _case_suffix()
+    marker = before.strip().lstrip("([").strip()
+    return bool(marker) and marker in message
+
+
+def strip_case(message: str) -> str:
+    """``message`` without the case it showed in at its end: "X (seen with a linear model, SGD)." is
+    "X.".  The suffix is found from ``SEEN_WITH`` in today's language (a case's own words may hold one
+    level of parentheses); a message without it comes back stripped of surrounding space only.
+
+    The feedback page shows the fix without the case (``grading.feedback.split_fix``)."""
+    text = message.strip()
+    head, before, after = _case_suffix()
+    if not before.strip() or not after.strip():
+        return text  # a translation that does not put the case after the message
+    close = re.escape(after.rstrip(".").strip())
+    pattern = rf"\s*{re.escape(before.strip())}\s*[^()]*(\([^()]*\)[^()]*)*{close}\.?$"
+    stripped = re.sub(pattern, ".", text)
+    if head and stripped != text and stripped.startswith(head):
+        stripped = stripped[len(head) :]  # the template's own opening words, around the message
+    return stripped

@@ -21,6 +21,9 @@ Where the grader cannot decide from the student's code alone (a run that ended b
 scenarios for reasons outside them, a record it cannot read), the verdict fails and carries a
 ``review`` reason, which grading reports as "needs review".
 
+Every message is written in the learner's language when the judge runs (``autograder.i18n``: each
+judge's ``MESSAGES`` entry is a function that looks its text up then, never at import).
+
 One module per exercise here (``judge/<exercise>.py``): ``judge``, ``schema``, its messages and
 references, and optionally ``explain_error(error, scenario) -> Verdict | None``.  Nothing in this package is
 visible inside the sandbox: the bubblewrap policy hides it.
@@ -34,9 +37,10 @@ from dataclasses import replace
 from types import ModuleType
 
 from .. import exercises
+from ..i18n import _
 from ..record import UnreadableRecord, decode
 from ..sandbox.limits import DEFAULTS, Limits
-from ..verdict import Verdict, code_rank, listed, together
+from ..verdict import Verdict, code_rank, listed, names_a_case, seen_with, together
 from .validate import Fields, Flag, InvalidRecord, ListOf, NotFinite, Text, check
 
 
@@ -145,7 +149,7 @@ def judge_scenarios(
             problems.append((_not_finite(exercise, judge, scenario, error), scenario, index, None))
             continue
         except InvalidRecord as error:
-            why = f"The run of your code sent back a record the grader cannot accept ({error})."
+            why = _("The run of your code sent back a record the grader cannot accept ({error}).").format(error=error)
             return Verdict(exercise, "error", why, review=f"unreadable record: {error}")
         judged.append((index, scenario))
         observations.append(record["observation"])
@@ -190,14 +194,15 @@ def _together(exercise: str, verdict: Verdict | None, problems: list[tuple], fir
         + [v for v, _ in ranked]
         + [v for v, case in crashes if case >= start]
     )
-    return together(exercise, ordered, also="Also, in another case:", keep_order=True)
+    # i18n: starts the next problem of a verdict, one another case showed ("Also, in another case: the ...")
+    return together(exercise, ordered, also=_("Also, in another case:"), keep_order=True)
 
 
 def _seen_with(verdict: Verdict, scenario) -> Verdict:
     name = getattr(scenario, "name", None)
-    if not isinstance(name, str) or name in verdict.message or "seen with" in verdict.message:
+    if not isinstance(name, str) or name in verdict.message or names_a_case(verdict.message):
         return verdict
-    return replace(verdict, message=f"{verdict.message.rstrip().rstrip('.')} (seen with {name}).")
+    return replace(verdict, message=seen_with(verdict.message, name))
 
 
 def judge_safely(exercise: str, start: str, seed: int, records: list[bytes], ended: dict | None = None,
@@ -212,7 +217,7 @@ def judge_safely(exercise: str, start: str, seed: int, records: list[bytes], end
         return Verdict(
             exercise,
             "error",
-            "The grader could not judge the record of your run: its parts do not fit together.",
+            _("The grader could not judge the record of your run: its parts do not fit together."),
             review=f"the judge failed on this record ({why})",
         )
 
@@ -220,10 +225,10 @@ def judge_safely(exercise: str, start: str, seed: int, records: list[bytes], end
 def _missing(exercise, scenarios, index: int, ended, limits) -> Verdict:
     if ended:
         return _failed(exercise, ended, limits)
-    why = (
-        f"The run of your code ended after {index} of its {len(scenarios)} cases, without saying why: "
+    why = _(
+        "The run of your code ended after {done} of its {total} cases, without saying why: "
         "every case must be checked for a pass."
-    )
+    ).format(done=index, total=len(scenarios))
     return Verdict(exercise, "error", why, review="a run ended early")
 
 
@@ -233,11 +238,18 @@ def _failed(exercise, failure: dict, limits: Limits) -> Verdict:
         return Verdict(
             exercise,
             "timeout",
-            f"Your function did not finish within {limits.check_seconds:g} s: look for an endless loop "
-            "or a very long computation.",
+            _(
+                "Your function did not finish within {seconds} s: look for an endless loop or a very long computation."
+            ).format(seconds=f"{limits.check_seconds:g}"),
         )
-    advice = " Never call os._exit() or exit() in the function." if "exit code" in detail else ""
-    return Verdict(exercise, "error", f"The process running your code ended before finishing: {detail}.{advice}")
+    if "exit code" in detail:
+        text = _(
+            "The process running your code ended before finishing: {detail}. "
+            "Never call os._exit() or exit() in the function."
+        )
+    else:
+        text = _("The process running your code ended before finishing: {detail}.")
+    return Verdict(exercise, "error", text.format(detail=detail))
 
 
 def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
@@ -246,8 +258,10 @@ def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
     return Verdict(
         exercise,
         "tampered",
-        f"Your code changed {describe(changes)}, which the grader relies on; solve the exercise without "
-        "modifying torch, the optimizer or the grader.",
+        _(
+            "Your code changed {changes}, which the grader relies on; solve the exercise without "
+            "modifying torch, the optimizer or the grader."
+        ).format(changes=describe(changes)),
     )
 
 
@@ -263,22 +277,39 @@ def error_verdict(exercise: str, error: dict, scenario=None) -> Verdict:
             verdict = None  # the record so far is the job's to shape: only a well-formed one names a mistake
         if verdict is not None:
             return verdict
-    at = f" at {where}" if where else ""
+    fields = {"exercise": exercise, "message": message, "where": where, "kind": kind, "start": message[:120]}
+    # Each case a whole sentence twice, with the place it happened ({where}: "line 4 of In [7]") and without.
     if kind == "NotDefined":
-        text = f"No function named {exercise} was found: {message}."
+        text = _("No function named {exercise} was found: {message}.")
     elif kind == "SystemExit":
-        text = f"Your code called sys.exit() ({message}){at}: return from the function instead."
+        text = (
+            _("Your code called sys.exit() ({message}) at {where}: return from the function instead.")
+            if where
+            else _("Your code called sys.exit() ({message}): return from the function instead.")
+        )
     elif kind == "KeyboardInterrupt":
-        text = f"Your code was interrupted{at}."
+        text = _("Your code was interrupted at {where}.") if where else _("Your code was interrupted.")
     elif kind in ("MemoryError",) or "can't allocate memory" in message or "not enough memory" in message:
-        text = f"Your code ran out of memory{at} ({kind}: {message[:120]})."
+        text = (
+            _("Your code ran out of memory at {where} ({kind}: {start}).")
+            if where
+            else _("Your code ran out of memory ({kind}: {start}).")
+        )
     elif kind == "SyntaxError":
-        text = f"Your code has a syntax error{at}: {message}."
+        text = (
+            _("Your code has a syntax error at {where}: {message}.")
+            if where
+            else _("Your code has a syntax error: {message}.")
+        )
     elif not message.strip():
-        text = f"Your function raised {kind}{at}."
+        text = _("Your function raised {kind} at {where}.") if where else _("Your function raised {kind}.")
     else:
-        text = f"Your function raised {kind}{at}: {message}"
-    return Verdict(exercise, "error", text)
+        text = (
+            _("Your function raised {kind} at {where}: {message}")
+            if where
+            else _("Your function raised {kind}: {message}")
+        )
+    return Verdict(exercise, "error", text.format(**fields))
 
 
 def _not_finite(exercise, judge, scenario, error: NotFinite) -> Verdict:
@@ -287,8 +318,10 @@ def _not_finite(exercise, judge, scenario, error: NotFinite) -> Verdict:
     return Verdict(
         exercise,
         code,
-        f"Your code left inf or NaN where a number was expected ({where}, with {scenario.name}): "
-        "every value it produces must be finite.",
+        _(
+            "Your code left inf or NaN where a number was expected ({where}, with {case}): "
+            "every value it produces must be finite."
+        ).format(where=where, case=scenario.name),
     )
 
 
