@@ -18,16 +18,58 @@ lesson 1 finds it behaving the same in lesson 3:
   (:data:`RESTART`); the explorers' views build both with :func:`gradlessons.guide_view.guide_controls`.
 
 No widget library is imported here: the view (``guide_view.py``) only displays this state.
+
+Language (issue 37): a step's texts are English msgids, marked where they are written; an explorer
+translates its steps once, when it is built (:func:`localized`), so a lesson that chose Portuguese
+after ``gradlessons`` was imported still gets Portuguese.  A text that quotes a control names it by a
+``{placeholder}`` filled with the control's translated label, so the prose and the button agree in
+every language.  The guide's own words ("Step 2 of 4", the ✓ note) are translated as they are written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import reduce
 
-SKIP = "skip step"
-RESTART = "restart guide"
-FINISHED = "Every control keeps working: explore freely, or click `restart guide` to go through the steps again."
+from gradlessons.i18n import N_, _, ngettext
+
+# i18n: a button under the explorer's guide: go on to the next step without doing this one
+SKIP = N_("skip step")
+# i18n: a button under the explorer's guide: go back to its first step
+RESTART = N_("restart guide")
+# i18n: {restart} is the translated label of the "restart guide" button
+FINISHED_TEMPLATE = N_(
+    "Every control keeps working: explore freely, or click `{restart}` to go through the steps again."
+)
+#: The finished text in English (what the English tests compare); :func:`finished_text` is the one shown.
+FINISHED = FINISHED_TEMPLATE.format(restart=RESTART)
+
+
+def finished_text() -> str:
+    """The text under a finished guide, in today's language, quoting the restart button's label."""
+    return _(FINISHED_TEMPLATE).format(restart=_(RESTART))
+
+
+def localized(steps: Sequence[GuideStep], **labels: str) -> list[GuideStep]:
+    """``steps`` with their prompt, ``asks`` and fixed look translated (a look that is a function
+    translates itself when called).  ``labels`` fill the ``{placeholders}`` with which a text quotes
+    a control (already translated), so the text names the button as the button reads."""
+
+    def say(text: str) -> str:
+        if not text:
+            return text
+        return _(text).format(**labels) if labels else _(text)
+
+    return [
+        replace(
+            step,
+            prompt=say(step.prompt),
+            asks=say(step.asks),
+            look=step.look if callable(step.look) else say(step.look),
+        )
+        for step in steps
+    ]
 
 
 @dataclass(frozen=True)
@@ -65,11 +107,11 @@ class Guide:
             so that a step can look at the actions made since.
     """
 
-    def __init__(self, steps: Sequence[GuideStep], finished: str = FINISHED, clock: Callable[[], int] | None = None):
+    def __init__(self, steps: Sequence[GuideStep], finished: str | None = None, clock: Callable[[], int] | None = None):
         if not steps:
             raise ValueError("a guide needs at least one step")
         self.steps = tuple(steps)
-        self.finished_text = finished
+        self.finished_text = finished_text() if finished is None else finished
         self.clock = clock
         self.restart()
 
@@ -85,7 +127,10 @@ class Guide:
 
     @property
     def heading(self) -> str:
-        return "Finished" if self.finished else f"Step {self.index + 1} of {len(self.steps)}"
+        if self.finished:
+            # i18n: the heading of the explorer's guide once every step is done
+            return _("Finished")
+        return _("Step {number} of {total}").format(number=self.index + 1, total=len(self.steps))
 
     @property
     def prompt(self) -> str:
@@ -103,13 +148,18 @@ class Guide:
             self._move(self.index + 1)
         self.looks = done
         if done:
-            numbers = " and ".join(str(k) for k, _ in done)
-            self.note = f"✓ Step{'s' if len(done) > 1 else ''} {numbers} done. " + " ".join(look for _, look in done)
+            # i18n: joins two step numbers, or a list of them and one more ("1 and 2", "1 and 2 and 3")
+            numbers = reduce(
+                lambda a, b: _("{earlier} and {later}").format(earlier=a, later=b), (str(k) for k, _l in done)
+            )
+            done_text = ngettext("Step {numbers} done.", "Steps {numbers} done.", len(done)).format(numbers=numbers)
+            self.note = f"✓ {done_text} " + " ".join(look for _k, look in done)
             return True
         step = self.current
         if step is not None and action is not None and action not in step.actions:
             asked = step.asks or _lower(step.prompt)
-            self.note = f"That was not this step's action: this step asks you to {asked}"
+            # i18n: {asked} is the step's action, e.g. "click `optimizer.step()`" (a phrase that completes the sentence)
+            self.note = _("That was not this step's action: this step asks you to {asked}").format(asked=asked)
             self.note += "" if asked.endswith((".", "?", "!")) else "."
         else:
             self.note = ""  # the ✓ note of the step before was about the state before this action
@@ -120,7 +170,7 @@ class Guide:
         context, the steps after it that are already done are passed too."""
         if self.finished:
             return
-        skipped = f"Step {self.index + 1} skipped."
+        skipped = _("Step {number} skipped.").format(number=self.index + 1)
         self.looks = []
         self._move(self.index + 1)
         self.note = skipped

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import ipywidgets as widgets
 
 from gradlessons.guide import RESTART, SKIP, Guide
+from gradlessons.i18n import _
 
 #: Style for an explorer's log (a <pre> of long lines): it scrolls sideways inside its own box.  Without it
 #: the box is as wide as its longest line, and the HTML widget holding it grows past the explorer's right
@@ -55,13 +56,19 @@ class GuideControls:
         self.buttons["skip"].disabled = guide.finished
 
 
+def labels() -> dict[str, str]:
+    """The guide's button labels in today's language (``"skip"``, ``"restart"``): what a test clicks."""
+    return {"skip": _(SKIP), "restart": _(RESTART)}
+
+
 def guide_controls(on_skip: Callable[[], None], on_restart: Callable[[], None], restart_tip: str) -> GuideControls:
     text = widgets.HTML(layout=widgets.Layout(flex="1 1 auto", overflow="auto", width="auto", align_self="stretch"))
     text.add_class("explorer-guide")  # lets a page (and the browser tests) find the guide
     layout = widgets.Layout(width="auto", margin="2px 4px 2px 0px")
+    label = labels()
     buttons = {
-        "skip": widgets.Button(description=SKIP, tooltip="Go to the guide's next step", layout=layout),
-        "restart": widgets.Button(description=RESTART, tooltip=restart_tip, layout=layout),
+        "skip": widgets.Button(description=label["skip"], tooltip=_("Go to the guide's next step"), layout=layout),
+        "restart": widgets.Button(description=label["restart"], tooltip=restart_tip, layout=layout),
     }
     buttons["skip"].on_click(lambda _button: on_skip())
     buttons["restart"].on_click(lambda _button: on_restart())
@@ -99,5 +106,7 @@ def guide_html(guide: Guide) -> str:
     if guide.note:
         style = NOTE_STYLE if guide.note.startswith("✓") else OFF_SCRIPT_STYLE
         parts.append(f"<div style='{style}'>{inline(guide.note)}</div>")
-    parts.append(f"<div><b>Guide &middot; {html.escape(guide.heading)}:</b> {inline(guide.prompt)}</div>")
+    # i18n: the title of the explorer's guide panel, before "Step 1 of 4"
+    title = html.escape(_("Guide"))
+    parts.append(f"<div><b>{title} &middot; {html.escape(guide.heading)}:</b> {inline(guide.prompt)}</div>")
     return f"<div style='{BOX_STYLE}'>{''.join(parts)}</div>"

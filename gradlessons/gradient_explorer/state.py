@@ -21,6 +21,9 @@ A :class:`Guide` walks a student through the lesson's main experiment, one step
 at a time: each :class:`GuideStep` has a prompt (what to click), a predicate over
 the state (has it been done?) and a "what to look at" message built from the real
 values once it has. The state checks the guide after every action.
+
+Every sentence a student reads is translated (``gradlessons.i18n``) when it is written: a note when
+its action runs, the guide's steps when the state is built.  The actions' names are code and stay.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from dataclasses import dataclass
 import torch
 
 from gradlessons.formatting import format_value
-from gradlessons.guide import Guide, GuideStep
+from gradlessons.guide import Guide, GuideStep, localized
+from gradlessons.i18n import N_, _, pgettext
 
 #: Every action of the explorer, in button order: method name -> the code it runs.
 ACTIONS: dict[str, str] = {
@@ -47,7 +51,7 @@ ACTIONS: dict[str, str] = {
 #: The actions that clear the gradient (one way or another).
 CLEAR_ACTIONS = frozenset({"zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"})
 
-START_LABEL = "start"
+START_LABEL = "start"  # the first record's action (an identity: shown through ``shown_action``)
 DEFAULT_MAX_HISTORY = 200
 
 
@@ -82,7 +86,13 @@ class Record:
 
     def log_line(self) -> str:
         """One numbered, human-readable line for the action log."""
-        return f"{self.index:>3}. {self.action:<40} {self.note}"
+        return f"{self.index:>3}. {shown_action(self.action):<40} {self.note}"
+
+
+def shown_action(action: str) -> str:
+    """An action as a student reads it: the code it ran, or the translated word for the start."""
+    # i18n: the first line of the explorer's log and plot: the state before any action
+    return pgettext("gradient explorer action", START_LABEL) if action == START_LABEL else action
 
 
 class GradExplorerState:
@@ -113,9 +123,9 @@ class GradExplorerState:
         max_history: int = DEFAULT_MAX_HISTORY,
     ) -> None:
         if max_history < 1:
-            raise ValueError(f"max_history must be at least 1, got {max_history}")
+            raise ValueError(_("max_history must be at least 1, got {value}").format(value=max_history))
         if len(xs) != len(ys) or not xs:
-            raise ValueError("xs and ys must be non-empty and of the same length")
+            raise ValueError(_("xs and ys must be non-empty and of the same length"))
         self.w0 = float(w0)
         self.lr = float(lr)
         self.max_history = int(max_history)
@@ -183,7 +193,9 @@ class GradExplorerState:
     def apply(self, name: str) -> Record:
         """Run the action called ``name`` (a key of :data:`ACTIONS`)."""
         if name not in ACTIONS:
-            raise ValueError(f"unknown action {name!r}; expected one of {sorted(ACTIONS)}")
+            raise ValueError(
+                _("unknown action {name}; expected one of {names}").format(name=repr(name), names=sorted(ACTIONS))
+            )
         return getattr(self, name)()
 
     def backward(self) -> Record:
@@ -193,12 +205,17 @@ class GradExplorerState:
         after = self.grad
         self.backward_count_since_clear += 1
         if before is None:
-            note = f"backward() stored {format_value(after)} in w.grad (it was None, so there was nothing to add to)"
+            note = _("backward() stored {value} in w.grad (it was None, so there was nothing to add to)").format(
+                value=format_value(after)
+            )
+        elif before != 0.0:
+            note = _("backward() added {added} to w.grad: it was {before}, now {after} (accumulated)").format(
+                added=format_value(after - before), before=format_value(before), after=format_value(after)
+            )
         else:
-            added = format_value(after - before)
-            note = f"backward() added {added} to w.grad: it was {format_value(before)}, now {format_value(after)}"
-            if before != 0.0:
-                note += " (accumulated)"
+            note = _("backward() added {added} to w.grad: it was {before}, now {after}").format(
+                added=format_value(after - before), before=format_value(before), after=format_value(after)
+            )
         return self._record(ACTIONS["backward"], is_clear=False, note=note, grad_before=before)
 
     def zero_grad(self) -> Record:
@@ -236,15 +253,20 @@ class GradExplorerState:
         self.optimizer.step()
         after = self.weight
         if after != before:
-            note = (
-                f"step() moved w from {format_value(before)} to {format_value(after)} "
-                f"(w -= lr * w.grad, with lr = {format_value(self.lr)} "
-                f"and w.grad = {format_value(grad)})"
+            note = _(
+                "step() moved w from {before} to {after} (w -= lr * w.grad, with lr = {lr} and w.grad = {grad})"
+            ).format(
+                before=format_value(before),
+                after=format_value(after),
+                lr=format_value(self.lr),
+                grad=format_value(grad),
             )
         elif grad is None:
-            note = "step() saw w.grad = None and left w unchanged (SGD skips it)"
+            note = _("step() saw w.grad = None and left w unchanged (SGD skips it)")
         else:
-            note = f"step() used w.grad = {format_value(grad)}, so w stayed at {format_value(after)}"
+            note = _("step() used w.grad = {grad}, so w stayed at {weight}").format(
+                grad=format_value(grad), weight=format_value(after)
+            )
         return self._record(ACTIONS["step"], is_clear=False, note=note, grad_before=grad, weight_before=before)
 
     def reset(self) -> Record:
@@ -289,7 +311,9 @@ class GradExplorerState:
         return self._record(ACTIONS[name], is_clear=True, note=note, grad_before=before)
 
     def _start_note(self) -> str:
-        return f"start: w = {format_value(self.weight)} and w.grad is None because no backward() has run yet"
+        return _("start: w = {weight} and w.grad is None because no backward() has run yet").format(
+            weight=format_value(self.weight)
+        )
 
     def _record(
         self,
@@ -324,19 +348,26 @@ def _describe_clear(name: str, call: str, before: float | None, after: float | N
     was, now = format_value(before), format_value(after)
     if name == "grad_to_none":
         if before is None:
-            return "w.grad was already None, so w.grad = None changed nothing"
-        return f"w.grad = None dropped the gradient tensor ({was}); w.grad is now None"
+            return _("w.grad was already None, so w.grad = None changed nothing")
+        return _("w.grad = None dropped the gradient tensor ({was}); w.grad is now None").format(was=was)
+    # i18n: {call} is the code that ran, e.g. "zero_grad(set_to_none=True)"
     if before is None and after is None:
-        return f"{call} found w.grad = None and left it None (there was nothing to clear)"
+        return _("{call} found w.grad = None and left it None (there was nothing to clear)").format(call=call)
     if before is None:
-        return f"{call} turned w.grad from None into {now}"
+        return _("{call} turned w.grad from None into {now}").format(call=call, now=now)
     # For the plain zero_grad() the default of set_to_none is inferred from what
     # really happened, not from a hard-coded PyTorch version.
     if after is None:
-        default = ", so its default here is set_to_none=True" if name == "zero_grad" else ""
-        return f"{call} replaced w.grad ({was}) with None{default}"
-    default = ", so its default here is set_to_none=False" if name == "zero_grad" else ""
-    return f"{call} filled w.grad with {now} (it was {was}){default}"
+        if name == "zero_grad":
+            return _("{call} replaced w.grad ({was}) with None, so its default here is set_to_none=True").format(
+                call=call, was=was
+            )
+        return _("{call} replaced w.grad ({was}) with None").format(call=call, was=was)
+    if name == "zero_grad":
+        return _("{call} filled w.grad with {now} (it was {was}), so its default here is set_to_none=False").format(
+            call=call, now=now, was=was
+        )
+    return _("{call} filled w.grad with {now} (it was {was})").format(call=call, now=now, was=was)
 
 
 # ---------------------------------------------------------------------- the guide
@@ -359,67 +390,79 @@ def _look_piled_up(state: GradExplorerState) -> str:
     one = state.gradient_at(state.weight)
     g, w = format_value(grad), format_value(state.weight)
     if _times(grad, one) == n:
-        return (
-            f"`w.grad` is {g}: {n} times {format_value(one)}, the gradient of one `backward()` at w = {w}. "
+        return _(
+            "`w.grad` is {grad}: {n} times {one}, the gradient of one `backward()` at w = {weight}. "
             "Each `backward()` added to `.grad`; none replaced it."
-        )
-    return f"`w.grad` is {g}: the sum of the {n} gradients computed since the last clear. `backward()` adds to `.grad`."
+        ).format(grad=g, n=n, one=format_value(one), weight=w)
+    return _(
+        "`w.grad` is {grad}: the sum of the {n} gradients computed since the last clear. `backward()` adds to `.grad`."
+    ).format(grad=g, n=n)
 
 
 def _look_big_step(state: GradExplorerState) -> str:
     record = _last(state)
     before, after, grad = record.weight_before, record.weight, record.grad
-    text = (
-        f"`step()` moved w from {format_value(before)} to {format_value(after)}: "
-        f"it used everything in `w.grad` ({format_value(grad)})."
+    text = _("`step()` moved w from {before} to {after}: it used everything in `w.grad` ({grad}).").format(
+        before=format_value(before), after=format_value(after), grad=format_value(grad)
     )
     n = _times(grad, state.gradient_at(before))
     if n is not None and n > 1:
-        text += f" That is {n} gradients' worth: a step {n} times as long as one gradient asks for"
         best = state.optimum
         if min(before, after) < best < max(before, after):
-            text += f", so w overshot the best value {format_value(best)}"
-        text += "."
+            more = _(
+                "That is {n} gradients' worth: a step {n} times as long as one gradient asks for, "
+                "so w overshot the best value {best}."
+            ).format(n=n, best=format_value(best))
+        else:
+            more = _("That is {n} gradients' worth: a step {n} times as long as one gradient asks for.").format(n=n)
+        text += " " + more
     return text
 
 
 def _look_cleared(state: GradExplorerState) -> str:
     record = _last(state)
     if record.grad is None:
-        return (
-            f"`w.grad` is None (the hollow circle in the grey band): `{record.action}` dropped the old "
+        # i18n: {call} is the code that cleared the gradient, e.g. "optimizer.zero_grad()"
+        return _(
+            "`w.grad` is None (the hollow circle in the grey band): `{call}` dropped the old "
             "gradient, so nothing stale is left for the next `backward()` to add to."
-        )
-    return (
-        f"`w.grad` is {format_value(record.grad)} (the orange diamond): `{record.action}` kept the tensor "
+        ).format(call=record.action)
+    return _(
+        "`w.grad` is {grad} (the orange diamond): `{call}` kept the tensor "
         "and filled it with zeros, so nothing stale is left for the next `backward()`."
-    )
+    ).format(grad=format_value(record.grad), call=record.action)
 
 
 def _look_fresh(state: GradExplorerState) -> str:
     grad, w = state.grad, state.weight
-    text = f"`w.grad` is {format_value(grad)}: exactly the gradient at w = {format_value(w)}, with nothing old added."
+    text = _("`w.grad` is {grad}: exactly the gradient at w = {weight}, with nothing old added.").format(
+        grad=format_value(grad), weight=format_value(w)
+    )
     if grad > 0:
-        text += " It is positive because w is above the best value, so a step will move w down."
+        text += " " + _("It is positive because w is above the best value, so a step will move w down.")
     elif grad < 0:
-        text += " It is negative because w is below the best value, so a step will move w up."
+        text += " " + _("It is negative because w is below the best value, so a step will move w up.")
     return text
 
 
 def _look_clean_step(state: GradExplorerState) -> str:
     record = _last(state)
     before, after = record.weight_before, record.weight
-    return (
-        f"w moved from {format_value(before)} to {format_value(after)} and the loss fell from "
-        f"{format_value(state.loss_at(before))} to {format_value(record.loss)}, using this gradient only. "
-        "The clear came after the last `step()` and before this step's first `backward()`: anywhere there gives "
-        "this same step, "
+    return _(
+        "w moved from {before} to {after} and the loss fell from {loss_before} to {loss_after}, using this "
+        "gradient only. The clear came after the last `step()` and before this step's first `backward()`: "
+        "anywhere there gives this same step, "
         "and clearing first in each step also removes anything left in `.grad` before training."
+    ).format(
+        before=format_value(before),
+        after=format_value(after),
+        loss_before=format_value(state.loss_at(before)),
+        loss_after=format_value(record.loss),
     )
 
 
 def _look_zeros(state: GradExplorerState) -> str:
-    return (
+    return _(
         "`w.grad` is 0.0 (an orange diamond on the zero line), not None: a tensor full of zeros still exists. "
         "Both are clean starts: the next `backward()` adds into the zeros, or, after None, stores a new tensor. "
         "Plain `zero_grad()` leaves None because that is cheaper: no tensor kept, no zeros written."
@@ -427,50 +470,58 @@ def _look_zeros(state: GradExplorerState) -> str:
 
 
 def guide_steps() -> list[GuideStep]:
-    """The lesson's guided sequence: pile up gradients, take a too-long step, clear, take a clean one."""
-    clears = tuple(ACTIONS[n] for n in ("zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"))
-    return [
-        GuideStep(
-            "Click `loss.backward()` three times and watch `w.grad`.",
-            lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear >= 3,
-            _look_piled_up,
-            asks="click `loss.backward()` three times",
-            actions=(ACTIONS["backward"],),
+    """The lesson's guided sequence: pile up gradients, take a too-long step, clear, take a clean one
+    (in today's language: the state calls this when it is built)."""
+    return localized(GUIDE_STEPS)
+
+
+_CLEARS = tuple(ACTIONS[n] for n in ("zero_grad", "zero_grad_set_to_none", "zero_grad_fill_zeros", "grad_to_none"))
+
+#: The guided sequence's steps in English (msgids); :func:`guide_steps` translates them.
+GUIDE_STEPS: tuple[GuideStep, ...] = (
+    GuideStep(
+        N_("Click `loss.backward()` three times and watch `w.grad`."),
+        lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear >= 3,
+        _look_piled_up,
+        asks=N_("click `loss.backward()` three times"),
+        actions=(ACTIONS["backward"],),
+    ),
+    GuideStep(
+        N_("Now click `optimizer.step()`."),
+        lambda s: _last(s).action == ACTIONS["step"] and _last(s).weight != _last(s).weight_before,
+        _look_big_step,
+        asks=N_("click `optimizer.step()`"),
+    ),
+    GuideStep(
+        N_("Now clear the gradient: click `optimizer.zero_grad()`."),
+        lambda s: _last(s).is_clear,
+        _look_cleared,
+        asks=N_("clear the gradient with `optimizer.zero_grad()`"),
+        actions=_CLEARS,
+    ),
+    GuideStep(
+        N_("Click `loss.backward()` once."),
+        lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear == 1,
+        _look_fresh,
+        asks=N_("click `loss.backward()` once"),
+    ),
+    GuideStep(
+        N_("Click `optimizer.step()` again."),
+        lambda s: (
+            _last(s).action == ACTIONS["step"]
+            and _last(s).weight != _last(s).weight_before
+            and s.backward_count_since_clear == 1
         ),
-        GuideStep(
-            "Now click `optimizer.step()`.",
-            lambda s: _last(s).action == ACTIONS["step"] and _last(s).weight != _last(s).weight_before,
-            _look_big_step,
-            asks="click `optimizer.step()`",
-        ),
-        GuideStep(
-            "Now clear the gradient: click `optimizer.zero_grad()`.",
-            lambda s: _last(s).is_clear,
-            _look_cleared,
-            asks="clear the gradient with `optimizer.zero_grad()`",
-            actions=clears,
-        ),
-        GuideStep(
-            "Click `loss.backward()` once.",
-            lambda s: _last(s).action == ACTIONS["backward"] and s.backward_count_since_clear == 1,
-            _look_fresh,
-            asks="click `loss.backward()` once",
-        ),
-        GuideStep(
-            "Click `optimizer.step()` again.",
-            lambda s: (
-                _last(s).action == ACTIONS["step"]
-                and _last(s).weight != _last(s).weight_before
-                and s.backward_count_since_clear == 1
-            ),
-            _look_clean_step,
-            asks="click `optimizer.step()`",
-        ),
-        GuideStep(
+        _look_clean_step,
+        asks=N_("click `optimizer.step()`"),
+    ),
+    GuideStep(
+        N_(
             "Last: click `zero_grad(set_to_none=False)`. Then compare `w.grad` with what plain "
-            "`optimizer.zero_grad()` left in guide step 3.",
-            lambda s: _last(s).action == ACTIONS["zero_grad_fill_zeros"] and s.grad == 0.0,
-            _look_zeros,
-            asks="click `zero_grad(set_to_none=False)`",
+            "`optimizer.zero_grad()` left in guide step 3."
         ),
-    ]
+        lambda s: _last(s).action == ACTIONS["zero_grad_fill_zeros"] and s.grad == 0.0,
+        _look_zeros,
+        asks=N_("click `zero_grad(set_to_none=False)`"),
+    ),
+)

@@ -16,6 +16,10 @@ Portability notes (JupyterLab 4 with ipywidgets 8, Google Colab with 7.7):
   (what ``Output.append_display_data`` does), which every frontend renders and
   which, unlike ``with out: display(fig)``, also works without a live kernel,
   so the tests can check that a new image arrived.
+
+Language: the tables below hold English msgids (``N_``) and are translated where a widget or a figure
+is made (:func:`labels` for the buttons), so a lesson that chose its language after importing this
+module is shown in it.  Button texts that are PyTorch calls stay as they are.
 """
 
 from __future__ import annotations
@@ -31,25 +35,29 @@ from matplotlib.transforms import blended_transform_factory
 
 from gradlessons.figures import DPI, show_figure
 from gradlessons.formatting import format_value
-from gradlessons.gradient_explorer.state import ACTIONS, GradExplorerState, Record
+from gradlessons.gradient_explorer.state import ACTIONS, START_LABEL, GradExplorerState, Record, shown_action
 from gradlessons.guide_view import SCROLLS_INSIDE, beside_the_figure, guide_controls
+from gradlessons.guide_view import labels as guide_labels
+from gradlessons.i18n import N_, _
 
 #: Button text when the full code is too long for a compact button; the tooltip
 #: always holds the full code.
 SHORT_LABELS = {
     "zero_grad_set_to_none": "zero_grad(set_to_none=True)",
     "zero_grad_fill_zeros": "zero_grad(set_to_none=False)",
-    "reset": "reset (start over)",
+    "reset": N_("reset (start over)"),
 }
+#: The labels above that are code, shown as they are in every language.
+CODE_LABELS = frozenset({"zero_grad_set_to_none", "zero_grad_fill_zeros"})
 
 TOOLTIPS = {
-    "backward": "loss.backward(): compute the loss at w and ADD its gradient to w.grad",
-    "step": "optimizer.step(): w -= lr * w.grad (does nothing when w.grad is None)",
-    "zero_grad": "optimizer.zero_grad(): PyTorch's default way of clearing w.grad",
-    "zero_grad_set_to_none": "optimizer.zero_grad(set_to_none=True): w.grad becomes None",
-    "zero_grad_fill_zeros": ("optimizer.zero_grad(set_to_none=False): keep the tensor, fill w.grad with 0.0"),
-    "grad_to_none": "w.grad = None: forget the gradient by hand",
-    "reset": "Start over: w back to its first value, w.grad None, fresh optimizer",
+    "backward": N_("loss.backward(): compute the loss at w and ADD its gradient to w.grad"),
+    "step": N_("optimizer.step(): w -= lr * w.grad (does nothing when w.grad is None)"),
+    "zero_grad": N_("optimizer.zero_grad(): PyTorch's default way of clearing w.grad"),
+    "zero_grad_set_to_none": N_("optimizer.zero_grad(set_to_none=True): w.grad becomes None"),
+    "zero_grad_fill_zeros": N_("optimizer.zero_grad(set_to_none=False): keep the tensor, fill w.grad with 0.0"),
+    "grad_to_none": N_("w.grad = None: forget the gradient by hand"),
+    "reset": N_("Start over: w back to its first value, w.grad None, fresh optimizer"),
 }
 
 BUTTON_STYLES = {"backward": "primary", "step": "success", "reset": ""}
@@ -57,7 +65,7 @@ CLEAR_STYLE = "warning"
 
 #: Short names for the x tick labels (the log shows the full code).
 TICK_NAMES = {
-    "start": "start",
+    START_LABEL: START_LABEL,  # translated as the log translates it (``shown_action``)
     "loss.backward()": "backward",
     "optimizer.step()": "step",
     "optimizer.zero_grad()": "zero_grad()",
@@ -87,6 +95,18 @@ NONE_BAND = (0.82, 1.0)
 NONE_Y = 0.91
 
 
+def labels() -> dict[str, str]:
+    """Every button's text in today's language: action name (a key of ``ACTIONS``) -> label, then the
+    guide's ``"skip"`` and ``"restart"``.  PyTorch calls read the same in every language."""
+    texts = {name: ACTIONS[name] for name in ACTIONS}
+    texts.update({name: label if name in CODE_LABELS else _(label) for name, label in SHORT_LABELS.items()})
+    return {**texts, **guide_labels()}
+
+
+def _tick_name(action: str) -> str:
+    return shown_action(action) if action == START_LABEL else TICK_NAMES.get(action, action)
+
+
 class GradExplorer:
     """Guide, buttons, status line, log and plot over a :class:`GradExplorerState`.
 
@@ -106,11 +126,12 @@ class GradExplorer:
 
     def __init__(self, state: GradExplorerState | None = None) -> None:
         self.state = state if state is not None else GradExplorerState()
+        self.labels = labels()
         self.buttons: dict[str, widgets.Button] = {name: self._make_button(name) for name in ACTIONS}
         self.guide_controls = guide_controls(
             lambda: self._on_guide("skip"),
             lambda: self._on_guide("restart"),
-            "Start over and follow the steps from step 1",
+            _("Start over and follow the steps from step 1"),
         )
         self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
@@ -124,7 +145,7 @@ class GradExplorer:
         other_names = [name for name in ACTIONS if name not in clear_names]
         self.widget = widgets.VBox(
             [
-                widgets.HTML("<b>Lesson 3 &middot; reading and zeroing <code>.grad</code></b>"),
+                widgets.HTML(_("<b>Lesson 3 &middot; reading and zeroing <code>.grad</code></b>")),
                 widgets.HBox([self.buttons[n] for n in other_names], layout=row),
                 widgets.HBox([self.buttons[n] for n in clear_names], layout=row),
                 self.status,
@@ -159,8 +180,8 @@ class GradExplorer:
     def _make_button(self, name: str) -> widgets.Button:
         style = BUTTON_STYLES.get(name, CLEAR_STYLE)
         button = widgets.Button(
-            description=SHORT_LABELS.get(name, ACTIONS[name]),
-            tooltip=TOOLTIPS[name],
+            description=self.labels[name],
+            tooltip=_(TOOLTIPS[name]),
             button_style=style,
             layout=widgets.Layout(width="auto", margin="2px 4px 2px 0px"),
         )
@@ -186,7 +207,7 @@ class GradExplorer:
             f"<code>w.grad = {grad}</code>",
             f"<code>w = {format_value(state.weight)}</code>",
             f"<code>loss = {format_value(state.loss_value())}</code>",
-            f"backward() calls since the last clear: <b>{state.backward_count_since_clear}</b>",
+            _("backward() calls since the last clear: <b>{count}</b>").format(count=state.backward_count_since_clear),
         ]
         return (
             "<div style='line-height:1.6'>"
@@ -200,14 +221,14 @@ class GradExplorer:
         lines = reversed(self.state.log_lines())
         body = html.escape("\n".join(lines))
         return (
-            "<div><b>Log</b> (newest first)</div>"
-            f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
+            _("<div><b>Log</b> (newest first)</div>")
+            + f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
             f"{SCROLLS_INSIDE} "
             f"font-size:12px; border:1px solid #ccc'>{body}</pre>"
         )
 
     def _show_figure(self, fig: Figure) -> None:
-        show_figure(self.plot_output, fig, "gradient explorer figure")
+        show_figure(self.plot_output, fig, _("gradient explorer figure"))
 
 
 def draw_history(history: Sequence[Record], optimum: float | None = None) -> Figure:
@@ -230,7 +251,7 @@ def draw_history(history: Sequence[Record], optimum: float | None = None) -> Fig
     if len(history) <= MAX_NAMED_TICKS:
         ax_w.set_xticks(xs)
         ax_w.set_xticklabels(
-            [f"{r.index}\n{TICK_NAMES.get(r.action, r.action)}" for r in history],
+            [f"{r.index}\n{_tick_name(r.action)}" for r in history],
             fontsize=7,
             rotation=35,
             ha="right",
@@ -238,10 +259,10 @@ def draw_history(history: Sequence[Record], optimum: float | None = None) -> Fig
         )
     else:
         ax_w.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax_w.set_xlabel("action number", fontsize=9)
+    ax_w.set_xlabel(_("action number"), fontsize=9)
 
     handles = [
-        Line2D([], [], color=GRAD_COLOR, marker="o", label="w.grad (a tensor)"),
+        Line2D([], [], color=GRAD_COLOR, marker="o", label=_("w.grad (a tensor)")),
         Line2D([], [], color=ZERO_COLOR, marker="D", linestyle="", label="w.grad = 0.0"),
         Line2D(
             [],
@@ -250,9 +271,10 @@ def draw_history(history: Sequence[Record], optimum: float | None = None) -> Fig
             marker="o",
             markerfacecolor="white",
             linestyle="",
-            label="w.grad is None",
+            label=_("w.grad is None"),
         ),
-        Line2D([], [], color=CLEAR_COLOR, linestyle="--", label="a clear"),
+        # i18n: legend: the dashed line where the gradient was cleared
+        Line2D([], [], color=CLEAR_COLOR, linestyle="--", label=_("a clear")),
         Line2D([], [], color=WEIGHT_COLOR, marker="o", markersize=4, label="w"),
     ]
     fig.legend(handles=handles, loc="outside upper center", ncol=5, fontsize=8, frameon=False)
@@ -356,7 +378,7 @@ def _draw_weight_panel(ax, history, optimum) -> None:
         ax.text(
             0.01,
             optimum,
-            f"best w = {format_value(optimum)}",
+            _("best w = {weight}").format(weight=format_value(optimum)),
             transform=blended_transform_factory(ax.transAxes, ax.transData),
             ha="left",
             va="bottom",
