@@ -13,6 +13,10 @@ The state checks the current step after every action, so the tour moves on by it
 controls work the same whether the tour is running, skipped or finished.
 
 No widget or plotting code lives here, so the state can be driven and tested from plain Python.
+
+Language: :data:`GUIDE_STEPS` and the functions' labels are English msgids, translated when a state is
+built (the guide) or read (``label``), never at import.  The guide's last step quotes the button
+"backward() again without clearing" through ``{again}``, filled with that button's translated label.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from dataclasses import dataclass
 import torch
 
 from gradlessons.formatting import format_value
-from gradlessons.guide import Guide, GuideStep
+from gradlessons.guide import Guide, GuideStep, localized
+from gradlessons.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,11 @@ FUNCTIONS: dict[str, Function] = {
     "sin": Function("sin x", torch.sin),
     "cubic": Function("x³ − 2x", lambda t: t**3 - 2 * t),
     "gauss": Function("exp(−x²)", lambda t: torch.exp(-(t**2))),
-    "relu_ish": Function("ReLU-ish: max(0, x) + 0.2·x", lambda t: torch.relu(t) + 0.2 * t),
+    # i18n: a menu entry: a function shaped like ReLU (a kink at 0)
+    "relu_ish": Function(N_("ReLU-ish: max(0, x) + 0.2·x"), lambda t: torch.relu(t) + 0.2 * t),
 }
+# i18n: the button that runs backward() once more on the same point, without clearing .grad
+AGAIN = N_("backward() again without clearing")
 
 X_RANGE = (-2.5, 2.5)
 DEFAULT_FUNCTION = "square"
@@ -51,65 +59,74 @@ AT_ZERO = 1e-9  # a point this close to 0 is taken as 0.0 (a slider's float step
 
 
 def _flat_parabola(state: TangentExplorerState) -> str:
-    return (
-        f"At x = 0, backward() gives slope {format_value(state.true_slope)}: the bottom of the parabola, "
+    return _(
+        "At x = 0, backward() gives slope {slope}: the bottom of the parabola, "
         "where 2x = 0. Each position of the slider built a fresh t and ran one real backward()."
-    )
+    ).format(slope=format_value(state.true_slope))
 
 
 def _flat_cubic(state: TangentExplorerState) -> str:
-    return (
-        f"At x = {state.x:.2f}, backward() gives slope {format_value(round(state.true_slope, 4))}: near one of "
+    return _(
+        "At x = {x}, backward() gives slope {slope}: near one of "
         "the two flat points x = ±0.82, where 3x² − 2 = 0. The explorer has no formula for the slope: "
         "backward() found it."
-    )
+    ).format(x=f"{state.x:.2f}", slope=format_value(round(state.true_slope, 4)))
 
 
 def _kink(state: TangentExplorerState) -> str:
-    return (
+    return _(
         "Left of 0 the slope is 0.2, right of it 1.2. Exactly at the kink, backward() gives "
-        f"{format_value(state.true_slope)} (PyTorch takes ReLU's slope at 0 to be 0), while the finite "
-        f"difference straddles the kink and averages the two sides: {state.finite_difference_slope():.4f}."
-    )
+        "{slope} (PyTorch takes ReLU's slope at 0 to be 0), while the finite "
+        "difference straddles the kink and averages the two sides: {finite}."
+    ).format(slope=format_value(state.true_slope), finite=f"{state.finite_difference_slope():.4f}")
 
 
 def _accumulated(state: TangentExplorerState) -> str:
-    return (
-        f"t.grad now holds {format_value(state.held_slope)} = {state.backward_calls} × the slope "
-        f"{format_value(state.true_slope)}: each backward() adds to .grad, {state.wrong_tangent_words()}. "
+    # i18n: {tangent} is a clause about the red dashed tangent ("so the red dashed tangent is wrong")
+    return _(
+        "t.grad now holds {held} = {calls} × the slope "
+        "{slope}: each backward() adds to .grad, {tangent}. "
         "Lesson 3 is about clearing .grad."
+    ).format(
+        held=format_value(state.held_slope),
+        calls=state.backward_calls,
+        slope=format_value(state.true_slope),
+        tangent=state.wrong_tangent_words(),
     )
 
 
 #: The tour of the tangent explorer: a flat tangent, a flat point found by autograd alone, a kink,
-#: and gradients that pile up.
+#: and gradients that pile up (English msgids: a state translates them when it is built).
 GUIDE_STEPS: list[GuideStep] = [
     GuideStep(
-        "With f(x) = x², move the x slider (or type a number into its box) until the green tangent is flat (slope 0).",
+        N_(
+            "With f(x) = x², move the x slider (or type a number into its box) until the green tangent "
+            "is flat (slope 0)."
+        ),
         lambda s: s.function == "square" and s.x == 0.0,
         _flat_parabola,
-        asks="choose f(x) = x² and move x until the tangent is flat",
+        asks=N_("choose f(x) = x² and move x until the tangent is flat"),
         actions=("function", "x", "point"),
     ),
     GuideStep(
-        "Choose x³ − 2x in the menu, then move x until its tangent is nearly flat (slope between −0.2 and 0.2).",
+        N_("Choose x³ − 2x in the menu, then move x until its tangent is nearly flat (slope between −0.2 and 0.2)."),
         lambda s: s.function == "cubic" and abs(s.true_slope) < 0.2,
         _flat_cubic,
-        asks="choose x³ − 2x and move x until its tangent is nearly flat",
+        asks=N_("choose x³ − 2x and move x until its tangent is nearly flat"),
         actions=("function", "x", "point"),
     ),
     GuideStep(
-        "Choose the ReLU-ish function and move x across 0 (watch the slope jump), then stop exactly at x = 0.",
+        N_("Choose the ReLU-ish function and move x across 0 (watch the slope jump), then stop exactly at x = 0."),
         lambda s: s.function == "relu_ish" and s.x == 0.0,
         _kink,
-        asks="choose the ReLU-ish function and move x to exactly 0",
+        asks=N_("choose the ReLU-ish function and move x to exactly 0"),
         actions=("function", "x", "point"),
     ),
     GuideStep(
-        "Click “backward() again without clearing” three times, and watch t.grad and the red tangent.",
+        N_("Click “{again}” three times, and watch t.grad and the red tangent."),
         lambda s: s.backward_calls >= 4,
         _accumulated,
-        asks="click “backward() again without clearing” three times",
+        asks=N_("click “{again}” three times"),
         actions=("backward_again",),
     ),
 ]
@@ -134,7 +151,7 @@ class TangentExplorerState:
         self.grad_history: list[float] = []
         self._build(function, x)
         # Made after the first point, so that a state created at a step's goal does not count as done.
-        self.guide = Guide(GUIDE_STEPS)
+        self.guide = Guide(localized(GUIDE_STEPS, again=_(AGAIN)))
 
     # ---------------------------------------------------------------- actions
 
@@ -170,10 +187,14 @@ class TangentExplorerState:
 
     def _build(self, function: str, x: float) -> None:
         if function not in FUNCTIONS:
-            raise ValueError(f"unknown function {function!r}; choose from {', '.join(FUNCTIONS)}")
+            raise ValueError(
+                _("unknown function {name}; choose from {names}").format(
+                    name=repr(function), names=", ".join(FUNCTIONS)
+                )
+            )
         low, high = X_RANGE
         if not low <= float(x) <= high:
-            raise ValueError(f"x must lie in [{low}, {high}], got {x}")
+            raise ValueError(_("x must lie in [{low}, {high}], got {x}").format(low=low, high=high, x=x))
         self.function, self.x = function, 0.0 if abs(float(x)) < AT_ZERO else float(x)
         # A brand-new leaf: its .grad is None until the backward() below.
         self.t = torch.tensor(self.x, dtype=torch.float64, requires_grad=True)
@@ -193,7 +214,8 @@ class TangentExplorerState:
 
     @property
     def label(self) -> str:
-        return FUNCTIONS[self.function].label
+        """The function's label in today's language."""
+        return _(FUNCTIONS[self.function].label)
 
     @property
     def backward_calls(self) -> int:
@@ -238,22 +260,23 @@ class TangentExplorerState:
         """What the red dashed tangent (drawn with the slope t.grad holds) shows, true of the picture:
         where the slope is 0, any multiple of it is 0 too, and the red line lies on the green one."""
         if self.held_slope == self.true_slope:
-            return (
-                f"but {self.backward_calls} × 0 is still 0, so here the red dashed tangent lies on the green "
+            return _(
+                "but {calls} × 0 is still 0, so here the red dashed tangent lies on the green "
                 "one (at another x it would be wrong)"
-            )
-        return "so the red dashed tangent is wrong"
+            ).format(calls=self.backward_calls)
+        return _("so the red dashed tangent is wrong")
 
     def summary(self) -> str:
         """One or two sentences about what t.grad holds, built from the real numbers."""
         true, held = self.true_slope, self.held_slope
-        text = (
-            f"f(x) = {self.label} at x = {format_value(round(self.x, 4))}: backward() gives slope "
-            f"{format_value(true)}; finite difference: {self.finite_difference_slope():.4f}."
+        text = _("f(x) = {function} at x = {x}: backward() gives slope {slope}; finite difference: {finite}.").format(
+            function=self.label,
+            x=format_value(round(self.x, 4)),
+            slope=format_value(true),
+            finite=f"{self.finite_difference_slope():.4f}",
         )
         if self.backward_calls > 1:
-            text += (
-                f" After {self.backward_calls} backward() calls without clearing, t.grad holds "
-                f"{format_value(held)} = {self.backward_calls} × the slope, {self.wrong_tangent_words()}."
-            )
+            text += " " + _(
+                "After {calls} backward() calls without clearing, t.grad holds {held} = {calls} × the slope, {tangent}."
+            ).format(calls=self.backward_calls, held=format_value(held), tangent=self.wrong_tangent_words())
         return text

@@ -10,6 +10,9 @@ tangent drawn with the slope ``.grad`` now holds).
 Like the lesson 3 explorer (see ``gradlessons/gradient_explorer/view.py``), it uses only core widgets
 present in ipywidgets 7.7 and 8, draws a ``matplotlib.figure.Figure`` without pyplot, and puts
 the PNG into an ``Output`` widget's ``outputs`` so it works without a live kernel.
+
+Every label, tooltip and figure text is translated when the view is built or the figure drawn
+(:func:`labels` gives the buttons' texts in today's language).
 """
 
 from __future__ import annotations
@@ -22,12 +25,27 @@ from matplotlib.figure import Figure
 from gradlessons.figures import DPI, show_figure
 from gradlessons.formatting import format_value
 from gradlessons.guide_view import beside_the_figure, guide_controls
-from gradlessons.tangent_explorer.state import FUNCTIONS, X_RANGE, TangentExplorerState
+from gradlessons.guide_view import labels as guide_labels
+from gradlessons.i18n import N_, _
+from gradlessons.tangent_explorer.state import AGAIN, FUNCTIONS, X_RANGE, TangentExplorerState
 
 FIGSIZE = (6.0, 4.0)  # beside the guide, in a 1366×768 window with JupyterLab's file browser open
 CURVE_COLOR = "#1f77b4"
 TANGENT_COLOR = "#2ca02c"
 WRONG_COLOR = "#d62728"
+# i18n: a button: back to the explorer's first function and point
+RESET = N_("reset")
+
+
+def labels() -> dict[str, str]:
+    """The buttons' texts in today's language: ``"again"``, ``"reset"``, then the guide's ``"skip"``
+    and ``"restart"``; ``"functions"`` maps each function's key to its menu entry."""
+    return {"again": _(AGAIN), "reset": _(RESET), **guide_labels()}
+
+
+def function_labels() -> dict[str, str]:
+    """The function menu's entries in today's language: key -> label."""
+    return {key: _(fn.label) for key, fn in FUNCTIONS.items()}
 
 
 class TangentExplorer:
@@ -50,7 +68,7 @@ class TangentExplorer:
         self.state = state if state is not None else TangentExplorerState()
         self._syncing = False
         self.function_menu = widgets.Dropdown(
-            options=[(fn.label, key) for key, fn in FUNCTIONS.items()],
+            options=[(label, key) for key, label in function_labels().items()],
             value=self.state.function,
             description="f(x) =",
         )
@@ -64,21 +82,24 @@ class TangentExplorer:
             readout_format=".2f",
             layout=widgets.Layout(width="420px"),  # the default is too short to move x finely
         )
+        label = labels()
         self.again_button = widgets.Button(
-            description="backward() again without clearing",
-            tooltip="y = f(t); y.backward() once more on the same t, without clearing t.grad",
+            description=label["again"],
+            tooltip=_("y = f(t); y.backward() once more on the same t, without clearing t.grad"),
             button_style="warning",
             layout=widgets.Layout(width="auto"),
         )
         self.reset_button = widgets.Button(
-            description="reset", tooltip="Back to f(x) = x², x = 1, fresh t.grad", layout=widgets.Layout(width="auto")
+            description=label["reset"],
+            tooltip=_("Back to f(x) = x², x = 1, fresh t.grad"),
+            layout=widgets.Layout(width="auto"),
         )
         self.status = widgets.HTML(layout=widgets.Layout(margin="4px 0px"))
         self.status.add_class("explorer-status")  # lets a page (and the browser tests) find the status
         self.guide_controls = guide_controls(
             lambda: self._act(self.state.skip_guide_step),
             lambda: self._reset(self.state.restart_guide),
-            "Back to step 1, with f(x) = x² at x = 1",
+            _("Back to step 1, with f(x) = x² at x = 1"),
         )
         self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.guide.add_class("tangent-guide")  # lets a page (and the browser test) find this explorer's guide
@@ -91,7 +112,7 @@ class TangentExplorer:
 
         self.widget = widgets.VBox(
             [
-                widgets.HTML("<b>Lesson 2 &middot; the slope from <code>backward()</code></b>"),
+                widgets.HTML(_("<b>Lesson 2 &middot; the slope from <code>backward()</code></b>")),
                 widgets.HBox([self.function_menu, self.x_slider]),
                 widgets.HBox([self.again_button, self.reset_button]),
                 self.status,
@@ -141,10 +162,10 @@ class TangentExplorer:
     def _status_html(self) -> str:
         s = self.state
         parts = [
-            f"slope from <code>backward()</code>: <b>{format_value(s.true_slope)}</b>",
-            f"finite difference: <b>{s.finite_difference_slope():.4f}</b>",
-            f"<code>t.grad</code> now: <b>{format_value(s.held_slope)}</b>",
-            f"backward() calls: <b>{s.backward_calls}</b>",
+            _("slope from <code>backward()</code>: <b>{slope}</b>").format(slope=format_value(s.true_slope)),
+            _("finite difference: <b>{slope}</b>").format(slope=f"{s.finite_difference_slope():.4f}"),
+            _("<code>t.grad</code> now: <b>{grad}</b>").format(grad=format_value(s.held_slope)),
+            _("backward() calls: <b>{count}</b>").format(count=s.backward_calls),
         ]
         return (
             "<div style='line-height:1.6'>"
@@ -153,7 +174,7 @@ class TangentExplorer:
         )
 
     def _show_figure(self, fig: Figure) -> None:
-        show_figure(self.plot_output, fig, "tangent explorer figure")
+        show_figure(self.plot_output, fig, _("tangent explorer figure"))
 
 
 def draw_tangent(state: TangentExplorerState) -> Figure:
@@ -164,7 +185,13 @@ def draw_tangent(state: TangentExplorerState) -> Figure:
     xs, ys = state.curve()
     ax.plot(xs, ys, color=CURVE_COLOR, linewidth=2, label=f"f(x) = {state.label}")
     tx, ty = state.tangent(state.true_slope)
-    ax.plot(tx, ty, color=TANGENT_COLOR, linewidth=2, label=f"tangent, slope {format_value(state.true_slope)}")
+    ax.plot(
+        tx,
+        ty,
+        color=TANGENT_COLOR,
+        linewidth=2,
+        label=_("tangent, slope {slope}").format(slope=format_value(state.true_slope)),
+    )
     if state.backward_calls > 1:
         wx, wy = state.tangent(state.held_slope)
         ax.plot(
@@ -173,7 +200,9 @@ def draw_tangent(state: TangentExplorerState) -> Figure:
             color=WRONG_COLOR,
             linestyle="--",
             linewidth=2,
-            label=f"slope from t.grad after {state.backward_calls} calls: {format_value(state.held_slope)}",
+            label=_("slope from t.grad after {calls} calls: {slope}").format(
+                calls=state.backward_calls, slope=format_value(state.held_slope)
+            ),
         )
     ax.plot([state.x], [state.value], "o", color="black", zorder=5)
     ax.annotate(
@@ -194,5 +223,7 @@ def draw_tangent(state: TangentExplorerState) -> Figure:
     ax.set_ylabel("f(x)")
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize=8)
-    ax.set_title(f"f(x) = {state.label}: tangent at x = {state.x:.2f}", fontsize=10)
+    ax.set_title(
+        _("f(x) = {function}: tangent at x = {x}").format(function=state.label, x=f"{state.x:.2f}"), fontsize=10
+    )
     return fig
