@@ -41,6 +41,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time as clock
 import venv
 from urllib.parse import quote
 
@@ -414,9 +415,34 @@ def settings(text: str | None = None) -> dict:
     return found
 
 
+# The editions beside English: a lesson's edition is an nbgrader assignment of its own, `<lesson><suffix>`,
+# whose source `sync` builds from the English source and the catalogue locale/<lang>/LC_MESSAGES/<lesson>.po.
+EDITIONS = {"pt_BR": "_pt_br"}
+ENGLISH = "en"
+
+
 def assignments() -> list[str]:
+    """Every assignment with a source notebook: the English lessons and their editions."""
     source = os.path.join(ROOT, "notebooks")
     return sorted(a for a in os.listdir(source) if os.path.isfile(os.path.join(source, a, f"{a}.ipynb")))
+
+
+def edition_of(assignment: str) -> tuple[str, str]:
+    """(the English lesson, the language) of an assignment id: ``lesson3_zeroing_grad_pt_br`` ->
+    (``lesson3_zeroing_grad``, ``pt_BR``)."""
+    for lang, suffix in EDITIONS.items():
+        if assignment.endswith(suffix):
+            return assignment[: -len(suffix)], lang
+    return assignment, ENGLISH
+
+
+def lessons() -> list[str]:
+    """The English lessons: the one source every edition is built from."""
+    return [a for a in assignments() if edition_of(a)[1] == ENGLISH]
+
+
+def edition(lesson: str, lang: str) -> str:
+    return lesson if lang == ENGLISH else lesson + EDITIONS[lang]
 
 
 def install_spec(repository: str, branch: str) -> str:
@@ -450,7 +476,8 @@ def release_path(assignment: str) -> str:
     return f"release/{assignment}/{assignment}.ipynb"
 
 
-def badges_markdown(repository: str, branch: str, assignment: str) -> str:
+def badges_markdown(repository: str, branch: str, assignment: str, tr=None) -> str:
+    tr = tr or _english()
     path = release_path(assignment)
     badges = []
     if url := colab_url(repository, branch, path):
@@ -458,20 +485,31 @@ def badges_markdown(repository: str, branch: str, assignment: str) -> str:
     if url := binder_url(repository, branch, path):
         badges.append(f"[![Launch Binder]({BINDER_BADGE})]({url})")
     if not badges:
-        return f"*This copy of the course comes from `{repository}`, which has no public page to open it from.*"
+        return tr.gettext("*This copy of the course comes from `{repository}`, which has no public page to open it "
+                          "from.*").format(repository=repository)
     return " ".join(badges)
 
 
-def install_cell_source(repository: str, branch: str) -> str:
-    return (
-        "# Colab, or any Python without this course: install the course's helper packages first.\n"
-        "# Everywhere else (JupyterLab from the course, Binder, the graders) this cell does nothing.\n"
+def install_cell_source(repository: str, branch: str, lang: str = ENGLISH, tr=None) -> str:
+    """The install cell; an edition's also sets the language of the self-check and the explorers."""
+    tr = tr or _english()
+    source = (
+        "# " + tr.gettext("Colab, or any Python without this course: install the course's helper packages first.") + "\n"
+        "# " + tr.gettext("Everywhere else (JupyterLab from the course, Binder, the graders) this cell does nothing.")
+        + "\n"
         "import importlib\n"
         "import importlib.util\n"
         "\n"
         'if importlib.util.find_spec("gradlessons") is None or importlib.util.find_spec("autograder") is None:\n'
         f'    %pip install --quiet "{install_spec(repository, branch)}"\n'
         "    importlib.invalidate_caches()"
+    )
+    if lang == ENGLISH:
+        return source
+    return source + (
+        "\n\n# " + tr.gettext("The checks and the explorers of this lesson speak its language.") + "\n"
+        "from autograder.i18n import use_language\n\n"
+        f"use_language({lang!r})"
     )
 
 
@@ -487,23 +525,34 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
+GENERATED_NOTICE = ("<!-- Made by `python3 course.py sync` from notebooks/{lesson}/{lesson}.ipynb and "
+                    "locale/{lang}/LC_MESSAGES/{lesson}.po: edit those, never this notebook. -->\n")  # fmt: skip
+
+
 def synced_notebook(nb: dict, repository: str, branch: str, assignment: str, time: dict | None = None) -> dict:
     """The source notebook with its badge cell first and its install cell right after the title, then
-    its time cell (made from ``time``, the lesson's account; without it, the time cell stays as it is)."""
+    its time cell (made from ``time``, the lesson's account; without it, the time cell stays as it is).
+    An edition's cells are in its language, and its badge cell says where it is made from."""
+    import course_i18n
+
+    lesson, lang = edition_of(assignment)
+    tr = course_i18n.course_translation(lang) if lang != ENGLISH else _english()
     handed_out = ("badges", "install") if time is None else ("badges", "install", TIME_CELL)
     cells = [c for c in nb["cells"] if c.get("id") not in handed_out]
-    badges = _locked_cell("markdown", "badges", badges_markdown(repository, branch, assignment))
-    install = _locked_cell("code", "install", install_cell_source(repository, branch))
+    notice = "" if lang == ENGLISH else GENERATED_NOTICE.format(lesson=lesson, lang=lang)
+    badges = _locked_cell("markdown", "badges", notice + badges_markdown(repository, branch, assignment, tr))
+    install = _locked_cell("code", "install", install_cell_source(repository, branch, lang, tr))
     for cell in (badges, install):
         cell["source"] = _lines(cell["source"])
-    told = [] if time is None else [time_cell(nb, time)]
+    told = [] if time is None else [time_cell(nb, time, lang)]
     return {**nb, "cells": [badges, cells[0], install, *told, *cells[1:]]}
 
 
 def readme_block(repository: str, branch: str) -> str:
-    rows = ["| lesson | open it |", "| --- | --- |"]
-    for assignment in assignments():
-        rows.append(f"| `{assignment}` | {badges_markdown(repository, branch, assignment)} |")
+    rows = ["| lesson | open it | em português |", "| --- | --- | --- |"]
+    for lesson in lessons():
+        editions = [badges_markdown(repository, branch, edition(lesson, lang)) for lang in EDITIONS]
+        rows.append(f"| `{lesson}` | {badges_markdown(repository, branch, lesson)} | {' '.join(editions)} |")
     return "\n".join([README_START, *rows, README_END])
 
 
@@ -540,9 +589,9 @@ def _sections(nb: dict) -> dict[str, list[dict]]:
         heading = "".join(cell["source"]).lstrip() if cell["cell_type"] == "markdown" else ""
         if heading.startswith("## "):
             title = heading[3:].split("\n", 1)[0].strip().lower()
-            if re.match(r"(\d+\.\s*)?exercises\b", title):
+            if re.match(r"(\d+\.\s*)?(exercises|exercícios)\b", title):
                 part = "exercises"
-            elif re.match(r"(\d+\.\s*)?going deeper\b", title):
+            elif re.match(r"(\d+\.\s*)?(going deeper|para ir além)\b", title):
                 part = "deeper"
         parts[part].append(cell)
     return parts
@@ -616,7 +665,7 @@ def _joined_streams(outputs: list[dict]) -> list[dict]:
 
 
 def _question(cell: dict) -> bool:
-    return cell["cell_type"] == "markdown" and re.match(r"\s*\*\*Question\b", "".join(cell["source"])) is not None
+    return cell["cell_type"] == "markdown" and re.match(r"\s*\*\*(Question|Pergunta)\b", "".join(cell["source"])) is not None
 
 
 def account(
@@ -692,49 +741,76 @@ def lesson_time(assignment: str, executed: dict, guides: dict[str, list[str]]) -
     return told
 
 
-def _sections_named(nb: dict) -> str:
+def _sections_named(nb: dict, tr=None) -> str:
     """'sections 1–9' for the numbered headings of the core path."""
+    tr = tr or _english()
     numbers = [int(m) for c in _sections(nb)["core"] if c["cell_type"] == "markdown"
                for m in re.findall(r"^## (\d+)\.", "".join(c["source"]), re.M)]  # fmt: skip
     if len(numbers) < 2:
-        return "the core path"
-    return f"the core path (sections {min(numbers)}–{max(numbers)})"
+        return tr.gettext("the core path")
+    return tr.gettext("the core path (sections {first}–{last})").format(first=min(numbers), last=max(numbers))
 
 
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+def _english():
+    import gettext
+
+    return gettext.NullTranslations()
 
 
-def time_text(nb: dict, time: dict) -> str:
-    """The lesson's `time` cell: the minutes of each part and what the core path's minutes count."""
+def number(n: int, lang: str = ENGLISH) -> str:
+    """``n`` with the thousands separator a reader of ``lang`` expects (1,938 / 1.938)."""
+    return f"{n:,}" if lang == ENGLISH else f"{n:,}".replace(",", ".")
+
+
+def _counted(tr, lang: str, singular: str, plural: str, n: int) -> str:
+    return tr.ngettext(singular, plural, n).format(n=number(n, lang))
+
+
+def time_text(nb: dict, time: dict, lang: str = ENGLISH) -> str:
+    """The lesson's `time` cell: the minutes of each part and what the core path's minutes count, in
+    ``lang`` (its sentences come from locale/<lang>/LC_MESSAGES/course.po)."""
+    import course_i18n
+
+    tr = course_i18n.course_translation(lang)
     core, exercises, deeper = time["core"], time["exercises"], time["deeper"]
+
+    def say(singular: str, plural: str, n: int) -> str:
+        return _counted(tr, lang, singular, plural, n)
+
     counted = [
-        f"reading {_plural(core['words'], 'word')} of text",
-        f"reading and running {_plural(core['code_cells'], 'code cell')} ({_plural(core['code_lines'], 'line')})",
-        f"reading {_plural(core['output_lines'], 'printed line')}"
-        + (f" and looking at {_plural(core['figures'], 'figure')}" if core["figures"] else ""),
+        say("reading {n} word of text", "reading {n} words of text", core["words"]),
+        tr.gettext("reading and running {cells} ({lines})").format(
+            cells=say("{n} code cell", "{n} code cells", core["code_cells"]),
+            lines=say("{n} line", "{n} lines", core["code_lines"]),
+        ),
+        say("reading {n} printed line", "reading {n} printed lines", core["output_lines"])
+        + (say(" and looking at {n} figure", " and looking at {n} figures", core["figures"]) if core["figures"] else ""),
     ]
     if core["questions"]:
-        counted.append(f"thinking about {_plural(core['questions'], 'quick-check question')} and reading their answers")
+        counted.append(say("thinking about {n} quick-check question and reading its answer",
+                           "thinking about {n} quick-check questions and reading their answers", core["questions"]))  # fmt: skip
     if core["explorers"]:
-        counted.append(f"the explorer's {_plural(core['guide_steps'], 'guided step')}")
+        counted.append(say("the explorer's {n} guided step", "the explorer's {n} guided steps", core["guide_steps"]))
     exercises_cells = _sections(nb)["exercises"]
     solutions = sum(
         1 for c in exercises_cells if c["cell_type"] == "code" and "### BEGIN SOLUTION" in "".join(c["source"])
     )
     lines = [
-        f"**Time.** About **{_plural(core['minutes'], 'minute')}** for {_sections_named(nb)}, counted from what a "
-        f"beginner does in it: {'; '.join(counted)}.",
-        f"The exercises: about {_plural(exercises['minutes'], 'minute')} to read and run, plus the time you take to "
-        f"write {_plural(solutions, 'function')}.",
+        tr.gettext("**Time.** About **{minutes}** for {part}, counted from what a beginner does in it: {counted}.").format(
+            minutes=say("{n} minute", "{n} minutes", core["minutes"]), part=_sections_named(nb, tr),
+            counted="; ".join(counted)),  # fmt: skip
+        tr.gettext("The exercises: about {minutes} to read and run, plus the time you take to write {functions}.").format(
+            minutes=say("{n} minute", "{n} minutes", exercises["minutes"]),
+            functions=say("{n} function", "{n} functions", solutions)),  # fmt: skip
     ]
     if deeper["minutes"]:
-        lines[-1] += f" *Going deeper* (optional): about {_plural(deeper['minutes'], 'minute')}."
+        lines[-1] += tr.gettext(" *Going deeper* (optional): about {minutes}.").format(
+            minutes=say("{n} minute", "{n} minutes", deeper["minutes"]))  # fmt: skip
     return "\n".join(lines)
 
 
-def time_cell(nb: dict, time: dict) -> dict:
-    cell = _locked_cell("markdown", TIME_CELL, time_text(nb, time))
+def time_cell(nb: dict, time: dict, lang: str = ENGLISH) -> dict:
+    cell = _locked_cell("markdown", TIME_CELL, time_text(nb, time, lang))
     cell["source"] = _lines(cell["source"])
     return cell
 
@@ -763,6 +839,8 @@ for output in shown:
     for key in output.get("data", {}):
         if key.startswith("image/"):
             output["data"][key] = ""  # counted, not needed: the account only counts figures
+from autograder.i18n import use_language
+use_language(nb.metadata.get("autograd_course", {}).get("language", "en"))
 json.dump({"executed": nb, "guides": course.explorer_guides(nb)}, sys.stdout)
 """
 
@@ -864,6 +942,14 @@ def sync(extra: list[str]) -> int:
     if not CODES.search(codes_text):
         sys.exit(f"course.py: {CODES_DOC} has no code table block (a line `<!-- codes: EXERCISE ... -->` ... "
                  "`<!-- /codes -->`).")  # fmt: skip
+    import course_i18n
+
+    if importlib.util.find_spec("babel") is None:  # the catalogues need Babel: the course's Python has it
+        return subprocess.call([course_python(), os.path.abspath(__file__), "sync", *extra])
+    started = clock.monotonic()
+    changed = course_i18n.update_catalogues([*lessons(), "course", *course_i18n.PACKAGES])
+    write_editions()
+    course_i18n.compile_packages()
     times = {}
     for assignment in assignments():
         path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
@@ -892,7 +978,28 @@ def sync(extra: list[str]) -> int:
             return done.returncode
     print(f"course.py: {len(assignments())} lessons and README.md now point at the student edition in {repository} "
           f"({branch}): build it with `python3 course.py student-edition` and push it there.")  # fmt: skip
+    for path in changed:
+        print(f"course.py: {os.path.relpath(path, ROOT)} follows the English now: translate what it marks.")
+    print(f"course.py: sync took {clock.monotonic() - started:.0f} s.")
     return 0
+
+
+def write_editions() -> list[str]:
+    """Each lesson's editions, built from its English source and the catalogue of their language."""
+    import course_i18n
+
+    written = []
+    for lesson in lessons():
+        with open(os.path.join(ROOT, "notebooks", lesson, f"{lesson}.ipynb"), encoding="utf-8") as f:
+            english = json.load(f)
+        for lang in EDITIONS:
+            catalog = course_i18n.read_catalog(course_i18n.po_path(lesson, lang), lang)
+            target = os.path.join(ROOT, "notebooks", edition(lesson, lang), f"{edition(lesson, lang)}.ipynb")
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(_dump(course_i18n.translated(english, catalog, lesson, lang)))
+            written.append(target)
+    return written
 
 
 # ---- the student edition: what students may have, and nothing else ----

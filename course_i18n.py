@@ -67,7 +67,7 @@ def _catalog(domain: str, lang: str | None):
 
 def _python_files(package: str, root: str = ROOT) -> Iterator[str]:
     for folder, dirs, files in os.walk(os.path.join(root, package)):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) or d == "_lesson3")
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) or d in ("_lesson3", "_lesson4"))
         for name in sorted(files):
             if name.endswith(".py"):
                 yield os.path.join(folder, name)
@@ -451,6 +451,8 @@ def _stable_header(text: bytes) -> bytes:
 
 
 def template_of(domain: str, root: str = ROOT):
+    if domain == "course":
+        return course_template(root)
     return lesson_template(domain, root) if domain in LESSONS else package_template(domain, root)
 
 
@@ -589,3 +591,51 @@ if __name__ == "__main__":
     lines = [line for domain in sys.argv[1:] for line in problems(domain)]
     print("\n".join(lines) or "complete")
     print(f"{len(lines)} problem(s)", file=sys.stderr)
+
+
+def course_translation(lang: str, root: str = ROOT):
+    """``course.po`` in ``lang`` as a ``gettext`` translation (English: none), for the text ``sync`` writes."""
+    import gettext
+
+    path = os.path.join(root, "locale", lang, "LC_MESSAGES", "course.po")
+    if lang == "en" or not os.path.exists(path):
+        return gettext.NullTranslations()
+    from babel.messages.mofile import write_mo as babel_write_mo
+
+    buffer = io.BytesIO()
+    babel_write_mo(buffer, read_catalog(path, lang), use_fuzzy=False)
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+def course_template(root: str = ROOT):
+    """The messages course.py marks (``tr.gettext``, ``tr.ngettext``): the lesson-length cell, the badges."""
+    from babel.messages.extract import extract
+
+    catalog = new_catalog("course")
+    keywords = {**PACKAGE_KEYWORDS, "say": (1, 2)}  # time_text's say(singular, plural, n)
+    with open(os.path.join(root, "course.py"), "rb") as file:
+        for line, message, comments, context in extract("python", file, keywords=keywords,
+                                                        comment_tags=("i18n:",)):  # fmt: skip
+            catalog.add(message, None, [("course.py", line)], auto_comments=comments, context=context)
+    return catalog
+
+
+def compiled(domain: str, lang: str, root: str = ROOT) -> bytes:
+    """The ``.mo`` bytes of a package catalogue (untranslated and fuzzy entries left out: English shows)."""
+    from babel.messages.mofile import write_mo as babel_write_mo
+
+    buffer = io.BytesIO()
+    babel_write_mo(buffer, read_catalog(po_path(domain, lang), lang), use_fuzzy=False)
+    return buffer.getvalue()
+
+
+def compile_packages(root: str = ROOT) -> list[str]:
+    """Compile each package's catalogue into ``<package>/_locale`` (package data, read at run time)."""
+    written = []
+    for package in PACKAGES:
+        for lang in LANGS:
+            if os.path.exists(po_path(package, lang)) and write_if_changed(mo_path(package, lang, root),
+                                                                           compiled(package, lang, root)):  # fmt: skip
+                written.append(mo_path(package, lang, root))
+    return written
