@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..i18n import pgettext
 from ._rng import seeded
 
 # --------------------------------------------------------------------------- graphs
@@ -38,7 +39,8 @@ class GraphScenario:
 
     @property
     def name(self) -> str:
-        return f"{self.graph} graph"
+        # i18n: a case of graph_ops; {graph} is the graph's name in code ("diamond", "chain"), kept
+        return pgettext("scenario", "{graph} graph").format(graph=self.graph)
 
 
 def build_graph(scenario: GraphScenario) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -108,7 +110,10 @@ class FreezeScenario:
 
     @property
     def name(self) -> str:
-        return f"{self.model} model, trainable={list(self.trainable)}, frozen before={list(self.frozen_at_start)}"
+        # i18n: a case of freeze_all_but; {model} is a name in code, trainable= the argument, kept
+        return pgettext("scenario", "{model} model, trainable={trainable}, frozen before={frozen}").format(
+            model=self.model, trainable=list(self.trainable), frozen=list(self.frozen_at_start)
+        )
 
 
 class Pretrained(nn.Module):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ..i18n import pgettext
 from ._lesson2 import MAX_EVALUATIONS, SCALAR_FUNCTIONS, recorded_call, returned
 
 NAME = "derivative"
@@ -25,7 +26,8 @@ class Point:
 
     @property
     def name(self) -> str:
-        return f"{self.function} at x={self.x:g}"
+        # i18n: a case of derivative: the function f (its name in code) and the point x
+        return pgettext("scenario", "{function} at x={x}").format(function=self.function, x=f"{self.x:g}")
 
 
 def suite(start: str = "all", seed: int = 0) -> list[Point]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..i18n import pgettext
 from ._lesson2 import FIELD_FUNCTIONS, recorded_call, returned
 
 NAME = "finite_difference_grad"
@@ -28,9 +29,19 @@ class Field:
     @property
     def name(self) -> str:
         """In words for the student: the function, x and eps of this call."""
-        eps = "eps left at its default" if self.eps is None else f"eps={self.eps:g}"
-        shape = "a 0-d x" if not self.shape else f"x of shape {tuple(self.shape)}"
-        return f"{FIELD_TEXT[self.function]}, {shape} ({self.dtype}), {eps}"
+        fields = {"f": FIELD_TEXT[self.function], "shape": tuple(self.shape), "dtype": self.dtype}
+        if self.eps is not None:
+            fields["eps"] = f"{self.eps:g}"
+        # One whole phrase per case: a 0-d x or a shaped one, eps given or left at its default.
+        if not self.shape and self.eps is None:
+            text = pgettext("scenario", "{f}, a 0-d x ({dtype}), eps left at its default")
+        elif not self.shape:
+            text = pgettext("scenario", "{f}, a 0-d x ({dtype}), eps={eps}")
+        elif self.eps is None:
+            text = pgettext("scenario", "{f}, x of shape {shape} ({dtype}), eps left at its default")
+        else:
+            text = pgettext("scenario", "{f}, x of shape {shape} ({dtype}), eps={eps}")
+        return text.format(**fields)
 
 
 FIELD_TEXT = {

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..i18n import N_, _, pgettext
 from ._lesson2 import recorded_call, returned
 from ._rng import seeded
 
@@ -29,13 +30,20 @@ class InputGradientScenario:
     @property
     def name(self) -> str:
         """In words for the student: which model, how many examples, which .grad before the call."""
-        grads = "stale gradients in the parameters" if self.dirty else "every parameter's .grad None"
-        model = {
-            "linear": "a linear model",
-            "tanh_mlp": "a small tanh network",
-            "sigmoid_net": "a small sigmoid network",
-        }
-        return f"{model.get(self.model, self.model)}, a batch of {self.batch}, {grads}"
+        model = _(MODEL_TEXT[self.model]) if self.model in MODEL_TEXT else self.model
+        if self.dirty:
+            text = pgettext("scenario", "{model}, a batch of {batch}, stale gradients in the parameters")
+        else:
+            text = pgettext("scenario", "{model}, a batch of {batch}, every parameter's .grad None")
+        return text.format(model=model, batch=self.batch)
+
+
+#: The models of the cases, in words (translated where a case is named).
+MODEL_TEXT = {
+    "linear": N_("a linear model"),
+    "tanh_mlp": N_("a small tanh network"),
+    "sigmoid_net": N_("a small sigmoid network"),
+}
 
 
 def suite(start: str = "all", seed: int = 0) -> list[InputGradientScenario]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..i18n import pgettext
 from . import type_name
 
 NAME = "make_trainable"
@@ -24,7 +25,8 @@ class InputScenario:
 
     @property
     def name(self) -> str:
-        return f"{self.kind} input"
+        # i18n: a case of make_trainable; {kind} is the input's name in code ("int_list"), kept
+        return pgettext("scenario", "{kind} input").format(kind=self.kind)
 
 
 def suite(start: str = "all", seed: int = 0) -> list[InputScenario]:

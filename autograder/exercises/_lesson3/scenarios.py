@@ -12,17 +12,19 @@ from dataclasses import dataclass, replace
 import torch
 from torch import nn
 
+from ...i18n import N_, _, pgettext
 from .._rng import seeded
 
 MODELS = ("linear", "mlp", "classifier", "two_layer_relu")
 OPTIMIZERS = ("sgd", "sgd_momentum", "adam")
+# In words for the student (marked here, translated where a case is named).
 DESCRIPTIONS = {
-    "linear": "a linear model with MSE loss",
-    "mlp": "a small tanh network with MSE loss",
-    "classifier": "a small classifier with cross-entropy loss",
-    "two_layer_relu": "a small leaky-ReLU network with L1 loss",
+    "linear": N_("a linear model with MSE loss"),
+    "mlp": N_("a small tanh network with MSE loss"),
+    "classifier": N_("a small classifier with cross-entropy loss"),
+    "two_layer_relu": N_("a small leaky-ReLU network with L1 loss"),
 }
-OPTIMIZER_NAMES = {"sgd": "SGD", "sgd_momentum": "SGD with momentum", "adam": "Adam"}
+OPTIMIZER_NAMES = {"sgd": N_("SGD"), "sgd_momentum": N_("SGD with momentum"), "adam": N_("Adam")}
 
 
 @dataclass(frozen=True)
@@ -42,15 +44,31 @@ class Scenario:
         """In words for the student: which model, loss, optimizer and start the check used."""
         if self.model == "params":  # manual_sgd_step: the tensors of exercises.manual_sgd_step.make_params
             dtype = str(params_dtype(self.seed)).replace("torch.", "")
-            return f"three {dtype} tensors, the last one's .grad None, lr={self.lr:g}"
-        start = (
-            "every .grad None at the start"
-            if self.start == "fresh"
-            else "stale gradients already in .grad before the first call"
-        )
-        accum = f", accum_steps={self.accum_steps}" if self.accum_steps > 1 else ""
-        model, optimizer = DESCRIPTIONS.get(self.model, self.model), OPTIMIZER_NAMES.get(self.optimizer, self.optimizer)
-        return f"{model}, {optimizer}, {start}{accum}"
+            text = pgettext("scenario", "three {dtype} tensors, the last one's .grad None, lr={lr}")
+            return text.format(dtype=dtype, lr=f"{self.lr:g}")
+        fresh = self.start == "fresh"
+        # One whole phrase per start, with accum_steps or without (train_step has none).
+        if self.accum_steps > 1:
+            text = (
+                pgettext("scenario", "{model}, {optimizer}, every .grad None at the start, accum_steps={accum_steps}")
+                if fresh
+                else pgettext(
+                    "scenario",
+                    "{model}, {optimizer}, stale gradients already in .grad before the first call, "
+                    "accum_steps={accum_steps}",
+                )
+            )
+        else:
+            text = (
+                pgettext("scenario", "{model}, {optimizer}, every .grad None at the start")
+                if fresh
+                else pgettext(
+                    "scenario", "{model}, {optimizer}, stale gradients already in .grad before the first call"
+                )
+            )
+        model = _(DESCRIPTIONS[self.model]) if self.model in DESCRIPTIONS else self.model
+        optimizer = _(OPTIMIZER_NAMES[self.optimizer]) if self.optimizer in OPTIMIZER_NAMES else self.optimizer
+        return text.format(model=model, optimizer=optimizer, accum_steps=self.accum_steps)
 
 
 @dataclass

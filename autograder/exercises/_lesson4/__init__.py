@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ...i18n import pgettext
 from .. import type_name
 from .._rng import seeded
 
@@ -37,8 +38,12 @@ class InferenceScenario:
 
     @property
     def name(self) -> str:
-        extra = ", forward raises" if self.raises else ""
-        return f"{self.kind} model, starts in {self.start} mode{extra}"
+        # i18n: a case of lesson 4; {kind} is classifier or regressor, {mode} train or eval (code's words, kept)
+        if self.raises:
+            text = pgettext("scenario", "{kind} model, starts in {mode} mode, forward raises")
+        else:
+            text = pgettext("scenario", "{kind} model, starts in {mode} mode")
+        return text.format(kind=self.kind, mode=self.start)
 
 
 class LessonModel(nn.Module):
