@@ -9,6 +9,11 @@ own address-space limit; a check that takes longer than ``Limits.judge_seconds``
 killed (a fresh one takes its place) and fails with a clear message, and the class goes on.
 
 The notebook's own self-check (a student's kernel, not a grade) judges in the kernel's process.
+
+Messages come in the caller's language (``autograder.i18n.language()``, which a worker process cannot
+see, so it travels in the request).  ``judge_in`` asks for several languages at once: the graded copy
+keeps the English message (the report reads it) and shows the learner's; the worker judges once per
+language, and the code and review of the first stand.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import tempfile
 import threading
 from multiprocessing.connection import Connection
 
+from ..i18n import ENGLISH, _, checked, language, speaking
 from ..sandbox.limits import DEFAULTS, Limits
 from ..verdict import Verdict
 
@@ -95,7 +101,7 @@ class JudgePool:
         self.idle: queue.Queue[_Worker | None] = queue.Queue()
         self.lock = threading.Lock()
         self.closed = False
-        for _ in range(max(1, size)):
+        for _place in range(max(1, size)):
             self.idle.put(None)  # a place for a worker, started on first use or by warm()
 
     def warm(self) -> None:
@@ -110,13 +116,25 @@ class JudgePool:
             self.idle.put(place or _Worker(self.limits))
 
     def judge(self, exercise: str, start: str, seed: int, records: list[bytes], ended: dict | None = None) -> Verdict:
+        """The verdict, its message in the caller's language."""
+        return self.judge_in((language(),), exercise, start, seed, records, ended)[0]
+
+    def judge_in(self, languages, exercise: str, start: str, seed: int, records: list[bytes],
+                 ended: dict | None = None) -> tuple[Verdict, dict[str, str]]:  # fmt: skip
+        """The verdict with its message in ``languages[0]``, and the message in each of ``languages``."""
+        languages = tuple(dict.fromkeys(checked(lang) or ENGLISH for lang in languages)) or (ENGLISH,)
         worker = self.idle.get()
         try:
             worker = self._ready(worker)
-            return self._ask(worker, exercise, start, seed, records, ended)
+            verdict, messages = self._ask(worker, exercise, start, seed, records, ended, languages)
+            return verdict, messages
         except _Lost as lost:
             worker = None
-            return Verdict(exercise, "error", lost.message, review=lost.review)
+            messages = {}
+            for lang in languages:
+                with speaking(lang):
+                    messages[lang] = lost.message()
+            return Verdict(exercise, "error", messages[languages[0]], review=lost.review), messages
         finally:
             self.idle.put(worker if worker is not None and worker.alive() else None)
 
@@ -126,29 +144,35 @@ class JudgePool:
         worker.wait_ready(STARTUP_SECONDS)
         return worker
 
-    def _ask(self, worker: _Worker, exercise, start, seed, records, ended) -> Verdict:
+    def _ask(self, worker: _Worker, exercise, start, seed, records, ended, languages) -> tuple[Verdict, dict]:
         header = {"exercise": exercise, "start": start, "seed": int(seed), "ended": ended,
-                  "limits": self.limits.as_dict(), "count": len(records)}  # fmt: skip
+                  "limits": self.limits.as_dict(), "count": len(records), "languages": list(languages)}  # fmt: skip
         try:
             worker.outbox.send_bytes(json.dumps(header).encode())
             for record in records:
                 worker.outbox.send_bytes(record)
             if not worker.inbox.poll(self.limits.judge_seconds):
                 worker.kill()
+                seconds = f"{self.limits.judge_seconds:g}"
                 raise _Lost(
-                    f"The grader could not judge the record of your run within {self.limits.judge_seconds:g} s.",
-                    f"judging took longer than {self.limits.judge_seconds:g} s",
+                    lambda: _("The grader could not judge the record of your run within {seconds} s.").format(
+                        seconds=seconds
+                    ),
+                    f"judging took longer than {seconds} s",
                 )
             answer = json.loads(worker.inbox.recv_bytes())
         except (EOFError, OSError, ValueError) as error:
             worker.kill()
             raise _Lost(
-                "The grader could not judge the record of your run: its judging process stopped.",
+                lambda: _("The grader could not judge the record of your run: its judging process stopped."),
                 f"the judging process stopped ({type(error).__name__})",
             ) from None
         if "error" in answer:
             raise KeyError(answer["error"])  # an unknown exercise: the caller's mistake
-        return Verdict(exercise, answer["code"], answer["message"], review=answer.get("review", ""))
+        messages = answer.get("messages") or {}
+        messages = {lang: str(messages.get(lang, answer["message"])) for lang in languages}
+        verdict = Verdict(exercise, answer["code"], messages[languages[0]], review=answer.get("review", ""))
+        return verdict, messages
 
     def close(self) -> None:
         with self.lock:
@@ -165,8 +189,10 @@ class JudgePool:
 
 
 class _Lost(Exception):
-    def __init__(self, message: str, review: str) -> None:
-        super().__init__(message)
+    """A check the worker could not judge: ``message()`` says so in the current language."""
+
+    def __init__(self, message, review: str) -> None:
+        super().__init__(review)
         self.message, self.review = message, review
 
 

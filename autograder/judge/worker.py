@@ -9,7 +9,8 @@ The wire, on the two descriptors named on the command line (``multiprocessing.co
 messages): the parent sends a JSON header (``exercise``, ``start``, ``seed``, ``ended``,
 ``limits``, ``count``) and then ``count`` records, one message each; the worker answers with one
 JSON object (``code``, ``message``, ``review``).  JSON both ways: neither side unpickles anything
-the other sends.
+the other sends.  The header may name ``languages``: the verdict is judged once in each (the code and
+review of the first stand) and the answer's ``messages`` holds the message in each.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def main(argv: list[str]) -> None:
 
     import torch
 
+    from ..i18n import ENGLISH, _, checked, speaking
     from ..sandbox.limits import Limits
     from . import judge_safely
 
@@ -38,17 +40,30 @@ def main(argv: list[str]) -> None:
             header = json.loads(inbox.recv_bytes())
         except EOFError:
             return  # the grader is done
-        records = [inbox.recv_bytes() for _ in range(int(header["count"]))]
+        records = [inbox.recv_bytes() for _record in range(int(header["count"]))]
+        languages = [checked(lang) or ENGLISH for lang in header.get("languages") or [ENGLISH]]
         try:
             limits = Limits(**header["limits"])
-            verdict = judge_safely(header["exercise"], header["start"], int(header["seed"]), records,
-                                   header.get("ended"), limits)  # fmt: skip
-            answer = {"code": verdict.code, "message": verdict.message, "review": verdict.review}
+            messages = {}
+            for lang in languages:
+                with speaking(lang):
+                    verdict_in = judge_safely(header["exercise"], header["start"], int(header["seed"]), records,
+                                              header.get("ended"), limits)  # fmt: skip
+                messages[lang] = verdict_in.message
+                if lang == languages[0]:
+                    verdict = verdict_in
+            answer = {"code": verdict.code, "message": verdict.message, "review": verdict.review,
+                      "messages": messages}  # fmt: skip
         except MemoryError:
+            messages = {}
+            for lang in languages:
+                with speaking(lang):
+                    messages[lang] = _("The grader could not judge the record of your run: judging it needed "
+                                       "more memory than a check may use.")  # fmt: skip
             answer = {
                 "code": "error",
-                "message": "The grader could not judge the record of your run: judging it needed more memory "
-                "than a check may use.",
+                "message": messages[languages[0]],
+                "messages": messages,
                 "review": "the judge ran out of memory on this record",
             }
         except KeyError as error:
