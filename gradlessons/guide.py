@@ -55,11 +55,20 @@ def localized(steps: Sequence[GuideStep], **labels: str) -> list[GuideStep]:
     """``steps`` with their prompt, ``asks`` and fixed look translated (a look that is a function
     translates itself when called).  ``labels`` fill the ``{placeholders}`` with which a text quotes
     a control (already translated), so the text names the button as the button reads."""
+    return _rewritten(steps, _, labels)
 
+
+def filled(steps: Sequence[GuideStep], **labels: str) -> tuple[GuideStep, ...]:
+    """``steps`` in English with their ``{placeholders}`` filled by ``labels``: the text an English
+    explorer shows, for a module-level table tests read (an explorer uses :func:`localized`)."""
+    return tuple(_rewritten(steps, str, labels))
+
+
+def _rewritten(steps: Sequence[GuideStep], say_text: Callable[[str], str], labels: dict) -> list[GuideStep]:
     def say(text: str) -> str:
         if not text:
             return text
-        return _(text).format(**labels) if labels else _(text)
+        return say_text(text).format(**labels) if labels else say_text(text)
 
     return [
         replace(

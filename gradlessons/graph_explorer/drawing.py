@@ -16,6 +16,8 @@ Every box says what it is: a grey box (an input without grad, ``None`` in ``next
 named after the tensor it was, when ``read_graph`` can tell (see ``_grey_input`` there), else "an
 input (no grad)". Each layer is drawn in argument order, first argument on the left
 (``Node.order``), so the inputs keep their sides as the graph grows step by step.
+
+Every word (title, legend, alt text, a grey box's label) is translated when the figure is drawn.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from matplotlib.patches import Patch
 
 from gradlessons.figures import show_figure
 from gradlessons.graph_explorer.state import Graph, Node, read_graph
+from gradlessons.i18n import N_, _
 
 FIGSIZE = (7.5, 4.6)  # the explorer's figure: one size, so the widget does not jump around
 
@@ -38,9 +41,9 @@ STYLES = {
     "constant": {"boxstyle": "square,pad=0.4", "facecolor": "#eeeeee", "edgecolor": "#888888", "linestyle": "--"},
 }
 LEGEND = {
-    "op": "backward node (a grad_fn)",
-    "leaf": "AccumulateGrad (leaf, requires grad)",
-    "constant": "input without grad (None in next_functions)",
+    "op": N_("backward node (a grad_fn)"),
+    "leaf": N_("AccumulateGrad (leaf, requires grad)"),
+    "constant": N_("input without grad (None in next_functions)"),
 }
 
 
@@ -53,12 +56,13 @@ def draw_graph(tensor: torch.Tensor, names: Mapping[str, object] | None = None) 
             the ``grad_fn`` of a named tensor get the name (non-tensors are ignored).
     """
     if not isinstance(tensor, torch.Tensor):
-        raise TypeError(f"draw_graph needs a tensor, not {type(tensor).__name__}")
+        raise TypeError(_("draw_graph needs a tensor, not {type}").format(type=type(tensor).__name__))
     known = {k: v for k, v in (names or {}).items() if isinstance(v, torch.Tensor)}
-    target = next((name for name, t in known.items() if t is tensor), "the tensor")
+    target = next((name for name, t in known.items() if t is tensor), None)
     graph = read_graph(tensor, target, known)
     output = widgets.Output()
-    show_figure(output, graph_figure(graph, figsize=_fitting_size(graph)), f"graph behind {target}", graph_alt(graph))
+    figure = graph_figure(graph, figsize=_fitting_size(graph))
+    show_figure(output, figure, _("graph behind {name}").format(name=graph.target), graph_alt(graph))
     return output
 
 
@@ -74,14 +78,18 @@ def graph_alt(graph: Graph) -> str:
         return " ".join(_label(node).split("\n"))  # the box's own words, on one line
 
     sentences = [
-        f"The computation graph behind {graph.target}. Each arrow goes from a backward node to the nodes in its "
-        "next_functions, the way backward() sends gradients."
+        _(
+            "The computation graph behind {name}. Each arrow goes from a backward node to the nodes in its "
+            "next_functions, the way backward() sends gradients."
+        ).format(name=graph.target)
     ]
     for node in sorted(graph.nodes, key=lambda n: (n.depth, n.order)):
         if node.id in below:
-            sentences.append(f"{name(node)} points to {' and to '.join(name(nodes[i]) for i in below[node.id])}.")
+            # i18n: joins the boxes one box points to: "MulBackward0 points to a and to b"
+            targets = _(" and to ").join(name(nodes[i]) for i in below[node.id])
+            sentences.append(_("{box} points to {targets}.").format(box=name(node), targets=targets))
     if len(graph.nodes) == 1:
-        sentences.append(f"It is a single box: {name(graph.nodes[0])}.")
+        sentences.append(_("It is a single box: {box}.").format(box=name(graph.nodes[0])))
     if graph.note:
         sentences.append(graph.note)
     return " ".join(sentences)
@@ -141,7 +149,8 @@ def graph_figure(graph: Graph, figsize: tuple[float, float] = FIGSIZE) -> Figure
     ax.set_ylim(-depth - 0.6, 0.6)
     ax.axis("off")
     ax.set_title(
-        f"graph behind {graph.target} (arrows follow next_functions, the backward direction)\n{graph.note}",
+        _("graph behind {name} (arrows follow next_functions, the backward direction)").format(name=graph.target)
+        + f"\n{graph.note}",
         fontsize=9,
     )
     kinds = [k for k in STYLES if any(n.kind == k for n in graph.nodes)]
@@ -150,7 +159,7 @@ def graph_figure(graph: Graph, figsize: tuple[float, float] = FIGSIZE) -> Figure
             facecolor=STYLES[k]["facecolor"],
             edgecolor=STYLES[k]["edgecolor"],
             linestyle=STYLES[k]["linestyle"],
-            label=LEGEND[k],
+            label=_(LEGEND[k]),
         )
         for k in kinds
     ]
@@ -181,7 +190,9 @@ def _positions(graph: Graph) -> dict[int, tuple[float, float]]:
 
 def _label(node) -> str:
     if node.kind == "constant":  # every grey box says which input it is, or at least what it is
-        return f"{node.tensor}\n(no grad)" if node.tensor else "an input\n(no grad)"
+        if node.tensor:
+            return _("{name}\n(no grad)").format(name=node.tensor)
+        return _("an input\n(no grad)")
     if node.tensor:
         return f"{node.label}\n({node.tensor})"
     return node.label

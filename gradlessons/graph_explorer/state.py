@@ -15,6 +15,11 @@ operations run, so a flag only matters for the operations that run after it is s
 
 :func:`read_graph` reads the graph behind any tensor (not only the explorer's), for drawings
 such as :func:`gradlessons.graph_explorer.draw_graph`.
+
+Language: the guide's steps are English msgids (:data:`GUIDE_TEMPLATES`), translated when a state is
+built; a step that says "click apply" quotes the apply button through ``{apply}``.  The graph's words
+(its note, a grey box's label, the table's header) are translated when they are read.  Operation
+names, class names such as ``MulBackward0`` and code stay as they are.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import dataclass
 
 import torch
 
-from gradlessons.guide import FINISHED, Guide, GuideStep  # noqa: F401 (FINISHED: read here by the tests)
+from gradlessons.guide import FINISHED, Guide, GuideStep, filled, localized  # noqa: F401 (FINISHED: read by tests)
+from gradlessons.i18n import N_, _, ngettext, pgettext
 
 INPUT_NAMES = ("a", "b", "c")
 INPUT_VALUES = {"a": (1.0, 2.0), "b": (0.5, -1.0), "c": (3.0, 0.25)}
@@ -55,6 +61,8 @@ _FUNCTIONS = {
 }
 
 DEFAULT_MAX_STEPS = 12
+# i18n: the button that runs the chosen operation (a step's prompt quotes it: "click apply")
+APPLY = N_("apply")
 
 #: The expression the explorer opens on: (operation, operands...) for t1, t2, ...
 STARTER: tuple[tuple[str, ...], ...] = (("mul", "a", "b"), ("add", "t1", "c"))
@@ -149,37 +157,48 @@ def _since_step_began(
     return lambda state: check(state, state.history[state.guide.start :])
 
 
-GUIDE_STEPS: tuple[GuideStep, ...] = (
+#: The guide's steps: English msgids, ``{apply}`` being the apply button's label (see :func:`labels`).
+GUIDE_TEMPLATES: tuple[GuideStep, ...] = (
     GuideStep(
-        "Grow the expression: with operation `sin` and x = `t2` chosen, click apply.",
+        N_("Grow the expression: with operation `sin` and x = `t2` chosen, click {apply}."),
         _since_step_began(_grew),
-        "A new blue node sits on top: the grad_fn of the new tensor. Its arrow points to the node of its "
-        "input. PyTorch added this node the moment the operation ran.",
-        asks="apply an operation to a tensor that requires grad (`sin` of `t2`)",
+        N_(
+            "A new blue node sits on top: the grad_fn of the new tensor. Its arrow points to the node of its "
+            "input. PyTorch added this node the moment the operation ran."
+        ),
+        asks=N_("apply an operation to a tensor that requires grad (`sin` of `t2`)"),
     ),
     GuideStep(
-        "c is the grey box: it needs no gradient. Tick `c.requires_grad`.",
+        N_("c is the grey box: it needs no gradient. Tick `c.requires_grad`."),
         _since_step_began(_c_is_tracked),
-        "c now has a green AccumulateGrad node. Ticking the box ran the operations again, and this time "
-        "c was tracked: backward() would store its gradient in c.grad.",
-        asks="tick `c.requires_grad`",
+        N_(
+            "c now has a green AccumulateGrad node. Ticking the box ran the operations again, and this time "
+            "c was tracked: backward() would store its gradient in c.grad."
+        ),
+        asks=N_("tick `c.requires_grad`"),
     ),
     GuideStep(
-        "Untick `a.requires_grad` and `b.requires_grad`.",
+        N_("Untick `a.requires_grad` and `b.requires_grad`."),
         _since_step_began(_a_and_b_untracked),
-        "The multiplication left the graph: neither of its inputs requires grad, so t1 = a * b got no "
-        "grad_fn (see its row in the table) and is drawn as a grey box.",
-        asks="untick `a.requires_grad` and `b.requires_grad`",
+        N_(
+            "The multiplication left the graph: neither of its inputs requires grad, so t1 = a * b got no "
+            "grad_fn (see its row in the table) and is drawn as a grey box."
+        ),
+        asks=N_("untick `a.requires_grad` and `b.requires_grad`"),
         actions=("flag",),
     ),
     GuideStep(
-        "Cut the graph: choose operation `detach`, x = `t3` (a tensor that requires grad), and click apply.",
+        N_("Cut the graph: choose operation `detach`, x = `t3` (a tensor that requires grad), and click {apply}."),
         _since_step_began(_detached_a_tracked_tensor),
-        "The detached tensor has the same numbers, but requires_grad is False and grad_fn is None: "
-        "its graph is a single grey box, cut off from everything before it.",
-        asks="apply `detach` to a tensor that requires grad (`t3`)",
+        N_(
+            "The detached tensor has the same numbers, but requires_grad is False and grad_fn is None: "
+            "its graph is a single grey box, cut off from everything before it."
+        ),
+        asks=N_("apply `detach` to a tensor that requires grad (`t3`)"),
     ),
 )
+#: The guide as an English explorer shows it (what the English tests compare).
+GUIDE_STEPS: tuple[GuideStep, ...] = filled(GUIDE_TEMPLATES, apply=APPLY)
 
 
 # --------------------------------------------------------------------------- the state
@@ -208,7 +227,7 @@ class GraphExplorerState:
             self._check_inputs(requires_grad)
             self.initial_requires_grad.update({k: bool(v) for k, v in requires_grad.items()})
         self.history: list[Action] = []
-        self.guide = Guide(GUIDE_STEPS, clock=lambda: len(self.history))
+        self.guide = Guide(localized(GUIDE_TEMPLATES, apply=_(APPLY)), clock=lambda: len(self.history))
         self._start()
 
     # ------------------------------------------------------------------ reading
@@ -243,7 +262,9 @@ class GraphExplorerState:
 
     def table(self) -> str:
         """The rows as an aligned text table."""
-        lines = [f"{'tensor':<7}{'requires_grad':<15}{'is_leaf':<9}{'grad_fn':<16}code"]
+        # i18n: column headers of the explorer's tensor table (the other columns are PyTorch's attribute names)
+        tensor, code = pgettext("tensor table", "tensor"), pgettext("tensor table", "code")
+        lines = [f"{tensor:<7}{'requires_grad':<15}{'is_leaf':<9}{'grad_fn':<16}{code}"]
         for r in self.rows():
             grad_fn = r["grad_fn"] or "None"
             lines.append(f"{r['name']:<7}{str(r['requires_grad']):<15}{str(r['is_leaf']):<9}{grad_fn:<16}{r['code']}")
@@ -253,7 +274,9 @@ class GraphExplorerState:
         """The graph behind ``target`` (default: the newest tensor), read from ``grad_fn``."""
         target = self.last if target is None else target
         if target not in self.tensors:
-            raise ValueError(f"unknown tensor {target!r}; the tensors are {self.names}")
+            raise ValueError(
+                _("unknown tensor {name}; the tensors are {names}").format(name=repr(target), names=self.names)
+            )
         operands = {}
         for step in self.steps:
             node = self.tensors[step.result].grad_fn
@@ -273,7 +296,9 @@ class GraphExplorerState:
     def apply(self, op: str, x: str, y: str | None = None) -> Step:
         """Run ``op`` on the tensors named ``x`` (and ``y``) and keep the result as ``t<k>``."""
         if op not in OPERATIONS:
-            raise ValueError(f"unknown operation {op!r}; choose from {list(OPERATIONS)}")
+            raise ValueError(
+                _("unknown operation {name}; choose from {names}").format(name=repr(op), names=list(OPERATIONS))
+            )
         step = self._apply(op, (x, y)[: OPERATIONS[op][0]])
         result = self.tensors[step.result]
         tracked = tuple(self.tensors[n].requires_grad for n in step.operands)
@@ -310,7 +335,11 @@ class GraphExplorerState:
     def _check_inputs(flags: dict) -> None:
         unknown = set(flags) - set(INPUT_NAMES)
         if unknown:
-            raise ValueError(f"unknown input {sorted(unknown)}; the inputs are {list(INPUT_NAMES)}")
+            raise ValueError(
+                _("unknown input {names}; the inputs are {inputs}").format(
+                    names=sorted(unknown), inputs=list(INPUT_NAMES)
+                )
+            )
 
     def _start(self) -> None:
         self.requires_grad = dict(self.initial_requires_grad)
@@ -322,9 +351,11 @@ class GraphExplorerState:
     def _apply(self, op: str, operands: tuple[str, ...]) -> Step:
         for name in operands:
             if name not in self.tensors:
-                raise ValueError(f"unknown tensor {name!r}; the tensors are {self.names}")
+                raise ValueError(
+                    _("unknown tensor {name}; the tensors are {names}").format(name=repr(name), names=self.names)
+                )
         if len(self.steps) >= self.max_steps:
-            raise ValueError(f"at most {self.max_steps} operations: undo or reset first")
+            raise ValueError(_("at most {count} operations: undo or reset first").format(count=self.max_steps))
         step = Step(op, operands, f"t{len(self.steps) + 1}")
         self.tensors[step.result] = self._run(step)
         self.steps.append(step)
@@ -350,7 +381,7 @@ class GraphExplorerState:
 
 def read_graph(
     tensor: torch.Tensor,
-    target: str = "the tensor",
+    target: str | None = None,
     names: Mapping[str, object] | None = None,
     operands: Mapping[object, tuple[str, ...]] | None = None,
 ) -> Graph:
@@ -358,13 +389,16 @@ def read_graph(
 
     Args:
         tensor: any tensor.
-        target: the name to show for ``tensor``.
+        target: the name to show for ``tensor`` (default: "the tensor", in today's language).
         names: optional name -> tensor; a leaf's ``AccumulateGrad`` node and the ``grad_fn`` of a
             named tensor are labelled with the name. Entries that are not tensors, and names starting
             with ``_``, are ignored (so a notebook's ``globals()`` works too).
         operands: optional node -> the names of its operation's operands, in order, so that a
             ``None`` entry of ``next_functions`` can say which input did not require grad.
     """
+    if target is None:
+        # i18n: stands for a tensor without a name, e.g. "graph behind the tensor"
+        target = _("the tensor")
     tensors = {
         name: t
         for name, t in (names or {}).items()
@@ -372,13 +406,15 @@ def read_graph(
     }
     if tensor.grad_fn is None:
         kind = "leaf" if tensor.requires_grad else "constant"
-        label = "AccumulateGrad" if tensor.requires_grad else "constant"
-        why = (
-            "it is a leaf that requires grad: its gradient will be stored in its .grad"
-            if tensor.requires_grad
-            else "it does not require grad, so PyTorch recorded no graph for it"
-        )
-        return Graph(target, (Node(0, label, kind, target, 0),), (), f"{target}.grad_fn is None: {why}.")
+        # i18n: the label of a box for a tensor that does not require grad
+        label = "AccumulateGrad" if tensor.requires_grad else pgettext("graph box", "constant")
+        if tensor.requires_grad:
+            note = _(
+                "{name}.grad_fn is None: it is a leaf that requires grad: its gradient will be stored in its .grad."
+            )
+        else:
+            note = _("{name}.grad_fn is None: it does not require grad, so PyTorch recorded no graph for it.")
+        return Graph(target, (Node(0, label, kind, target, 0),), (), note.format(name=target))
 
     owners: dict = {}
     for name, t in tensors.items():
@@ -394,7 +430,7 @@ def read_graph(
         node = queue.popleft()
         inputs = operands.get(node, ())
         slots[ids[node]] = []
-        for i, (child, _) in enumerate(node.next_functions):
+        for i, (child, _slot) in enumerate(node.next_functions):
             if child is None:
                 given = inputs[i] if i < len(inputs) else None
                 slots[ids[node]].append(("grey", len(constants)))
@@ -420,13 +456,22 @@ def read_graph(
     nodes.sort(key=lambda n: n.id)
     for k, (parent, operand) in enumerate(constants):
         index = len(order) + k
-        label = f"{operand} (constant)" if operand else "input without grad"
+        if operand:
+            label = _("{name} (constant)").format(name=operand)
+        else:
+            label = _("input without grad")
         nodes.append(Node(index, label, "constant", operand, depth[index], place[index]))
         edges.append((parent, index))
-    note = f"{len(order)} autograd nodes behind {target}"
     if constants:
-        note += f", {len(constants)} grey input(s) without grad (None in next_functions)"
-    return Graph(target, tuple(nodes), tuple(edges), note + ".")
+        # English keeps its "(s)" for one grey input and for several; a translation gives each form
+        note = ngettext(
+            "{nodes} autograd nodes behind {name}, {count} grey input(s) without grad (None in next_functions).",
+            "{nodes} autograd nodes behind {name}, {count} grey input(s) without grad (None in next_functions).",
+            len(constants),
+        ).format(nodes=len(order), name=target, count=len(constants))
+    else:
+        note = _("{nodes} autograd nodes behind {name}.").format(nodes=len(order), name=target)
+    return Graph(target, tuple(nodes), tuple(edges), note)
 
 
 def _grey_input(node, slot: int, tensors: Mapping[str, torch.Tensor]) -> str | None:
@@ -493,9 +538,9 @@ def _longest_depths(n: int, edges: list, constants: list, first_constant: int) -
     children: dict[int, list[int]] = {}
     for a, b in edges:
         children.setdefault(a, []).append(b)
-    for k, (parent, _) in enumerate(constants):
+    for k, (parent, _name) in enumerate(constants):
         children.setdefault(parent, []).append(first_constant + k)
-    for _ in range(n):  # relax; the graph is acyclic and tiny
+    for _round in range(n):  # relax; the graph is acyclic and tiny
         changed = False
         for a, bs in children.items():
             for b in bs:

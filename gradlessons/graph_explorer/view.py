@@ -6,6 +6,9 @@ guide* buttons, one
 operands, and ``Button`` widgets to apply, undo and reset. The graph is drawn by
 :mod:`gradlessons.graph_explorer.drawing` and shown as a PNG in an ``Output`` widget, as every
 explorer does (:func:`gradlessons.figures.show_figure`).
+
+Every word is translated when the view is built or a line is said (:func:`labels` gives the buttons'
+texts in today's language); the checkboxes are code (``a.requires_grad``) and stay.
 """
 
 from __future__ import annotations
@@ -18,13 +21,28 @@ from matplotlib.figure import Figure
 
 from gradlessons.figures import DPI, show_figure
 from gradlessons.graph_explorer.drawing import graph_alt, graph_figure
-from gradlessons.graph_explorer.state import INPUT_NAMES, OPERATIONS, GraphExplorerState
+from gradlessons.graph_explorer.state import APPLY, INPUT_NAMES, OPERATIONS, GraphExplorerState
 from gradlessons.guide_view import beside_the_figure, guide_controls
+from gradlessons.guide_view import labels as guide_labels
+from gradlessons.i18n import N_, _
 
 #: The drawn graph beside the guide, in a 1366×768 window with JupyterLab's file browser open.
 FIGSIZE = (6.0, 3.2)
 #: The tensor table shows this many lines before it scrolls (a long expression adds a row per step).
 TABLE_HEIGHT = "8em"
+#: The buttons' texts (English msgids): apply, undo, reset.
+BUTTONS = {"apply": APPLY, "undo": N_("undo"), "reset": N_("reset")}
+
+
+def labels() -> dict[str, str]:
+    """The buttons' texts in today's language: ``"apply"``, ``"undo"``, ``"reset"``, then the guide's
+    ``"skip"`` and ``"restart"``, and ``"operation"`` (the operation menu's description)."""
+    return {
+        **{name: _(text) for name, text in BUTTONS.items()},
+        **guide_labels(),
+        # i18n: the description of the menu of operations (sin, exp, detach, ...)
+        "operation": _("operation"),
+    }
 
 
 class GraphExplorer:
@@ -46,7 +64,8 @@ class GraphExplorer:
     def __init__(self, state: GraphExplorerState | None = None) -> None:
         self.state = state if state is not None else GraphExplorerState()
         self._syncing = False
-        self.guide_controls = guide_controls(self._on_skip, self._on_restart, "Back to the start, and to step 1")
+        label = labels()
+        self.guide_controls = guide_controls(self._on_skip, self._on_restart, _("Back to the start, and to step 1"))
         self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.checkboxes = {
             name: widgets.Checkbox(
@@ -59,7 +78,7 @@ class GraphExplorer:
         }
         for name, box in self.checkboxes.items():
             box.observe(lambda change, name=name: self._on_flag(name, change["new"]), names="value")
-        self.op = widgets.Dropdown(options=list(OPERATIONS), value="sin", description="operation")
+        self.op = widgets.Dropdown(options=list(OPERATIONS), value="sin", description=label["operation"])
         self.x = widgets.Dropdown(options=self.state.names, value=self.state.last, description="x")
         self.y = widgets.Dropdown(options=self.state.names, value="b", description="y")
         for menu in (self.op, self.x, self.y):
@@ -68,9 +87,9 @@ class GraphExplorer:
         self.x.observe(lambda _change: self._update_code_hint(), names="value")
         self.y.observe(lambda _change: self._update_code_hint(), names="value")
         self.buttons = {
-            "apply": widgets.Button(description="apply", button_style="primary", tooltip="run the operation"),
-            "undo": widgets.Button(description="undo", tooltip="forget the newest operation"),
-            "reset": widgets.Button(description="reset", button_style="warning", tooltip="back to the start"),
+            "apply": widgets.Button(description=label["apply"], button_style="primary", tooltip=_("run the operation")),
+            "undo": widgets.Button(description=label["undo"], tooltip=_("forget the newest operation")),
+            "reset": widgets.Button(description=label["reset"], button_style="warning", tooltip=_("back to the start")),
         }
         for button in self.buttons.values():  # three default-width buttons pushed reset onto a row of its own
             button.layout = widgets.Layout(width="auto", min_width="64px")
@@ -86,7 +105,7 @@ class GraphExplorer:
         row = widgets.Layout(flex_flow="row wrap", align_items="center")
         self.widget = widgets.VBox(
             [
-                widgets.HTML("<b>Lesson 1 &middot; the computational graph</b>"),
+                widgets.HTML(_("<b>Lesson 1 &middot; the computational graph</b>")),
                 widgets.HBox(list(self.checkboxes.values()), layout=row),
                 widgets.HBox([self.op, self.x, self.y, *self.buttons.values()], layout=row),
                 self.code_hint,
@@ -134,14 +153,18 @@ class GraphExplorer:
         if self._syncing:
             return
         self.state.set_requires_grad(name, value)
-        self._say(f"{name}.requires_grad = {value}: the forward pass ran again, so the graph was recorded anew.")
+        self._say(
+            _("{name}.requires_grad = {value}: the forward pass ran again, so the graph was recorded anew.").format(
+                name=name, value=value
+            )
+        )
         self.refresh()
 
     def _on_apply(self) -> None:
         try:
             step = self.state.apply(self.op.value, self.x.value, self.y.value)
         except ValueError as exc:
-            self._say(f"Not applied: {exc}")
+            self._say(_("Not applied: {reason}").format(reason=exc))
             return
         t = self.state.tensors[step.result]
         grad_fn = None if t.grad_fn is None else type(t.grad_fn).__name__
@@ -150,12 +173,12 @@ class GraphExplorer:
 
     def _on_undo(self) -> None:
         step = self.state.undo()
-        self._say("Nothing to undo." if step is None else f"Undid {step.code}.")
+        self._say(_("Nothing to undo.") if step is None else _("Undid {code}.").format(code=step.code))
         self.refresh()
 
     def _on_reset(self) -> None:
         self.state.reset()
-        self._say("Reset: " + self._opening())
+        self._say(_("Reset: {opening}").format(opening=self._opening()))
         self.refresh(x=self.state.last)
 
     def _on_skip(self) -> None:
@@ -164,7 +187,7 @@ class GraphExplorer:
 
     def _on_restart(self) -> None:
         self.state.restart_guide()
-        self._say("Guide restarted: " + self._opening())
+        self._say(_("Guide restarted: {opening}").format(opening=self._opening()))
         self.op.value = "sin"
         self.refresh(x=self.state.last)
 
@@ -172,9 +195,11 @@ class GraphExplorer:
 
     def _opening(self) -> str:
         if not self.state.steps:
-            return "a and b require grad, c does not. Pick an operation and its operands, then click apply."
+            return _(
+                "a and b require grad, c does not. Pick an operation and its operands, then click {apply}."
+            ).format(apply=_(APPLY))
         code = ", ".join(step.code for step in self.state.steps)
-        return f"{code} ran; the drawing shows the graph behind {self.state.last}."
+        return _("{code} ran; the drawing shows the graph behind {name}.").format(code=code, name=self.state.last)
 
     def _say(self, text: str) -> None:
         self.status.value = f"<i>{html.escape(text)}</i>"
@@ -183,17 +208,20 @@ class GraphExplorer:
         arity, template = OPERATIONS[self.op.value]
         self.y.disabled = arity < 2
         code = template.format(x=self.x.value, y=self.y.value)
-        self.code_hint.value = f"next: <code>t{len(self.state.steps) + 1} = {html.escape(code)}</code>"
+        # i18n: before the code the apply button would run, e.g. "next: t3 = t2.sin()"
+        self.code_hint.value = _("next: {code}").format(
+            code=f"<code>t{len(self.state.steps) + 1} = {html.escape(code)}</code>"
+        )
 
     def _table_html(self) -> str:
         body = html.escape(self.state.table())
         return (
-            "<div><b>Tensors</b></div><pre style='margin:0; padding:4px; font-size:12px; "
+            _("<div><b>Tensors</b></div>") + "<pre style='margin:0; padding:4px; font-size:12px; "
             f"max-height:{TABLE_HEIGHT}; border:1px solid #ccc; overflow:auto; white-space:pre'>{body}</pre>"
         )
 
     def _show_figure(self, fig: Figure) -> None:
-        show_figure(self.plot_output, fig, "graph explorer figure", graph_alt(self.state.graph()))
+        show_figure(self.plot_output, fig, _("graph explorer figure"), graph_alt(self.state.graph()))
 
 
 def _code(text: str) -> str:

@@ -14,7 +14,7 @@ controls work the same whether the tour is running, skipped or finished.
 
 No widget or plotting code lives here, so the state can be driven and tested from plain Python.
 
-Language: :data:`GUIDE_STEPS` and the functions' labels are English msgids, translated when a state is
+Language: :data:`GUIDE_TEMPLATES` and the functions' labels are English msgids, translated when a state is
 built (the guide) or read (``label``), never at import.  The guide's last step quotes the button
 "backward() again without clearing" through ``{again}``, filled with that button's translated label.
 """
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import torch
 
 from gradlessons.formatting import format_value
-from gradlessons.guide import Guide, GuideStep, localized
+from gradlessons.guide import Guide, GuideStep, filled, localized
 from gradlessons.i18n import N_, _
 
 
@@ -97,7 +97,7 @@ def _accumulated(state: TangentExplorerState) -> str:
 
 #: The tour of the tangent explorer: a flat tangent, a flat point found by autograd alone, a kink,
 #: and gradients that pile up (English msgids: a state translates them when it is built).
-GUIDE_STEPS: list[GuideStep] = [
+GUIDE_TEMPLATES: tuple[GuideStep, ...] = (
     GuideStep(
         N_(
             "With f(x) = x², move the x slider (or type a number into its box) until the green tangent "
@@ -129,7 +129,9 @@ GUIDE_STEPS: list[GuideStep] = [
         asks=N_("click “{again}” three times"),
         actions=("backward_again",),
     ),
-]
+)
+#: The tour as an English explorer shows it (its placeholders filled with the English labels).
+GUIDE_STEPS: tuple[GuideStep, ...] = filled(GUIDE_TEMPLATES, again=AGAIN)
 
 
 class TangentExplorerState:
@@ -151,7 +153,7 @@ class TangentExplorerState:
         self.grad_history: list[float] = []
         self._build(function, x)
         # Made after the first point, so that a state created at a step's goal does not count as done.
-        self.guide = Guide(localized(GUIDE_STEPS, again=_(AGAIN)))
+        self.guide = Guide(localized(GUIDE_TEMPLATES, again=_(AGAIN)))
 
     # ---------------------------------------------------------------- actions
 
