@@ -250,11 +250,14 @@ def install_lab_settings(prefix: str) -> str:
     return target
 
 
-def copy_student_notebooks() -> None:
-    """Copy each released notebook to my-work/ unless the student already has a copy there."""
+def copy_student_notebooks(lang: str = "en") -> None:
+    """Copy each released notebook of the ``lang`` edition to my-work/ unless the student already has
+    a copy there."""
     release = os.path.join(ROOT, "release")
     os.makedirs(WORK, exist_ok=True)
     for assignment in sorted(os.listdir(release)):
+        if edition_of(assignment)[1] != lang:
+            continue
         source = os.path.join(release, assignment, f"{assignment}.ipynb")
         target = os.path.join(WORK, f"{assignment}.ipynb")
         if os.path.isfile(source) and not os.path.exists(target):
@@ -282,12 +285,17 @@ def with_local_python(path: str) -> None:
 
 
 INSTRUCTOR_FLAG = "--instructor"  # `course.py lab --instructor`: the formgrader and what grading needs
-LAB_HELP = f"""usage: python3 course.py lab [{INSTRUCTOR_FLAG}] [JupyterLab's options]
+LANG_FLAG = "--lang"  # `course.py lab --lang pt_BR`: the Portuguese edition, in a Portuguese JupyterLab
+CHOICES = os.path.join(WORK, ".course.json")  # what `lab` remembers for my-work/: the language
+LAB_SETTINGS_DIRS = os.path.join(ROOT, ".venv", "lab-user-settings")  # one JupyterLab settings folder per language
+LAB_HELP = f"""usage: python3 course.py lab [{INSTRUCTOR_FLAG}] [{LANG_FLAG} en|pt_BR] [JupyterLab's options]
 
 Set up .venv with the student set (the first time, or when the pinned requirements changed), copy the
 student notebooks into my-work/ (never overwriting your copies) and open JupyterLab on lesson 1.
 
   {INSTRUCTOR_FLAG}   the instructor's set, and JupyterLab with nbgrader's formgrader and Create Assignment
+  {LANG_FLAG} pt_BR   the lessons in Brazilian Portuguese (Português do Brasil), JupyterLab's menus too;
+                 remembered for my-work/ until you give another {LANG_FLAG} (en: English, the default)
 Every other option goes to `jupyter lab`, for example:
   --no-browser      print the address instead of opening a browser
   --port 8890       serve on another port (the default is 8888, or the next free one)"""
@@ -301,11 +309,52 @@ def lab(extra: list[str]) -> int:
         return 0
     instructor = INSTRUCTOR_FLAG in extra
     extra = [a for a in extra if a != INSTRUCTOR_FLAG]
+    lang, extra = chosen_language(extra)
     setup("instructor" if instructor else "student")
-    copy_student_notebooks()
-    notebook = os.path.join("my-work", f"{FIRST_LESSON}.ipynb")
+    copy_student_notebooks(lang)
+    notebook = os.path.join("my-work", f"{edition(FIRST_LESSON, lang)}.ipynb")
     command = [os.path.join(BIN, "jupyter"), "lab", notebook, *root_flags(), *extra]
-    return subprocess.call(command, cwd=ROOT, env=lab_environment(os.environ, instructor=instructor))
+    return subprocess.call(command, cwd=ROOT, env=lab_environment(os.environ, instructor=instructor, lang=lang))
+
+
+def chosen_language(extra: list[str]) -> tuple[str, list[str]]:
+    """The language ``--lang`` names (then remembered in my-work/.course.json), else the remembered one,
+    else English; and the other options."""
+    rest, lang = [], None
+    args = iter(extra)
+    for arg in args:
+        if arg == LANG_FLAG:
+            lang = next(args, "")
+        elif arg.startswith(LANG_FLAG + "="):
+            lang = arg.split("=", 1)[1]
+        else:
+            rest.append(arg)
+    known = (ENGLISH, *EDITIONS)
+    if lang is not None:
+        if lang not in known:
+            sys.exit(f"course.py: {LANG_FLAG} {lang!r}: the course speaks {', '.join(known)}.")
+        os.makedirs(WORK, exist_ok=True)
+        with open(CHOICES, "w", encoding="utf-8") as f:
+            json.dump({"language": lang}, f)
+        return lang, rest
+    try:
+        with open(CHOICES, encoding="utf-8") as f:
+            remembered = json.load(f).get("language")
+    except (OSError, ValueError, AttributeError):
+        remembered = None
+    return (remembered if remembered in known else ENGLISH), rest
+
+
+def lab_settings_dir(lang: str) -> str:
+    """JupyterLab's user settings for ``lang``: its own folder, whose translation setting names the
+    language (JupyterLab reads the locale from there; the course's overrides.json is shared)."""
+    folder = os.path.join(LAB_SETTINGS_DIRS, lang)
+    plugin = os.path.join(folder, "@jupyterlab", "translation-extension", "plugin.jupyterlab-settings")
+    if not os.path.exists(plugin):
+        os.makedirs(os.path.dirname(plugin), exist_ok=True)
+        with open(plugin, "w", encoding="utf-8") as f:
+            json.dump({"locale": "en" if lang == ENGLISH else lang}, f)
+    return folder
 
 
 def install(extra: list[str]) -> int:
@@ -334,10 +383,11 @@ SOLO_SETTINGS = os.path.join(ROOT, "lab", "etc", "solo")
 DEFAULT_EXCHANGE = "/srv/nbgrader/exchange"
 
 
-def lab_environment(environ, instructor: bool = False) -> dict:
+def lab_environment(environ, instructor: bool = False, lang: str | None = None) -> dict:
     """``environ`` with the course's server settings first in JUPYTER_CONFIG_PATH (any others after):
     the students' before the common ones, unless for an ``instructor``; without a class exchange, the
-    solo learner's before those."""
+    solo learner's before those.  With a ``lang`` other than English, JupyterLab's user settings are
+    that language's (JUPYTERLAB_SETTINGS_DIR), so its menus speak it."""
     if instructor:
         course = [SERVER_SETTINGS]
     else:
@@ -346,7 +396,10 @@ def lab_environment(environ, instructor: bool = False) -> dict:
         if not os.path.isdir(exchange):
             course.insert(0, SOLO_SETTINGS)
     paths = course + [p for p in environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
-    return {**environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(dict.fromkeys(paths))}
+    found = {**environ, "JUPYTER_CONFIG_PATH": os.pathsep.join(dict.fromkeys(paths))}
+    if lang and lang != ENGLISH:
+        found["JUPYTERLAB_SETTINGS_DIR"] = lab_settings_dir(lang)
+    return found
 
 
 def root_flags() -> list[str]:

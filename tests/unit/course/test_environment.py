@@ -45,6 +45,10 @@ def conda_pins() -> dict[str, str]:
         if isinstance(dep, str) and dep not in ("pip",):
             name, _, rest = dep.partition("=")
             pins[name.lower()] = rest.split("=")[0]
+        elif isinstance(dep, dict):  # `- pip: [...]`: what conda-forge does not have, pinned as pip pins it
+            for line in dep.get("pip", []):
+                name, _, version = line.partition("==")
+                pins[name.lower()] = version
     return pins
 
 

@@ -105,7 +105,7 @@ def installed_files(ran: list[list[str]]) -> list[str]:
 
 
 def test_lab_installs_the_student_set_only(course, monkeypatch):
-    monkeypatch.setattr(course, "copy_student_notebooks", lambda: None)
+    monkeypatch.setattr(course, "copy_student_notebooks", lambda lang="en": None)
     monkeypatch.setattr(course.subprocess, "call", lambda command, cwd, env: 0)
     assert course.lab(["--no-browser"]) == 0
     assert installed_files(course.ran) == ["requirements.txt"]
@@ -114,7 +114,7 @@ def test_lab_installs_the_student_set_only(course, monkeypatch):
 
 
 def test_lab_for_an_instructor_installs_the_instructors_set(course, monkeypatch):
-    monkeypatch.setattr(course, "copy_student_notebooks", lambda: None)
+    monkeypatch.setattr(course, "copy_student_notebooks", lambda lang="en": None)
     started = []
     monkeypatch.setattr(course.subprocess, "call", lambda command, cwd, env: started.append(command) or 0)
     course.lab(["--instructor"])
