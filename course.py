@@ -538,8 +538,9 @@ def badges_markdown(repository: str, branch: str, assignment: str, tr=None) -> s
     if url := binder_url(repository, branch, path):
         badges.append(f"[![Launch Binder]({BINDER_BADGE})]({url})")
     if not badges:
-        return tr.gettext("*This copy of the course comes from `{repository}`, which has no public page to open it "
-                          "from.*").format(repository=repository)
+        return tr.gettext(
+            "*This copy of the course comes from `{repository}`, which has no public page to open it from.*"
+        ).format(repository=repository)
     return " ".join(badges)
 
 
@@ -547,8 +548,11 @@ def install_cell_source(repository: str, branch: str, lang: str = ENGLISH, tr=No
     """The install cell; an edition's also sets the language of the self-check and the explorers."""
     tr = tr or _english()
     source = (
-        "# " + tr.gettext("Colab, or any Python without this course: install the course's helper packages first.") + "\n"
-        "# " + tr.gettext("Everywhere else (JupyterLab from the course, Binder, the graders) this cell does nothing.")
+        "# "
+        + tr.gettext("Colab, or any Python without this course: install the course's helper packages first.")
+        + "\n"
+        "# "
+        + tr.gettext("Everywhere else (JupyterLab from the course, Binder, the graders) this cell does nothing.")
         + "\n"
         "import importlib\n"
         "import importlib.util\n"
@@ -718,7 +722,10 @@ def _joined_streams(outputs: list[dict]) -> list[dict]:
 
 
 def _question(cell: dict) -> bool:
-    return cell["cell_type"] == "markdown" and re.match(r"\s*\*\*(Question|Pergunta)\b", "".join(cell["source"])) is not None
+    return (
+        cell["cell_type"] == "markdown"
+        and re.match(r"\s*\*\*(Question|Pergunta)\b", "".join(cell["source"])) is not None
+    )
 
 
 def account(
@@ -837,11 +844,18 @@ def time_text(nb: dict, time: dict, lang: str = ENGLISH) -> str:
             lines=say("{n} line", "{n} lines", core["code_lines"]),
         ),
         say("reading {n} printed line", "reading {n} printed lines", core["output_lines"])
-        + (say(" and looking at {n} figure", " and looking at {n} figures", core["figures"]) if core["figures"] else ""),
+        + (
+            say(" and looking at {n} figure", " and looking at {n} figures", core["figures"]) if core["figures"] else ""
+        ),
     ]
     if core["questions"]:
-        counted.append(say("thinking about {n} quick-check question and reading its answer",
-                           "thinking about {n} quick-check questions and reading their answers", core["questions"]))  # fmt: skip
+        counted.append(
+            say(
+                "thinking about {n} quick-check question and reading its answer",
+                "thinking about {n} quick-check questions and reading their answers",
+                core["questions"],
+            )
+        )
     if core["explorers"]:
         counted.append(say("the explorer's {n} guided step", "the explorer's {n} guided steps", core["guide_steps"]))
     exercises_cells = _sections(nb)["exercises"]
@@ -849,12 +863,19 @@ def time_text(nb: dict, time: dict, lang: str = ENGLISH) -> str:
         1 for c in exercises_cells if c["cell_type"] == "code" and "### BEGIN SOLUTION" in "".join(c["source"])
     )
     lines = [
-        tr.gettext("**Time.** About **{minutes}** for {part}, counted from what a beginner does in it: {counted}.").format(
-            minutes=say("{n} minute", "{n} minutes", core["minutes"]), part=_sections_named(nb, tr),
-            counted="; ".join(counted)),  # fmt: skip
-        tr.gettext("The exercises: about {minutes} to read and run, plus the time you take to write {functions}.").format(
+        tr.gettext(
+            "**Time.** About **{minutes}** for {part}, counted from what a beginner does in it: {counted}."
+        ).format(
+            minutes=say("{n} minute", "{n} minutes", core["minutes"]),
+            part=_sections_named(nb, tr),
+            counted="; ".join(counted),
+        ),  # fmt: skip
+        tr.gettext(
+            "The exercises: about {minutes} to read and run, plus the time you take to write {functions}."
+        ).format(
             minutes=say("{n} minute", "{n} minutes", exercises["minutes"]),
-            functions=say("{n} function", "{n} functions", solutions)),  # fmt: skip
+            functions=say("{n} function", "{n} functions", solutions),
+        ),  # fmt: skip
     ]
     if deeper["minutes"]:
         lines[-1] += tr.gettext(" *Going deeper* (optional): about {minutes}.").format(

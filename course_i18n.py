@@ -49,7 +49,6 @@ PLURAL_FORMS = {"pt_BR": (2, "(n > 1)")}
 
 
 def new_catalog(domain: str, lang: str | None = None):
-    from babel.messages.catalog import Catalog
 
     catalog = _catalog(domain, lang)
     if lang in PLURAL_FORMS:
@@ -84,7 +83,42 @@ def package_template(package: str, root: str = ROOT):
                                                             comment_tags=("i18n:",)):  # fmt: skip
                 catalog.add(message, None, [(os.path.relpath(path, root), line)], auto_comments=comments,
                             context=context)  # fmt: skip
+    if package == "autograder":
+        add_quiz_entries(catalog, root)
     return catalog
+
+
+def quiz_entries(root: str = ROOT) -> Iterator[tuple[str, str, str, int | None]]:
+    """(context, English text, file, line) of every quick check's ``why`` and ``hint``
+    (``autograder/quizzes/<lesson>.json``): the JSON stays English, and ``autograder.checks`` looks
+    each text up under ``quiz:<lesson>:<qN>:why`` (or ``:hint``) where it shows it."""
+    import json
+
+    from autograder.checks import quiz_context
+
+    folder = os.path.join(root, "autograder", "quizzes")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8") as file:
+            raw = file.read()
+        lines = raw.splitlines()
+        for question, item in json.loads(raw).items():
+            for part in ("why", "hint"):
+                text = item[part]
+                encoded = json.dumps(text, ensure_ascii=False)
+                line = next((n for n, row in enumerate(lines, 1) if f'"{part}": {encoded}' in row), None)
+                yield quiz_context(name[: -len(".json")], question, part), text, os.path.relpath(path, root), line
+
+
+def add_quiz_entries(catalog, root: str = ROOT) -> None:
+    """The quick checks' ``why`` and ``hint`` into the ``autograder`` template (see ``quiz_entries``)."""
+    shown_after = {"why": "✅ {question}: right.", "hint": "❌ {question}: not quite yet. Hint:"}
+    for context, text, path, line in quiz_entries(root):
+        _quiz, lesson, question, part = context.split(":")
+        comment = f"quick check {question} of {lesson}, shown after: {shown_after[part].format(question=question)}"
+        catalog.add(text, None, [(path, line)], auto_comments=[comment], context=context)
 
 
 def placeholders(text: str) -> list[str]:
