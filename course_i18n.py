@@ -508,8 +508,9 @@ def updated(template, existing, lang: str):
                         auto_comments=message.auto_comments, context=message.context,
                         user_comments=found.user_comments)  # fmt: skip
             if "fuzzy" in found.flags:
-                catalog[message.id, message.context].flags.add("fuzzy")
-                catalog[message.id, message.context].previous_id = list(found.previous_id or [])
+                kept = catalog.get(message.id, context=message.context)
+                kept.flags.add("fuzzy")
+                kept.previous_id = list(found.previous_id or [])
             continue
         stale = previous.get(message.context) if message.context else None
         if stale is not None and stale.string and stale.id != message.id and (stale.context, stale.id) in old:
