@@ -19,6 +19,9 @@ then with ``no_grad()``, at a bigger batch, with ``eval()`` alone, with both): a
 whether the newest run is the one the current step asks for, and if so says what to look at (with
 the run's real numbers) and moves on. It can be skipped step by step or restarted; the free controls
 work the same whether the guide is on, finished or skipped.
+
+Language: the guide is translated when a state is built (:func:`lesson_guide`), the log and the looks
+when they are written; a step that names the run button quotes its translated label (``{run}``).
 """
 
 from __future__ import annotations
@@ -34,12 +37,15 @@ from torch import nn
 from torch.autograd.graph import saved_tensors_hooks
 
 from gradlessons.guide import Guide, GuideStep
+from gradlessons.i18n import N_, _
 
 MIN_BATCH = 8
 MAX_BATCH = 2048
 DEFAULT_MAX_HISTORY = 200
 #: The guide's "bigger batch" step asks for at least this many examples.
 BIG_BATCH = 1024
+# i18n: the button that runs one forward pass of the model
+RUN = N_("run forward pass")
 
 
 @dataclass(frozen=True)
@@ -92,12 +98,22 @@ class Run:
         return " + ".join(parts)
 
     def log_line(self) -> str:
-        dropout = "dropout ON " if self.dropout_active else "dropout off"
-        return (
-            f"{self.index:>3}. batch {self.batch_size:>4}  {self.label:<52} "
-            f"requires_grad={str(self.requires_grad):<5} grad_fn={str(self.grad_fn):<15} "
-            f"saved {self.saved_bytes / 1e6:7.2f} MB  {self.seconds * 1e3:6.2f} ms  {dropout}  "
-            f"max |out - eval out| = {self.max_diff_vs_eval:.3g}"
+        # i18n: a column of the run log, padded to the same width as "dropout off"
+        dropout = _("dropout ON ") if self.dropout_active else _("dropout off")
+        # i18n: one line of the run log; keep the {placeholders} with their formats (they align the columns)
+        return _(
+            "{index:>3}. batch {batch:>4}  {code:<52} requires_grad={requires_grad:<5} grad_fn={grad_fn:<15} "
+            "saved {mb:7.2f} MB  {ms:6.2f} ms  {dropout}  max |out - eval out| = {diff:.3g}"
+        ).format(
+            index=self.index,
+            batch=self.batch_size,
+            code=self.label,
+            requires_grad=str(self.requires_grad),
+            grad_fn=str(self.grad_fn),
+            mb=self.saved_bytes / 1e6,
+            ms=self.seconds * 1e3,
+            dropout=dropout,
+            diff=self.max_diff_vs_eval,
         )
 
 
@@ -116,101 +132,113 @@ def _earlier(runs: Sequence[Run], newest: Run, **switches) -> list[Run]:
 
 
 def _look_tracked(run: Run, runs: Sequence[Run]) -> str:
-    return (
-        f"`output.grad_fn = {run.grad_fn}`: PyTorch recorded a graph, and it keeps {_mb(run)} of activations "
-        f"(the layers' intermediate results) alive for backward, for a batch of {run.batch_size}."
-    )
+    return _(
+        "`output.grad_fn = {grad_fn}`: PyTorch recorded a graph, and it keeps {memory} of activations "
+        "(the layers' intermediate results) alive for backward, for a batch of {batch}."
+    ).format(grad_fn=run.grad_fn, memory=_mb(run), batch=run.batch_size)
 
 
 def _look_no_grad(run: Run, runs: Sequence[Run]) -> str:
-    text = "`output.grad_fn = None` and 0.00 MB saved: under `no_grad()` nothing was recorded."
+    text = _("`output.grad_fn = None` and 0.00 MB saved: under `no_grad()` nothing was recorded.")
     same = [r for r in _earlier(runs, run, tracking="tracking") if r.batch_size == run.batch_size]
     if same:
-        text += f" The tracked run at batch {run.batch_size} saved {_mb(same[-1])}."
-    if run.dropout_active:
-        text += (
-            " But the model was still in train mode: dropout was active, so the output differs from the "
-            f"eval-mode output (by up to {run.max_diff_vs_eval:.3g})."
+        text += " " + _("The tracked run at batch {batch} saved {memory}.").format(
+            batch=run.batch_size, memory=_mb(same[-1])
         )
+    if run.dropout_active:
+        text += " " + _(
+            "But the model was still in train mode: dropout was active, so the output differs from the "
+            "eval-mode output (by up to {diff})."
+        ).format(diff=f"{run.max_diff_vs_eval:.3g}")
     return text
 
 
 def _look_big_batch(run: Run, runs: Sequence[Run]) -> str:
-    text = f"Batch {run.batch_size}: {_mb(run)} saved for backward."
+    text = _("Batch {batch}: {memory} saved for backward.").format(batch=run.batch_size, memory=_mb(run))
     smaller = [
         r for r in _earlier(runs, run, tracking="tracking", eval_mode=run.eval_mode) if r.batch_size < run.batch_size
     ]
     if smaller:
         before = smaller[-1]
         ratio = run.saved_bytes / max(before.saved_bytes, 1)
-        text += f" That is {ratio:.1f} times the {_mb(before)} of batch {before.batch_size}:"
+        more = _(
+            "That is {ratio} times the {memory} of batch {batch}: the saved activations grow in proportion to "
+            "the batch size (under `no_grad()` nothing is kept)."
+        ).format(ratio=f"{ratio:.1f}", memory=_mb(before), batch=before.batch_size)
     else:
-        text += " The saved memory is"
-    return text + " the saved activations grow in proportion to the batch size (under `no_grad()` nothing is kept)."
+        more = _(
+            "The saved memory is the saved activations grow in proportion to the batch size "
+            "(under `no_grad()` nothing is kept)."
+        )
+    return f"{text} {more}"
 
 
 def _look_eval_only(run: Run, runs: Sequence[Run]) -> str:
-    return (
-        f"Dropout is off: the output equals the eval-mode output (difference {run.max_diff_vs_eval:.3g}). "
-        f"But `output.grad_fn = {run.grad_fn}` and {_mb(run)} saved: `eval()` did not stop the graph. "
+    return _(
+        "Dropout is off: the output equals the eval-mode output (difference {diff}). "
+        "But `output.grad_fn = {grad_fn}` and {memory} saved: `eval()` did not stop the graph. "
         "(That is less than in train mode: in eval mode dropout saves no random mask and makes no new tensor, "
         "and batch norm saves no batch statistics.)"
-    )
+    ).format(diff=f"{run.max_diff_vs_eval:.3g}", grad_fn=run.grad_fn, memory=_mb(run))
 
 
 def _look_recipe(run: Run, runs: Sequence[Run]) -> str:
     how = "`torch.inference_mode()`" if run.inference_mode else "`torch.no_grad()`"
-    return (
-        f"No graph ({_mb(run)} saved) and the same output as eval mode (difference {run.max_diff_vs_eval:.3g}): "
-        f"`model.eval()` with {how} is the recipe for inference."
-    )
+    # i18n: {how} is code: `torch.no_grad()` or `torch.inference_mode()`
+    return _(
+        "No graph ({memory} saved) and the same output as eval mode (difference {diff}): "
+        "`model.eval()` with {how} is the recipe for inference."
+    ).format(memory=_mb(run), diff=f"{run.max_diff_vs_eval:.3g}", how=how)
 
 
 def default_steps() -> list[GuideStep]:
-    """The lesson's guided sequence: tracking, no_grad, a bigger batch, eval() alone, eval() + no_grad."""
+    """The lesson's guided sequence: tracking, no_grad, a bigger batch, eval() alone, eval() + no_grad
+    (in today's language; the first step quotes the run button's translated label)."""
+    big = {"big": BIG_BATCH}
     return [
         GuideStep(
-            "Leave every switch off (tracking on, train mode) and click **run forward pass**.",
+            _("Leave every switch off (tracking on, train mode) and click **{run}**.").format(run=_(RUN)),
             lambda run, runs: run.tracking == "tracking" and not run.eval_mode,
             _look_tracked,
-            asks="run with every switch off",
+            asks=_("run with every switch off"),
         ),
         GuideStep(
-            "Tick `with torch.no_grad()` and run again with the same batch size.",
+            _("Tick `with torch.no_grad()` and run again with the same batch size."),
             lambda run, runs: run.tracking == "no_grad",
             _look_no_grad,
-            asks="run with `torch.no_grad()` ticked",
+            asks=_("run with `torch.no_grad()` ticked"),
         ),
         GuideStep(
-            f"Untick `torch.no_grad()`, drag the batch size to {BIG_BATCH} or more and run.",
+            _("Untick `torch.no_grad()`, drag the batch size to {big} or more and run.").format(**big),
             lambda run, runs: run.tracking == "tracking" and run.batch_size >= BIG_BATCH,
             _look_big_batch,
-            asks=f"run with `torch.no_grad()` unticked and a batch size of {BIG_BATCH} or more",
+            asks=_("run with `torch.no_grad()` unticked and a batch size of {big} or more").format(**big),
         ),
         GuideStep(
-            "Now tick only `model.eval()` and run. Is a graph still built?",
+            _("Now tick only `model.eval()` and run. Is a graph still built?"),
             lambda run, runs: run.tracking == "tracking" and run.eval_mode,
             _look_eval_only,
-            asks="run with only `model.eval()` ticked",
+            asks=_("run with only `model.eval()` ticked"),
         ),
         GuideStep(
-            "Tick `with torch.no_grad()` as well (keep `model.eval()` ticked) and run.",
+            _("Tick `with torch.no_grad()` as well (keep `model.eval()` ticked) and run."),
             lambda run, runs: run.tracking != "tracking" and run.eval_mode,
             _look_recipe,
-            asks="run with `model.eval()` and `torch.no_grad()` both ticked",
+            asks=_("run with `model.eval()` and `torch.no_grad()` both ticked"),
         ),
     ]
 
 
-#: What the guide says once every step is done.
-FINISHED = (
+#: What the guide says once every step is done (an English msgid, translated by :func:`lesson_guide`).
+FINISHED = N_(
     "You have seen the whole lesson in action. Keep exploring: compare `torch.no_grad()` with "
     "`torch.inference_mode()`, or restart the guide."
 )
 
 
 def lesson_guide() -> Guide:
-    return Guide(default_steps(), finished=FINISHED)
+    """The lesson's guide in today's language (a state makes it when it is built)."""
+    return Guide(default_steps(), finished=_(FINISHED))
 
 
 class InferenceExplorerState:
@@ -232,9 +260,9 @@ class InferenceExplorerState:
         max_history: int = DEFAULT_MAX_HISTORY,
     ) -> None:
         if max_history < 1:
-            raise ValueError(f"max_history must be at least 1, got {max_history}")
+            raise ValueError(_("max_history must be at least 1, got {value}").format(value=max_history))
         if repeats < 1:
-            raise ValueError(f"repeats must be at least 1, got {repeats}")
+            raise ValueError(_("repeats must be at least 1, got {value}").format(value=repeats))
         self.seed = int(seed)
         self.in_features = int(in_features)
         self.repeats = int(repeats)
@@ -273,7 +301,9 @@ class InferenceExplorerState:
     def set_batch_size(self, n: int) -> None:
         n = int(n)
         if not MIN_BATCH <= n <= MAX_BATCH:
-            raise ValueError(f"batch size must be between {MIN_BATCH} and {MAX_BATCH}, got {n}")
+            raise ValueError(
+                _("batch size must be between {low} and {high}, got {n}").format(low=MIN_BATCH, high=MAX_BATCH, n=n)
+            )
         self.batch_size = n
 
     def inputs(self, batch_size: int | None = None) -> torch.Tensor:
@@ -292,7 +322,7 @@ class InferenceExplorerState:
         saved = 0
         best = float("inf")
         output = None
-        for _ in range(self.repeats):
+        for _repeat in range(self.repeats):
             kept: dict[int, int] = {}
             with saved_tensors_hooks(self._counting_pack(kept), _unpack), self._switches():
                 began = time.perf_counter()

@@ -10,6 +10,9 @@ and a log.
 As in the lesson 3 explorer (:mod:`gradlessons.gradient_explorer.view`): only core widgets present in
 ipywidgets 7.7 and 8, a pyplot-free ``Figure`` rendered to PNG with Agg and put into an
 ``Output``'s ``outputs`` trait, so it also works without a live kernel and in the tests.
+
+Every word is translated when the view is built or the figure drawn (:func:`labels` gives the
+controls' texts in today's language); the switches are code and stay as they are.
 """
 
 from __future__ import annotations
@@ -24,12 +27,14 @@ from matplotlib.ticker import MaxNLocator
 
 from gradlessons.figures import DPI, padded_range, show_figure
 from gradlessons.guide_view import SCROLLS_INSIDE, beside_the_figure, guide_controls
-from gradlessons.inference_explorer.state import MAX_BATCH, MIN_BATCH, InferenceExplorerState, Run
+from gradlessons.guide_view import labels as guide_labels
+from gradlessons.i18n import N_, _
+from gradlessons.inference_explorer.state import MAX_BATCH, MIN_BATCH, RUN, InferenceExplorerState, Run
 
 #: One colour per tracking regime, reused in the legend.
 COLORS = {"tracking": "#d62728", "no_grad": "#1f77b4", "inference_mode": "#2ca02c"}
 LEGEND = {
-    "tracking": "tracking on (graph built)",
+    "tracking": N_("tracking on (graph built)"),
     "no_grad": "torch.no_grad()",
     "inference_mode": "torch.inference_mode()",
 }
@@ -39,6 +44,15 @@ MAX_ANNOTATED = 12
 FIGSIZE = (6.0, 3.4)  # beside the guide, in a 1366×768 window with JupyterLab's file browser open
 #: The log shows this much before it scrolls (newest first, so the latest runs are the ones shown).
 LOG_HEIGHT = "6.5em"
+# i18n: a button: forget every run and clear the switches
+RESET = N_("reset")
+
+
+def labels() -> dict[str, str]:
+    """The controls' texts in today's language: ``"run"``, ``"reset"``, ``"batch_size"`` (the slider's
+    description), then the guide's ``"skip"`` and ``"restart"``.  The switches are code: their texts
+    are ``"with torch.no_grad()"``, ``"with torch.inference_mode()"`` and ``"model.eval()"`` everywhere."""
+    return {"run": _(RUN), "reset": _(RESET), "batch_size": _("batch size"), **guide_labels()}
 
 
 class InferenceExplorer:
@@ -59,6 +73,7 @@ class InferenceExplorer:
 
     def __init__(self, state: InferenceExplorerState | None = None) -> None:
         self.state = state if state is not None else InferenceExplorerState()
+        label = labels()
         auto = widgets.Layout(width="auto", margin="0px 16px 0px 0px")  # room between a box and the next label
         self.no_grad = widgets.Checkbox(value=False, description="with torch.no_grad()", indent=False, layout=auto)
         self.inference_mode = widgets.Checkbox(
@@ -70,15 +85,17 @@ class InferenceExplorer:
             min=MIN_BATCH,
             max=MAX_BATCH,
             step=8,
-            description="batch size",
+            description=label["batch_size"],
             continuous_update=False,
             layout=widgets.Layout(width="420px"),
         )
         self.run_button = widgets.Button(
-            description="run forward pass", button_style="primary", tooltip="output = model(x) with these settings"
+            description=label["run"], button_style="primary", tooltip=_("output = model(x) with these settings")
         )
-        self.reset_button = widgets.Button(description="reset", tooltip="forget all runs and clear the switches")
-        self.guide_controls = guide_controls(self._on_skip, self._on_restart_guide, "Back to the guide's step 1")
+        self.reset_button = widgets.Button(
+            description=label["reset"], tooltip=_("forget all runs and clear the switches")
+        )
+        self.guide_controls = guide_controls(self._on_skip, self._on_restart_guide, _("Back to the guide's step 1"))
         self.guide, self.guide_buttons = self.guide_controls.text, self.guide_controls.buttons
         self.status = widgets.HTML()
         self.status.add_class("explorer-status")  # lets a page (and the browser tests) find the status
@@ -99,7 +116,7 @@ class InferenceExplorer:
         row = widgets.Layout(flex_flow="row wrap")
         self.widget = widgets.VBox(
             [
-                widgets.HTML("<b>Lesson 4 &middot; inference without a graph</b>"),
+                widgets.HTML(_("<b>Lesson 4 &middot; inference without a graph</b>")),
                 widgets.HBox([self.no_grad, self.inference_mode, self.eval_mode], layout=row),
                 widgets.HBox([self.batch_size, self.run_button, self.reset_button], layout=row),
                 self.status,
@@ -150,35 +167,45 @@ class InferenceExplorer:
     def _status_html(self) -> str:
         history = self.state.history
         if not history:
-            return "<i>No run yet: choose the switches and a batch size, then click <b>run forward pass</b>.</i>"
+            return "<i>{}</i>".format(
+                _("No run yet: choose the switches and a batch size, then click <b>{run}</b>.").format(run=_(RUN))
+            )
         last = history[-1]
-        dropout = "active (train mode)" if last.dropout_active else "off (eval mode)"
         # Three lines, not one per fact: the explorer must fit a laptop's window.
         lines = [
             [
-                f"<code>{html.escape(last.label)}</code>, batch {last.batch_size}",
+                _("{code}, batch {batch}").format(
+                    code=f"<code>{html.escape(last.label)}</code>", batch=last.batch_size
+                ),
                 f"<code>output.requires_grad = {last.requires_grad}</code>",
                 f"<code>output.grad_fn = {html.escape(str(last.grad_fn))}</code>",
             ],
             [
-                f"saved for backward: <b>{last.saved_bytes / 1e6:.2f} MB</b>",
-                f"forward time: <b>{last.seconds * 1e3:.2f} ms</b>",
+                _("saved for backward: <b>{mb} MB</b>").format(mb=f"{last.saved_bytes / 1e6:.2f}"),
+                _("forward time: <b>{ms} ms</b>").format(ms=f"{last.seconds * 1e3:.2f}"),
             ],
-            [f"dropout {dropout}; largest difference from the eval output: {last.max_diff_vs_eval:.3g}"],
+            [self._dropout_line(last)],
         ]
         return "<div style='line-height:1.6'>" + "<br>".join(" &nbsp;|&nbsp; ".join(line) for line in lines) + "</div>"
+
+    @staticmethod
+    def _dropout_line(last: Run) -> str:
+        diff = f"{last.max_diff_vs_eval:.3g}"
+        if last.dropout_active:
+            return _("dropout active (train mode); largest difference from the eval output: {diff}").format(diff=diff)
+        return _("dropout off (eval mode); largest difference from the eval output: {diff}").format(diff=diff)
 
     def _log_html(self) -> str:
         body = html.escape("\n".join(reversed(self.state.log_lines())))
         return (
-            "<div><b>Runs</b> (newest first)</div>"
-            f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
+            _("<div><b>Runs</b> (newest first)</div>")
+            + f"<pre style='max-height:{LOG_HEIGHT}; overflow:auto; white-space:pre; margin:0; padding:4px; "
             f"{SCROLLS_INSIDE} "
             f"font-size:11px; border:1px solid #ccc'>{body}</pre>"
         )
 
     def _show_png(self, fig: Figure) -> None:
-        show_figure(self.plot_output, fig, "inference explorer figure")
+        show_figure(self.plot_output, fig, _("inference explorer figure"))
 
 
 def draw_runs(runs: Sequence[Run]) -> Figure:
@@ -187,8 +214,8 @@ def draw_runs(runs: Sequence[Run]) -> Figure:
     fig = Figure(figsize=FIGSIZE, layout="constrained")
     ax_mem, ax_time = fig.subplots(1, 2)
     for ax, values, title, unit in (
-        (ax_mem, [r.saved_bytes / 1e6 for r in runs], "memory saved for backward", "MB"),
-        (ax_time, [r.seconds * 1e3 for r in runs], "time of the forward pass", "ms"),
+        (ax_mem, [r.saved_bytes / 1e6 for r in runs], _("memory saved for backward"), "MB"),
+        (ax_time, [r.seconds * 1e3 for r in runs], _("time of the forward pass"), "ms"),
     ):
         xs = [r.index for r in runs]
         if runs:
@@ -202,7 +229,8 @@ def draw_runs(runs: Sequence[Run]) -> Figure:
                     ha="center", fontsize=7, color="#444444",
                 )  # fmt: skip
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("run", fontsize=9)
+        # i18n: x axis label: the run number
+        ax.set_xlabel(_("run"), fontsize=9)
         ax.set_ylabel(unit, fontsize=9)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         # From 0 (what no graph saves) to the largest run, with room for whole markers at both ends
@@ -214,10 +242,10 @@ def draw_runs(runs: Sequence[Run]) -> Figure:
         ax.set_xlim(padded_range(xs, include=(1, 5), below=0.12, above=0.12))
         ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
-    handles = [Line2D([], [], color=c, marker="o", linestyle="", label=LEGEND[k]) for k, c in COLORS.items()]
+    handles = [Line2D([], [], color=c, marker="o", linestyle="", label=_(LEGEND[k])) for k, c in COLORS.items()]
     handles += [
-        Line2D([], [], color="#555555", marker="o", linestyle="", markerfacecolor="white", label="train mode"),
-        Line2D([], [], color="#555555", marker="s", linestyle="", markerfacecolor="white", label="eval mode"),
+        Line2D([], [], color="#555555", marker="o", linestyle="", markerfacecolor="white", label=_("train mode")),
+        Line2D([], [], color="#555555", marker="s", linestyle="", markerfacecolor="white", label=_("eval mode")),
     ]
     # Two rows: five entries side by side are wider than the figure beside the guide, which cut them off.
     fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=7.5, frameon=False)
