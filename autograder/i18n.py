@@ -35,6 +35,25 @@ ENGLISH = "en"
 LANGUAGES = (ENGLISH, "pt_BR")  # the editions; the only values that ever reach gettext
 LOCALE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_locale")
 
+# The editions beside English: a lesson's edition is an assignment of its own, ``<lesson><suffix>``
+# (course.py's EDITIONS says the same for the authors' side).
+EDITION_SUFFIXES = {"pt_BR": "_pt_br"}
+
+
+def edition_of(assignment: str) -> tuple[str, str]:
+    """(the English lesson, the language) of an assignment id, from the fixed suffixes only:
+    ``lesson3_zeroing_grad_pt_br`` -> (``lesson3_zeroing_grad``, ``pt_BR``); anything else is English."""
+    for lang, suffix in EDITION_SUFFIXES.items():
+        if isinstance(assignment, str) and assignment.endswith(suffix) and len(assignment) > len(suffix):
+            return assignment[: -len(suffix)], lang
+    return assignment, ENGLISH
+
+
+def editions(lesson: str) -> list[str]:
+    """Every assignment id of ``lesson``: the English one first."""
+    return [lesson, *(lesson + suffix for suffix in EDITION_SUFFIXES.values())]
+
+
 _speaking: contextvars.ContextVar[str | None] = contextvars.ContextVar("autograd_course_language", default=None)
 _chosen = ENGLISH  # what use_language() set for this process (a learner's kernel)
 

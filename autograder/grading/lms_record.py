@@ -62,12 +62,16 @@ import os
 import stat
 from collections.abc import Mapping
 
+from ..i18n import EDITION_SUFFIXES
+
 RECORD_NAME = "lms.json"
 KEY_NAME = "tool_key.pem"
 ENVIRONMENT = "AUTOGRADER_LMS_RECORD"  # this course's record folder, in the grading service's environment
 VERSION = 1
-# The course's assignment ids (COURSE_CONTRACT.md: one per lesson, fixed).
-ASSIGNMENTS = ("lesson1_requires_grad", "lesson2_backward", "lesson3_zeroing_grad", "lesson4_no_grad")
+# The course's assignment ids (COURSE_CONTRACT.md: one per lesson, fixed), then each lesson's editions
+# in other languages (``lesson3_zeroing_grad_pt_br``: graded, linked and published like the English one).
+LESSONS = ("lesson1_requires_grad", "lesson2_backward", "lesson3_zeroing_grad", "lesson4_no_grad")
+ASSIGNMENTS = LESSONS + tuple(lesson + suffix for suffix in EDITION_SUFFIXES.values() for lesson in LESSONS)
 ROLES = ("instructors", "tas", "students")
 
 CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
