@@ -403,7 +403,9 @@ def lesson_template(lesson: str, root: str = ROOT):
         comments = [f"{unit.cell} · {kind[unit.role]} {unit.n}"]
         if unit.role in ("str", "doc"):
             comments.append("Python string: keep {fields}, \\n and other escapes exactly; do not add quotes")
-        catalog.add(unit.text, None, [(f"{relative}:{unit.cell}", None)], auto_comments=comments,
+        # The cell is named in the comment: a location is file:line to gettext's tools, and a notebook's
+        # cell id is not a line (Babel drops such a location when it reads the file back).
+        catalog.add(unit.text, None, [(relative, None)], auto_comments=comments,
                     context=unit.context)  # fmt: skip
     return catalog
 
