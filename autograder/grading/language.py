@@ -1,0 +1,39 @@
+"""The language a submission's graded copy and feedback are written in: text only, never a score.
+
+Two things may say it, both read as hostile data and checked against ``autograder.i18n.LANGUAGES``
+before they go near a catalogue (``gettext`` builds a path from the value):
+- the notebook's ``metadata.autograd_course.language``, which ``course.py sync`` writes into each
+  edition's source and release (a learner who opened the Portuguese notebook hands it in in
+  Portuguese, whichever assignment it is collected under);
+- else the assignment's edition, from its id's fixed suffix (``lesson3_zeroing_grad_pt_br``).
+
+Anything else (a missing field, ``"../../x"``, ``"de"``, a dict) means the assignment's edition, or
+English.  Neither reaches a code, ``passed``, points, a scenario or a seed: a hidden check's seed is
+derived from the English lesson's id (``english_lesson``), so both editions of a lesson run the same
+hidden scenarios and the same answers score the same.
+"""
+
+from __future__ import annotations
+
+from ..i18n import ENGLISH, checked, edition_of
+
+
+def assignment_of(resources: dict | None) -> str:
+    info = (resources or {}).get("nbgrader", {})
+    value = info.get("assignment", "") if isinstance(info, dict) else ""
+    return value if isinstance(value, str) else ""
+
+
+def english_lesson(assignment: str) -> str:
+    """The English lesson an assignment is an edition of (itself when it is English)."""
+    return edition_of(assignment)[0]
+
+
+def learner_language(nb, resources: dict | None) -> str:
+    """The language to write ``nb``'s graded copy and feedback in."""
+    metadata = getattr(nb, "metadata", None)
+    if metadata is None and isinstance(nb, dict):
+        metadata = nb.get("metadata")
+    course = metadata.get("autograd_course") if isinstance(metadata, dict) else None
+    said = checked(course.get("language")) if isinstance(course, dict) else None
+    return said or edition_of(assignment_of(resources))[1] or ENGLISH
