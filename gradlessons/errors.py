@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gradlessons.i18n import _
+
 
 def error_line(action: Callable[[], object]) -> str | None:
     """Run ``action()``; return ``"ErrorType: first sentence of the message"``, or None if it raised nothing."""
@@ -17,11 +19,13 @@ def error_line(action: Callable[[], object]) -> str | None:
     except Exception as err:  # any error is what the lesson wants to show
         message = str(err).strip().splitlines()[0] if str(err).strip() else ""
         # PyTorch's messages often add hints after the first sentence: the first one says what went wrong.
-        first, dot, _ = message.partition(". ")
+        first, dot, _rest = message.partition(". ")
         return f"{type(err).__name__}: {first}{dot.strip()}"
     return None
 
 
 def show_error(action: Callable[[], object]) -> None:
-    """Print the error ``action()`` raises (see ``error_line``), or ``no error``."""
-    print(error_line(action) or "no error")
+    """Print the error ``action()`` raises (see ``error_line``), or ``no error`` in the learner's language
+    (PyTorch's own message stays as PyTorch wrote it)."""
+    # i18n: printed when the line a lesson expected to fail ran without an error
+    print(error_line(action) or _("no error"))

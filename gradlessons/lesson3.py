@@ -13,6 +13,9 @@ gives the same result every time, whatever ran before, and leaves the notebook's
 was. The loops and measurements a lesson section is about stay in the lesson's cells:
 ``plot_forgetting_to_clear`` only draws the two lists of slopes that the lesson's loops collected, and
 ``plot_layer_grad_norms`` only draws the per-layer gradient norms that the lesson's cell measured.
+
+Titles, axis labels, legends and alt texts are translated when a figure function is called (a
+Portuguese lesson chooses its language after importing this module); numbers keep Python's formats.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from matplotlib.figure import Figure
 from torch import nn
 
 from gradlessons.figures import DPI
+from gradlessons.i18n import _
 
 #: The line the toy data is drawn around: y = TRUE_SLOPE * x + TRUE_BIAS.
 TRUE_SLOPE, TRUE_BIAS = 3.0, 1.0
@@ -52,11 +56,19 @@ def plot_forgetting_to_clear(never_cleared: list[float], cleared: list[float]) -
 def forgetting_to_clear_alt(never_cleared: list[float], cleared: list[float]) -> str:
     """What :func:`forgetting_to_clear_figure` draws, in words: where each line goes, not only where it ends
     (the red line's swings are the figure's point)."""
-    return (
-        f"A line chart of the slope w after each of {len(cleared)} training steps, with a dashed line at the "
-        f"true slope {TRUE_SLOPE:g}. With zero_grad() every step, w ends at {cleared[-1]:.2f}. Never cleared "
-        f"(red), w goes up and down between {min(never_cleared):.2f} and {max(never_cleared):.2f}; after step "
-        f"{len(never_cleared)} it is {never_cleared[-1]:.2f}."
+    return _(
+        "A line chart of the slope w after each of {steps} training steps, with a dashed line at the "
+        "true slope {slope}. With zero_grad() every step, w ends at {cleared}. Never cleared "
+        "(red), w goes up and down between {low} and {high}; after step "
+        "{last_step} it is {last}."
+    ).format(
+        steps=len(cleared),
+        slope=f"{TRUE_SLOPE:g}",
+        cleared=f"{cleared[-1]:.2f}",
+        low=f"{min(never_cleared):.2f}",
+        high=f"{max(never_cleared):.2f}",
+        last_step=len(never_cleared),
+        last=f"{never_cleared[-1]:.2f}",
     )
 
 
@@ -67,11 +79,12 @@ def forgetting_to_clear_figure(never_cleared: list[float], cleared: list[float])
     fig.subplots_adjust(**MARGINS)
     ax = fig.subplots()
     steps = range(1, len(cleared) + 1)
-    ax.plot(steps, cleared, label="zero_grad() every step")
-    ax.plot(range(1, len(never_cleared) + 1), never_cleared, color="tab:red", label="never cleared")
-    ax.axhline(TRUE_SLOPE, color="gray", linestyle="--", label=f"true slope {TRUE_SLOPE:g}")
-    ax.set_xlabel("step")
-    ax.set_ylabel("learned slope w")
+    ax.plot(steps, cleared, label=_("zero_grad() every step"))
+    ax.plot(range(1, len(never_cleared) + 1), never_cleared, color="tab:red", label=_("never cleared"))
+    ax.axhline(TRUE_SLOPE, color="gray", linestyle="--", label=_("true slope {slope}").format(slope=f"{TRUE_SLOPE:g}"))
+    # i18n: x axis label: the training step number
+    ax.set_xlabel(_("step"))
+    ax.set_ylabel(_("learned slope w"))
     ax.set_ylim(0, 7.3)  # room above the swings for the legend
     ax.legend(loc="upper center", ncol=3, fontsize=7)
     return fig
@@ -116,13 +129,15 @@ def layer_grad_norms_alt(norms: dict[float, list[float]]) -> str:
 
     depth = max(len(values) for values in norms.values())
     lines = " ".join(
-        f"Weights std {std:g}: {said(values[0])} at layer 1, {said(values[-1])} at layer {len(values)}."
+        _("Weights std {std}: {first} at layer 1, {last} at layer {depth}.").format(
+            std=f"{std:g}", first=said(values[0]), last=said(values[-1]), depth=len(values)
+        )
         for std, values in norms.items()
     )
-    return (
-        f"A line chart, on a log scale, of the gradient norm of each layer's weight, from layer 1 (nearest the "
-        f"input) to layer {depth}, one line per weight std. {lines}"
-    )
+    return _(
+        "A line chart, on a log scale, of the gradient norm of each layer's weight, from layer 1 (nearest the "
+        "input) to layer {depth}, one line per weight std. {lines}"
+    ).format(depth=depth, lines=lines)
 
 
 def precompute() -> None:
@@ -142,10 +157,16 @@ def layer_grad_norms_figure(norms: dict[float, list[float]]) -> Figure:
     ax = fig.subplots()
     depth = max(len(values) for values in norms.values())
     for std, values in norms.items():
-        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, label=f"weights std {std:g}")
+        ax.plot(
+            range(1, len(values) + 1),
+            values,
+            marker="o",
+            markersize=3,
+            label=_("weights std {std}").format(std=f"{std:g}"),
+        )
     ax.set_yscale("log")
-    ax.set_xlabel("layer (1 = first, nearest the input)")
-    ax.set_ylabel("gradient norm")
+    ax.set_xlabel(_("layer (1 = first, nearest the input)"))
+    ax.set_ylabel(_("gradient norm"))
     ax.set_xticks([1, *range(5, depth + 1, 5)])
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)

@@ -13,7 +13,8 @@ Time is not: a forward pass's wall time depends on the machine and on what else 
 check the memory exactly and the times only loosely.
 
 As in :mod:`gradlessons.lesson3`: plain functions return numbers, ``..._figure`` draws them into a
-pyplot-free ``Figure``, and ``plot_...`` shows it (a PNG in an ``ipywidgets.Output``).
+pyplot-free ``Figure``, and ``plot_...`` shows it (a PNG in an ``ipywidgets.Output``).  Its words are
+translated when a figure function is called, never at import.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from matplotlib.figure import Figure
 from torch import nn
 
 from gradlessons.figures import show_figure
+from gradlessons.i18n import _
 
 
 def saved_tensors(t: torch.Tensor) -> list[tuple[str, str, torch.Tensor]]:
@@ -59,7 +61,7 @@ def activation_mb(t: torch.Tensor, model: nn.Module) -> float:
 def best_seconds(f: Callable[[], object], repeats: int = 5) -> float:
     """The fastest of ``repeats`` calls of ``f()``, in seconds: the least disturbed by other work."""
     times = []
-    for _ in range(repeats):
+    for _repeat in range(repeats):
         start = time.perf_counter()
         f()
         times.append(time.perf_counter() - start)
@@ -107,17 +109,17 @@ def batch_sweep_figure(costs: Sequence[TrackingCost]) -> Figure:
     ax_mem, ax_time = fig.subplots(1, 2)
     sizes = [c.batch_size for c in costs]
     for label, color, mb, ms in [
-        ("tracking on", "tab:red", [c.tracked_mb for c in costs], [c.tracked_ms for c in costs]),
+        (_("tracking on"), "tab:red", [c.tracked_mb for c in costs], [c.tracked_ms for c in costs]),
         ("no_grad()", "tab:blue", [c.no_grad_mb for c in costs], [c.no_grad_ms for c in costs]),
     ]:
         ax_mem.plot(sizes, mb, marker="o", color=color, label=label)
         ax_time.plot(sizes, ms, marker="o", color=color, label=label)
-    ax_mem.set_title("activations kept for backward")
+    ax_mem.set_title(_("activations kept for backward"))
     ax_mem.set_ylabel("MB")
-    ax_time.set_title("time of one forward pass")
+    ax_time.set_title(_("time of one forward pass"))
     ax_time.set_ylabel("ms")
     for ax in (ax_mem, ax_time):
-        ax.set_xlabel("batch size")
+        ax.set_xlabel(_("batch size"))
         ax.grid(alpha=0.3)
     ax_mem.legend()
     return fig
@@ -129,7 +131,7 @@ def plot_batch_sweep(
     """Measure :func:`batch_sweep` and show :func:`batch_sweep_figure` (end a cell with the result)."""
     output = widgets.Output()
     costs = batch_sweep(model, batch_sizes, in_features)
-    show_figure(output, batch_sweep_figure(costs), "memory and time", batch_sweep_alt(costs))
+    show_figure(output, batch_sweep_figure(costs), _("memory and time"), batch_sweep_alt(costs))
     return output
 
 
@@ -140,13 +142,22 @@ def batch_sweep_alt(costs: Sequence[TrackingCost]) -> str:
 
     def memory(kept: list[float]) -> str:
         if not any(kept):
-            return "0 MB at every batch size"
-        return f"from {kept[0]:.1f} MB to {kept[-1]:.1f} MB"
+            return _("0 MB at every batch size")
+        return _("from {first} MB to {last} MB").format(first=f"{kept[0]:.1f}", last=f"{kept[-1]:.1f}")
 
-    return (
-        f"Two line charts against the batch size ({sizes}). Left, the activations kept for backward: "
-        f"with tracking on, {memory([c.tracked_mb for c in costs])}; under no_grad(), "
-        f"{memory([c.no_grad_mb for c in costs])}. Right, the time of one forward pass: "
-        f"with tracking on, from {first.tracked_ms:.2f} ms to {last.tracked_ms:.2f} ms; under no_grad(), "
-        f"from {first.no_grad_ms:.2f} ms to {last.no_grad_ms:.2f} ms."
+    # i18n: {tracked_memory} and {no_grad_memory} are phrases such as "from 1.0 MB to 8.0 MB"
+    return _(
+        "Two line charts against the batch size ({sizes}). Left, the activations kept for backward: "
+        "with tracking on, {tracked_memory}; under no_grad(), "
+        "{no_grad_memory}. Right, the time of one forward pass: "
+        "with tracking on, from {tracked_first} ms to {tracked_last} ms; under no_grad(), "
+        "from {no_grad_first} ms to {no_grad_last} ms."
+    ).format(
+        sizes=sizes,
+        tracked_memory=memory([c.tracked_mb for c in costs]),
+        no_grad_memory=memory([c.no_grad_mb for c in costs]),
+        tracked_first=f"{first.tracked_ms:.2f}",
+        tracked_last=f"{last.tracked_ms:.2f}",
+        no_grad_first=f"{first.no_grad_ms:.2f}",
+        no_grad_last=f"{last.no_grad_ms:.2f}",
     )
