@@ -20,14 +20,16 @@ import os
 from dataclasses import replace
 
 from .display import shown_lines, wrapped
+from .i18n import N_, _, ngettext, pgettext
 from .sandbox.limits import DEFAULTS
 
 QUIZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quizzes")
 
 
 #: What a failed check's exception shows under the ❌ line: that the cell counts as failed, without
-#: repeating the hint or naming the grader's exception.
-FAILED_LINE = "Not passed yet: this cell counts as failed until its check shows ✅ passed."
+#: repeating the hint or naming the grader's exception.  English here, in the learner's language
+#: where it is shown.
+FAILED_LINE = N_("Not passed yet: this cell counts as failed until its check shows ✅ passed.")
 
 
 class NotYet(AssertionError):
@@ -35,7 +37,7 @@ class NotYet(AssertionError):
     student has already read it in the ❌ line the check printed)."""
 
     def _render_traceback_(self) -> list[str]:
-        return [FAILED_LINE]
+        return [_(FAILED_LINE)]
 
 
 def _in_words(exercise: str, code: str) -> str:
@@ -53,8 +55,11 @@ def _report(verdict, printed: str = "") -> None:
     if printed.strip():
         lines = printed.strip().splitlines()
         shown = "\n".join("    " + line for line in lines[:15])
-        more = f"\n    ... ({len(lines) - 15} more lines)" if len(lines) > 15 else ""
-        print(f"Your function printed:\n{shown}{more}")
+        hidden = len(lines) - 15
+        # i18n: the lines a student's function printed beyond the 15 shown (English says "lines" even for 1)
+        left_out = ngettext("... ({n} more lines)", "... ({n} more lines)", hidden).format(n=hidden)
+        more = f"\n    {left_out}" if hidden > 0 else ""
+        print(_("Your function printed:") + f"\n{shown}{more}")
     meaning = _in_words(verdict.exercise, verdict.code)
     print("\n".join(shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message, meaning=meaning)))
     if verdict.passed:
@@ -68,7 +73,7 @@ def _check(exercise: str, fn, start: str, seed: int, timeout: float | None) -> N
         # Grading: the grader runs this check itself, outside this kernel, and its verdict replaces
         # this cell's output (autograder/grading/score.py). Should that step be missing, the cell
         # fails here rather than pass without a check.
-        print(f"{exercise}: checked by the grader outside the notebook.")
+        print(_("{exercise}: checked by the grader outside the notebook.").format(exercise=exercise))
         error = NotYet(f"{exercise}: this check runs outside the notebook, in the grader (ScoreChecks)")
         # IPython shows an exception's own lines when it has them, instead of formatting a full
         # traceback, which is slow (it reads and highlights source) and would be paid in every test
@@ -81,7 +86,8 @@ def _check(exercise: str, fn, start: str, seed: int, timeout: float | None) -> N
     from .verdict import Verdict
 
     if not callable(fn):
-        _report(Verdict(exercise, "error", f"{exercise} is not a function (got {type(fn).__name__})."))
+        message = _("{exercise} is not a function (got {kind}).").format(exercise=exercise, kind=type(fn).__name__)
+        _report(Verdict(exercise, "error", message))
     limits = DEFAULTS if timeout is None else replace(DEFAULTS, check_seconds=timeout)
     verdict, printed = diagnose_function(exercise, fn, start=start, seed=seed, limits=limits)
     _report(verdict, printed)
@@ -126,6 +132,17 @@ def load_quiz(assignment: str) -> dict:
         return json.load(f)
 
 
+def quiz_context(assignment: str, question: str, part: str) -> str:
+    """The catalogue's context of a quick check's ``why`` or ``hint``: the JSON stays English, and
+    ``course_i18n`` puts each text in the ``autograder`` template under this context."""
+    return f"quiz:{assignment}:{question}:{part}"
+
+
+def quiz_text(assignment: str, question: str, part: str, english: str) -> str:
+    """A quick check's ``why`` or ``hint`` in the learner's language."""
+    return pgettext(quiz_context(assignment, question, part), english)
+
+
 def _say(text: str) -> None:
     """Print ``text`` wrapped at word boundaries (Jupyter would break a long line inside a word)."""
     print("\n".join(wrapped(text, indent="")))
@@ -142,10 +159,13 @@ def check_quiz(assignment: str, question: str, answer) -> None:
     item = quiz[question]
     if not isinstance(answer, str) or answer.strip().lower() not in item["choices"]:
         choices = ", ".join(f'"{c}"' for c in item["choices"])
-        _say(f'❌ {question}: not answered yet. Answer with one of {choices}, as a string, e.g. {question} = "a".')
+        text = _('❌ {question}: not answered yet. Answer with one of {choices}, as a string, e.g. {question} = "a".')
+        _say(text.format(question=question, choices=choices))
         raise NotYet(f"{question}: {answer!r} is not one of the choices {choices}")
     if _answer_hash(assignment, question, answer.strip().lower()) == item["answer_sha256"]:
-        _say(f"✅ {question}: right. {item['why']}")
+        why = quiz_text(assignment, question, "why", item["why"])
+        _say(_("✅ {question}: right. {why}").format(question=question, why=why))
         return
-    _say(f"❌ {question}: not quite yet. Hint: {item['hint']}")
+    hint = quiz_text(assignment, question, "hint", item["hint"])
+    _say(_("❌ {question}: not quite yet. Hint: {hint}").format(question=question, hint=hint))
     raise NotYet(f"{question}: not the right answer yet (the hint is printed above)")
