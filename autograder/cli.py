@@ -10,6 +10,7 @@ import os
 import pkgutil
 import sys
 
+from . import i18n
 from .sandbox.limits import DEFAULT_JOBS, DEFAULT_JOBS_RULE, DEFAULTS
 
 
@@ -49,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
         "--start", choices=("all", "fresh", "dirty"), default="all", help="which starting states to test (default: all)"
     )
     diagnose.add_argument("--seed", type=int, default=0, help="varies models and data (default: 0)")
+    diagnose.add_argument(
+        "--lang",
+        default=i18n.ENGLISH,
+        choices=i18n.LANGUAGES,
+        help="the language of the message field; every other field stays as it is (default: %(default)s)",
+    )
 
     grade = commands.add_parser(
         "grade",
@@ -319,8 +326,9 @@ def diagnose_main(args) -> int:
     from .diagnose import diagnose_files
 
     try:
-        for path, verdict in diagnose_files(args.exercise, args.files, args.jobs, args.start, args.seed, limits):
-            print(verdict.to_json(path), flush=True)
+        with i18n.speaking(args.lang):  # the messages only: codes, fields and their order never change
+            for path, verdict in diagnose_files(args.exercise, args.files, args.jobs, args.start, args.seed, limits):
+                print(verdict.to_json(path), flush=True)
     except SandboxError as error:
         return _fail(str(error))
     return 0

@@ -9,15 +9,20 @@ the student's code never touched -> ``Verdict``.
 * a notebook's function (``diagnose_function``, the self-check in a student's own notebook): each
   scenario in a child of the notebook's kernel (``jobs.run.run_in_children``), judged in the kernel.
   That protects the student's kernel; it is not a grade (grades come from the sandbox).
+
+Messages are in the language of the caller's context (``autograder.i18n.speaking``, which
+``diagnose --lang`` opens): each file's thread runs in a copy of that context.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from . import exercises
+from .i18n import _
 from .sandbox.limits import DEFAULT_JOBS, DEFAULTS, Limits
 from .tamper.provenance import provenance_problems
 from .verdict import Verdict
@@ -71,7 +76,11 @@ def diagnose_files(
     shared_server("exercise")  # SandboxError here, before the first file, if there is no sandbox
     jobs = jobs or DEFAULT_JOBS
     with ThreadPoolExecutor(max_workers=jobs) as threads:
-        futures = [threads.submit(_safe_file, exercise, path, start, seed, limits, pool) for path in paths]
+        # A thread starts with an empty context: each runs in a copy of this one, in its language.
+        futures = [
+            threads.submit(contextvars.copy_context().run, _safe_file, exercise, path, start, seed, limits, pool)
+            for path in paths
+        ]
         for path, future in zip(paths, futures):
             yield path, future.result()
 
@@ -80,10 +89,13 @@ def _safe_file(exercise: str, path: str, start: str, seed: int, limits: Limits, 
     from .sandbox.client import SandboxError
 
     if not os.path.isfile(path):
-        return Verdict(exercise, "error", f"There is no file at {path}.")
+        return Verdict(exercise, "error", _("There is no file at {path}.").format(path=path))
     try:
         return diagnose_file(exercise, path, start, seed, limits, pool)
     except SandboxError:
         raise  # the sandbox itself is gone: no verdict would be true
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
-        return Verdict(exercise, "error", f"The grader could not run this file: {type(exc).__name__}: {exc}")
+        message = _("The grader could not run this file: {error}: {detail}").format(
+            error=type(exc).__name__, detail=exc
+        )
+        return Verdict(exercise, "error", message)

@@ -6,6 +6,10 @@ every process it started) is stopped, the cell that was running gets an error sa
 every code cell below it gets an error saying it did not run (nbgrader gives full marks to a
 test cell without output, so a cell that never ran must not stay empty), and grading goes on
 with the next notebook.
+
+What the student reads in the cells (why it stopped, that a cell did not run, an output left out) is
+in the learner's language (``autograder.i18n``); the grading notes and the log stay English, for the
+instructor.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, default
 
+from ..i18n import N_, _
 from ..sandbox.client import template_server
 from ..sandbox.limits import SandboxLimits
 from .kernel import SandboxKernelManager
@@ -32,6 +37,18 @@ from .structure import released_notebook
 
 STOPPED = "KernelStopped"
 NOT_RUN = "NotRun"
+
+# Why grading stopped a notebook, marked here and said in the learner's language in the cell (the
+# notes keep the English): each ends "Grading stopped the notebook here because ...".
+NOTEBOOK_TOO_LONG = N_("the notebook ran longer than its limit of {seconds} s in all")
+CELL_TOO_LONG = N_("this cell ran longer than its limit of {seconds} s")
+TOO_MUCH_OUTPUT = N_("the notebook printed more than {mib} MiB of output")
+KERNEL_DIED = N_("the kernel died")
+
+
+def reason(template: str, **fields) -> tuple[str, str]:
+    """(in English for the notes, in the learner's language for the cell) of a ``template`` above."""
+    return template.format(**fields), _(template).format(**fields)
 
 
 def error_output(ename: str, evalue: str):
@@ -72,7 +89,9 @@ def message_bytes(msg: dict, limit: int) -> int:
 def too_large(msg: dict, size: int, limit: int) -> dict:
     """The message with its content replaced by a note saying it was left out (an output larger than
     one output may be): the notebook goes on, without it."""
-    note = f"[an output of {size / 2**20:.1f} MiB was left out: one output may hold at most {limit / 2**20:g} MiB]"
+    note = _("[an output of {size} MiB was left out: one output may hold at most {limit} MiB]").format(
+        size=f"{size / 2**20:.1f}", limit=f"{limit / 2**20:g}"
+    )
     kind = msg.get("msg_type")
     content = dict(msg.get("content", {}))
     if kind == "stream":
@@ -207,11 +226,12 @@ class SandboxedExecute(Execute):
             cell.outputs, cell.execution_count = copy.deepcopy(self._shared_outputs[index - self._shared.start])
             return cell, resources
         if self._stopped:
-            cell.outputs = [error_output(NOT_RUN, f"This cell did not run: {self._stopped}")]
+            text = _("This cell did not run: grading stopped the notebook at an earlier cell because {why}.")
+            cell.outputs = [error_output(NOT_RUN, text.format(why=self._stopped))]
             return cell, resources
         remaining = self._deadline - time.monotonic()
         if remaining < 1:
-            self._stop(cell, f"the notebook ran longer than its limit of {self.notebook_timeout} s in all")
+            self._stop(cell, *reason(NOTEBOOK_TOO_LONG, seconds=self.notebook_timeout))
             return cell, resources
         limited_by_notebook = remaining < self._cell_timeout
         self.timeout = int(min(self._cell_timeout, remaining)) or 1
@@ -219,24 +239,28 @@ class SandboxedExecute(Execute):
             cell, resources = super().preprocess_cell(cell, resources, index)
         except CellTimeoutError:
             if limited_by_notebook:
-                why = f"the notebook ran longer than its limit of {self.notebook_timeout} s in all"
+                self._stop(cell, *reason(NOTEBOOK_TOO_LONG, seconds=self.notebook_timeout))
             else:
-                why = f"this cell ran longer than its limit of {self._cell_timeout} s"
-            self._stop(cell, why)
+                self._stop(cell, *reason(CELL_TOO_LONG, seconds=self._cell_timeout))
         except DeadKernelError:
-            self._stop(cell, self.km.stop_reason() if hasattr(self.km, "stop_reason") else "the kernel died")
+            if hasattr(self.km, "stop_reason"):
+                self._stop(cell, self.km.stop_reason())  # the sandbox's words (sandbox/client.py)
+            else:
+                self._stop(cell, *reason(KERNEL_DIED))
         else:
             if self._output_bytes > self.output_limit_bytes:
-                self._stop(cell, self._too_much_output())
+                self._stop(cell, *self._too_much_output())
         if self.forgive_stderr_in_tests:
             _stderr_as_stdout(cell)
         return cell, resources
 
-    def _too_much_output(self) -> str:
-        return f"the notebook printed more than {self.output_limit_bytes / 2**20:g} MiB of output"
+    def _too_much_output(self) -> tuple[str, str]:
+        return reason(TOO_MUCH_OUTPUT, mib=f"{self.output_limit_bytes / 2**20:g}")
 
-    def _stop(self, cell, why: str) -> None:
-        """Stop the kernel and everything in it; record why in this cell and in the notes."""
+    def _stop(self, cell, why: str, shown: str = "") -> None:
+        """Stop the kernel and everything in it; record why in this cell (``shown``: in the learner's
+        language, when it differs from ``why``) and in the notes (``why``, English)."""
+        shown = shown or why or _(KERNEL_DIED)  # never empty: it also says that the notebook stopped
         if hasattr(self.km, "kill_for"):
             self.km.kill_for(why)
         else:
@@ -244,10 +268,12 @@ class SandboxedExecute(Execute):
                 self.km.kill_kernel()  # a kernel manager of another kind: best effort
             except Exception:  # noqa: BLE001
                 pass
-        self._stopped = f"grading stopped the notebook at an earlier cell because {why}."
+        self._stopped = shown  # the cells below say it again
         run_sync(_drop_output_polls)()
         cell.outputs = [o for o in cell.outputs if o.get("output_type") != "error"]
-        cell.outputs.append(error_output(STOPPED, f"Grading stopped the notebook here because {why}."))
+        cell.outputs.append(
+            error_output(STOPPED, _("Grading stopped the notebook here because {why}.").format(why=shown))
+        )
         note = f"Stopped at cell {self._cell_label(cell)}: {why}; the cells below did not run."
         add_note(self._resources, note)
         self.log.warning("%s Its checks are scored all the same, from the answer cells.", note)
@@ -264,7 +290,7 @@ class SandboxedExecute(Execute):
             self._output_bytes += size
             if self._output_bytes > self.output_limit_bytes:
                 if hasattr(self.km, "kill_for"):
-                    self.km.kill_for(self._too_much_output())
+                    self.km.kill_for(self._too_much_output()[0])
                 return None  # dropped: the cell already holds more than its share
             if size > self.output_item_bytes:
                 if msg.get("msg_type") not in OUTPUTS:

@@ -22,6 +22,11 @@ template) whose page carries its own Content-Security-Policy in a ``<meta>`` at 
 ``<head>``: wherever the page is opened (the student's JupyterLab, the formgrader, a file on disk),
 no script runs in it, not even from a ``javascript:`` link that got past the sanitizer
 (``sanitize.py``), and nothing loads from elsewhere; its inline styles and embedded figures do.
+
+Every sentence the page adds is in the learner's language (``autograder.i18n``: the grader opens
+``speaking(<the edition's language>)`` around a submission), and nothing here parses a message's
+English: the case a verdict was seen with is cut by ``verdict.strip_case`` in the same language, and
+an answer cell that raised is recognised by its code and the canonical message's cell and line.
 """
 
 from __future__ import annotations
@@ -37,9 +42,12 @@ from traitlets import List, Unicode
 
 from .. import codes as code_table
 from ..display import NOT_PASSED, PASSED, meaning_lines, shown_lines, wrapped
+from ..i18n import N_, _
+from ..verdict import strip_case
 from .sanitize import PAGE_POLICY
 
-PLACEHOLDER = "# (hidden tests ran here; their code is not shown)"
+# i18n: a Python comment put where the hidden tests' code was: keep the "# " in front
+PLACEHOLDER = N_("# (hidden tests ran here; their code is not shown)")
 SUMMARY_ID = "autograder-summary"
 STOPPED = ("NotRun", "KernelStopped")
 # Long verdicts wrap inside their box instead of running past its right edge.
@@ -49,8 +57,9 @@ WRAP_CSS = "<style>.output_area pre, .output_subarea pre { white-space: pre-wrap
 def split_fix(message: str) -> tuple[str, str]:
     """(the fix, what happened) of a check's message: its first sentence says what the function did,
     the rest how to fix it ("Call optimizer.zero_grad() at the start of every call ...").  A message
-    of one sentence is all fix.  The scenario it was seen with, "(seen with ...)", is left out."""
-    text = re.sub(r"\s*\(seen with [^()]*(\([^()]*\)[^()]*)*\)\.?$", ".", message.strip())
+    of one sentence is all fix.  The scenario it was seen with, "(seen with ...)", is left out
+    (``strip_case``, in the language the message was written in, which is today's)."""
+    text = strip_case(message)
     parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text, maxsplit=1)
     if len(parts) == 2 and parts[1].strip():
         return parts[1].strip(), parts[0].strip()
@@ -91,20 +100,23 @@ def _cell_text(text: str) -> str:
 
 def summary_markdown(rows: list[dict]) -> str:
     lines = [
-        "## Your results at a glance",
+        "## " + _("Your results at a glance"),
         "",
-        "| exercise | result | code | what to do |",
+        # i18n: the summary table's header: four columns, keep the three | between them
+        "| " + _("exercise | result | code | what to do") + " |",
         "| --- | --- | --- | --- |",
     ]
     for row in map(_with_error_fix, rows):
-        mark = f"✅ {PASSED}" if row["passed"] else f"❌ {NOT_PASSED}"
-        todo = "nothing: well done" if row["passed"] else _cell_text(row["fix"])
+        mark = f"✅ {_(PASSED)}" if row["passed"] else f"❌ {_(NOT_PASSED)}"
+        # i18n: the "what to do" column of an exercise that passed
+        todo = _("nothing: well done") if row["passed"] else _cell_text(row["fix"])
         lines.append(f"| `{row['exercise']}` | {mark} | `{row['code']}` | {todo} |")
     legend = code_legend(rows)
     if legend:
-        lines += ["", "What the codes mean:", ""]
+        lines += ["", _("What the codes mean:"), ""]
         lines += [f"- `{code}` ({exercise}): {words}" for exercise, code, words in legend]
-    lines += ["", "Each test cell below says more; the graders ran more scenarios than your notebook's test cells."]
+    more = _("Each test cell below says more; the graders ran more scenarios than your notebook's test cells.")
+    lines += ["", more]
     return "\n".join(lines)
 
 
@@ -127,15 +139,58 @@ def code_legend(rows: list[dict]) -> list[tuple[str, str, str]]:
     return found
 
 
+# How the judge words an exception the student's code raised (``judge.error_verdict``): the same
+# msgids, so that the page finds them in the language the message was written in, today's.
+RAISED = (
+    N_("Your function raised {kind} at {where}: {message}"),
+    N_("Your function raised {kind}: {message}"),
+    N_("Your function raised {kind} at {where}."),
+    N_("Your function raised {kind}."),
+)
+# An error Python raised where it compiled the code: "SyntaxError: invalid syntax (<In [7] of your
+# notebook>, line 4)": the error's name, its text and where, all Python's own words in any language.
+_RAISED_IN_CELL = re.compile(r"\b([A-Z]\w*): .*?\(<([^<>]*)>, line (\d+)\)", re.DOTALL)
+
+
+def _template_pattern(template: str) -> re.Pattern:
+    """``template`` (one of ``RAISED``, translated) as a pattern whose groups are its fields."""
+    fields = {"kind": r"(?P<kind>\w+)", "where": r"(?P<where>.*?)", "message": r"(?P<message>.*)"}
+    parts = re.split(r"\{(\w+)\}", template)
+    return re.compile("".join(fields[p] if i % 2 else re.escape(p) for i, p in enumerate(parts)), re.DOTALL)
+
+
+def raised_in(fix: str) -> tuple[str, str, str] | None:
+    """(error name, the cell, its line) of an exception Python raised compiling an answer cell, or
+    (error name, "", "") of one the judge reported as raised by the function (``RAISED``, in today's
+    language); ``None`` for any other message."""
+    found = _RAISED_IN_CELL.search(fix)
+    if found:
+        return found[1], found[2], found[3]
+    for template in RAISED:
+        found = _template_pattern(_(template)).search(fix)
+        if found:
+            return found["kind"], "", ""
+    return None
+
+
 def _with_error_fix(verdict: dict) -> dict:
     """For an answer cell that raised before the function existed, the fix names that cell and line
     ("SyntaxError on line 3 of In [7] of your notebook: fix that cell, ..."); the grader's sentence
-    becomes the what."""
-    if verdict["passed"] or verdict["code"] != "error" or " raised " not in verdict["fix"]:
+    becomes the what.  Recognised by its code and the judge's own sentence in today's language
+    (``RAISED``), never by English words."""
+    found = None if verdict["passed"] or verdict["code"] != "error" else raised_in(verdict["fix"])
+    if found is None:
         return verdict
-    from .report import short_reason  # "SyntaxError on line 3 of In [7] of your notebook"
-
-    fix = f"{short_reason(verdict['fix'])}: fix that cell, run it, then run the test cells again."
+    error, cell, line = found
+    if cell:
+        # As the report says it (grading/report.short_reason): a cell without a label is "cell 3".
+        cell = f" of {cell}".replace(" of answer cell ", " of cell ")[len(" of ") :]
+        # i18n: {error} is a Python error's name (SyntaxError), {cell} where it is ("In [7] of your notebook")
+        fix = _("{error} on line {line} of {cell}: fix that cell, run it, then run the test cells again.")
+    else:
+        # i18n: {error} is a Python error's name (ZeroDivisionError)
+        fix = _("{error} raised: fix that cell, run it, then run the test cells again.")
+    fix = fix.format(error=error, line=line, cell=cell)
     return {**verdict, "fix": fix, "what": " ".join(filter(None, [verdict["what"], verdict["fix"]]))}
 
 
@@ -143,15 +198,15 @@ def verdict_text(verdicts: list[dict], stopped: bool) -> str:
     lines = []
     if stopped:
         lines.append(
-            "(Your notebook was stopped before this cell ran; the grader checked your answer cells all the same.)"
+            _("(Your notebook was stopped before this cell ran; the grader checked your answer cells all the same.)")
         )
     for v in map(_with_error_fix, verdicts):
         if v["passed"]:
             lines += shown_lines(v["exercise"], v["code"], True, v["what"] or v["fix"])
         else:
-            lines += shown_lines(v["exercise"], v["code"], False, v["fix"], fix_label="To fix:")
+            lines += shown_lines(v["exercise"], v["code"], False, v["fix"], fix_label=_("To fix:"))
             if v["what"]:
-                lines += wrapped(f"What the grader saw: {v['what']}")
+                lines += wrapped(_("What the grader saw: {what}").format(what=v["what"]))
             lines += meaning_lines(str(v["code"]), code_meaning(str(v["exercise"]), str(v["code"])))
     return "\n".join(lines) + "\n"
 
@@ -203,7 +258,7 @@ class HideHiddenTests(ClearHiddenTests):
         for line in lines:
             if self.begin_test_delimeter in line:
                 hidden = True
-                kept.append(line[: len(line) - len(line.lstrip())] + PLACEHOLDER)
+                kept.append(line[: len(line) - len(line.lstrip())] + _(PLACEHOLDER))
             elif self.end_test_delimeter in line:
                 hidden = False
             elif not hidden:

@@ -47,6 +47,7 @@ from traitlets import Unicode, default
 from ..checks import FAILED_LINE
 from ..codes import in_words
 from ..display import shown_lines
+from ..i18n import N_, _
 from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
 from .cell_label import recorded_label
 from .execute import NOT_RUN, STOPPED, SandboxedExecute, error_output, shared_cells
@@ -161,7 +162,8 @@ def quiz_answer(source: str, question: str):
     return answer
 
 
-UNANSWERED = "Not answered yet: the answer cell of {name} is still as it was handed out."
+# i18n: {name} is an exercise's name (train_step)
+UNANSWERED = N_("Not answered yet: the answer cell of {name} is still as it was handed out.")
 
 
 def _normal(source: str) -> str:
@@ -192,7 +194,12 @@ def _seen_as(cell, index: int) -> str:
     if label:
         return label
     grade_id = _meta(cell).get("grade_id")
-    return f"your {grade_id} answer cell" if grade_id else f"cell {index + 1}"
+    # i18n: where an answer cell's error happened: "line 3 of your train_step answer cell"
+    return (
+        _("your {grade_id} answer cell").format(grade_id=grade_id)
+        if grade_id
+        else _("cell {number}").format(number=index + 1)
+    )
 
 
 def _did_not_run(cell) -> bool:
@@ -326,13 +333,13 @@ class ScoreChecks(NbGraderPreprocessor):
         from ..verdict import Verdict
 
         stopped = _did_not_run(cell)
-        results, lines = [], ["Checked by the grader on your answer cells, outside your notebook:"]
+        results, lines = [], [_("Checked by the grader on your answer cells, outside your notebook:")]
         if stopped:
-            lines.append("(The notebook was stopped before this cell ran; its checks were scored all the same.)")
+            lines.append(_("(The notebook was stopped before this cell ran; its checks were scored all the same.)"))
         failures, passes = [], []
         for k, check in enumerate(checks):
             if check["exercise"] in blank:
-                verdict = Verdict(check["exercise"], "unanswered", UNANSWERED.format(name=check["exercise"]))
+                verdict = Verdict(check["exercise"], "unanswered", _(UNANSWERED).format(name=check["exercise"]))
             else:
                 records = in_order(frames, f"{index}-{k}-")
                 verdict = pool.judge(check["exercise"], check["start"], check["seed"], records, ended)
@@ -360,7 +367,7 @@ class ScoreChecks(NbGraderPreprocessor):
             # The error fails the cell for nbgrader; its name and value are for the reports, and what
             # it shows is one line that does not repeat the ❌ line above.
             error = error_output("NotYet", f"{first['exercise']}: {first['code']}: {first['message']}")
-            error["traceback"] = [FAILED_LINE]
+            error["traceback"] = [_(FAILED_LINE)]
             cell.outputs.append(error)
         cell.metadata.setdefault("autograder", {})["checks"] = results
 
