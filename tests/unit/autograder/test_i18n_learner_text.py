@@ -370,3 +370,15 @@ def test_diagnose_lang_changes_the_message_alone_and_each_files_thread_speaks_it
     with speaking(ENGLISH):
         assert main(["diagnose", "train_step", files[0], "--lang", "en"]) == 0
     assert json.loads(capsys.readouterr().out) == english[0]
+
+
+@pytest.mark.parametrize("where", ["", "line 4 of In [7] of your notebook"])
+@pytest.mark.parametrize("message", ["", "division by zero"])
+def test_the_feedback_page_knows_every_sentence_the_judge_reports_a_raise_with(pseudo, where, message):
+    """``feedback.RAISED`` repeats the msgids of ``judge.error_verdict``: a change there is caught here."""
+    from autograder.judge import error_verdict
+
+    error = {"type": "ZeroDivisionError", "message": message, "where": where}
+    for say in (pseudo, lambda fn, *a: fn(*a)):
+        written = say(error_verdict, "train_step", error).message
+        assert say(feedback.raised_in, written) == ("ZeroDivisionError", "", ""), written
