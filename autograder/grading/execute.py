@@ -28,10 +28,11 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, default
 
-from ..i18n import N_, _
+from ..i18n import N_, _, speaking
 from ..sandbox.client import template_server
 from ..sandbox.limits import SandboxLimits
 from .kernel import SandboxKernelManager
+from .language import learner_language
 from .notes import NOTE_CELL_TAG, add_note
 from .structure import released_notebook
 
@@ -161,7 +162,10 @@ class SandboxedExecute(Execute):
         if self.warm_start and issubclass(self.kernel_manager_class, SandboxKernelManager):
             self._plan_warm_start(nb, self._resources)
         try:
-            result = super().preprocess(nb, resources, km)
+            # What the grader writes into the notebook ("this cell did not run ...") is in the learner's
+            # language; the grading notes and the log stay English.
+            with speaking(learner_language(nb, self._resources)):
+                result = super().preprocess(nb, resources, km)
             if self._reference_for:
                 self._keep_reference(nb)
             return result

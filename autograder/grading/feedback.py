@@ -42,8 +42,9 @@ from traitlets import List, Unicode
 
 from .. import codes as code_table
 from ..display import NOT_PASSED, PASSED, meaning_lines, shown_lines, wrapped
-from ..i18n import N_, _
+from ..i18n import N_, _, checked, speaking
 from ..verdict import strip_case
+from .language import learner_language
 from .sanitize import PAGE_POLICY
 
 # i18n: a Python comment put where the hidden tests' code was: keep the "# " in front
@@ -74,7 +75,8 @@ def distinct_verdicts(checks: list[dict]) -> list[dict]:
     """One entry per distinct (exercise, passed, code, fix, what), in order."""
     seen, found = set(), []
     for check in checks:
-        fix, what = split_fix(str(check.get("message", "")))
+        shown = check.get("shown")  # what the learner reads, in their language (ScoreChecks writes both)
+        fix, what = split_fix(shown if isinstance(shown, str) and shown else str(check.get("message", "")))
         key = (check.get("exercise"), bool(check.get("passed")), check.get("code"), fix, what)
         if key not in seen:
             seen.add(key)
@@ -211,10 +213,24 @@ def verdict_text(verdicts: list[dict], stopped: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def page_language(nb, resources) -> str:
+    """The language the verdicts were shown in when graded (each check records it), else the edition's."""
+    for cell in nb.cells:
+        for check in _checks(cell):
+            said = checked(check.get("language")) if isinstance(check, dict) else None
+            if said:
+                return said
+    return learner_language(nb, resources)
+
+
 class CheckSummary(Preprocessor):
     """A summary of the verdicts on top, and each test cell's verdicts once each (see the module)."""
 
     def preprocess(self, nb, resources):
+        with speaking(page_language(nb, resources)):
+            return self._preprocess(nb, resources)
+
+    def _preprocess(self, nb, resources):
         rows = summary_rows(nb)
         if not rows:
             return nb, resources
@@ -243,6 +259,10 @@ class HideHiddenTests(ClearHiddenTests):
     display_data_priority = List(
         ["text/html", "application/pdf", "text/latex", "image/svg+xml", "image/png", "image/jpeg", "text/plain"]
     ).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        with speaking(page_language(nb, resources)):
+            return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, cell_index):
         if cell.cell_type != "code":

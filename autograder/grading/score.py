@@ -26,6 +26,10 @@ it cannot read), the check fails and the submission is marked "needs review" (``
 ``grade``'s summary, the report and its CSV list it.  Quiz answers are read from the answer cells,
 into the quiz check cell's metadata.
 
+The graded copy speaks the learner's language (``autograder/grading/language.py``: the notebook's
+edition, or the assignment's): each verdict's ``message`` in the metadata stays English (the report
+reads it) and ``shown`` holds what the learner reads, judged in their language by the same worker.
+
 The checks inside a test cell's hidden block (``### BEGIN HIDDEN TESTS``) do not run with the seed
 written there, which anyone who reads the course's sources knows: each runs with a seed derived
 from the course secret (``autograder.grading.secret``), the same at every grading of the course.
@@ -47,10 +51,11 @@ from traitlets import Unicode, default
 from ..checks import FAILED_LINE
 from ..codes import in_words
 from ..display import shown_lines
-from ..i18n import N_, _
+from ..i18n import ENGLISH, N_, _, speaking
 from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
 from .cell_label import recorded_label
 from .execute import NOT_RUN, STOPPED, SandboxedExecute, error_output, shared_cells
+from .language import english_lesson, learner_language
 from .notes import add_note, add_review
 from .secret import configured_path, course_secret, default_path, derive_seed
 from .structure import released_notebook
@@ -232,6 +237,10 @@ class ScoreChecks(NbGraderPreprocessor):
         return configured_path()
 
     def preprocess(self, nb, resources):
+        with speaking(learner_language(nb, resources)):
+            return self._preprocess(nb, resources)
+
+    def _preprocess(self, nb, resources):
         from ..judge.pool import shared_pool
         from ..sandbox.client import shared_server, template_server
 
@@ -272,6 +281,8 @@ class ScoreChecks(NbGraderPreprocessor):
         secret = self.secret()
         info = resources.get("nbgrader", {})
         assignment, notebook = str(info.get("assignment", "")), str(info.get("notebook", ""))
+        # Both editions of a lesson run the same hidden scenarios: the seed is the English lesson's.
+        assignment, notebook = english_lesson(assignment), english_lesson(notebook)
         for index, checks in targets.items():
             for k, check in enumerate(checks):
                 if check["hidden"]:
@@ -329,8 +340,11 @@ class ScoreChecks(NbGraderPreprocessor):
             job.close_files()
 
     def _write(self, cell, index: int, checks: list[dict], frames, ended, pool, blank: set[str], resources) -> None:
+        from ..i18n import language
         from ..sandbox.client import in_order
         from ..verdict import Verdict
+
+        lang = language()  # the learner's (preprocess speaks it); the metadata's message stays English
 
         stopped = _did_not_run(cell)
         results, lines = [], [_("Checked by the grader on your answer cells, outside your notebook:")]
@@ -339,19 +353,23 @@ class ScoreChecks(NbGraderPreprocessor):
         failures, passes = [], []
         for k, check in enumerate(checks):
             if check["exercise"] in blank:
-                verdict = Verdict(check["exercise"], "unanswered", _(UNANSWERED).format(name=check["exercise"]))
+                shown_message = _(UNANSWERED).format(name=check["exercise"])
+                verdict = Verdict(check["exercise"], "unanswered", UNANSWERED.format(name=check["exercise"]))
             else:
                 records = in_order(frames, f"{index}-{k}-")
-                verdict = pool.judge(check["exercise"], check["start"], check["seed"], records, ended)
+                verdict, messages = pool.judge_in(
+                    (ENGLISH, lang), check["exercise"], check["start"], check["seed"], records, ended
+                )
+                shown_message = messages[lang]
                 if not records and ended is not None and not verdict.review:
                     verdict = replace(verdict, review=f"scoring stopped before this check ran: {ended['detail']}")
             # A hidden check's seed is the course's secret-derived one: not kept, since the notebook
             # reaches the student as feedback (nothing reads it back: the report reads the verdicts).
             kept = {key: value for key, value in check.items() if not (key == "seed" and check.get("hidden"))}
             results.append({**kept, "code": verdict.code, "passed": verdict.passed, "message": verdict.message,
-                            "review": verdict.review})  # fmt: skip
+                            "review": verdict.review, "shown": shown_message, "language": lang})  # fmt: skip
             words = in_words(verdict.exercise, verdict.code)  # the [code] explained where it is shown
-            shown_verdict = shown_lines(verdict.exercise, verdict.code, verdict.passed, verdict.message, meaning=words)
+            shown_verdict = shown_lines(verdict.exercise, verdict.code, verdict.passed, shown_message, meaning=words)
             line = "\n".join(shown_verdict)
             # Each distinct verdict once (two seeds usually agree), what to fix before what passed.
             shown = passes if verdict.passed else failures
