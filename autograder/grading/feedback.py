@@ -61,7 +61,7 @@ def split_fix(message: str) -> tuple[str, str]:
     of one sentence is all fix.  The scenario it was seen with, "(seen with ...)", is left out
     (``strip_case``, in the language the message was written in, which is today's)."""
     text = strip_case(message)
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])", text, maxsplit=1)
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ])", text, maxsplit=1)  # Portuguese: "É", "Ó"
     if len(parts) == 2 and parts[1].strip():
         return parts[1].strip(), parts[0].strip()
     return text, ""

@@ -8,14 +8,16 @@ before they go near a catalogue (``gettext`` builds a path from the value):
 - else the assignment's edition, from its id's fixed suffix (``lesson3_zeroing_grad_pt_br``).
 
 Anything else (a missing field, ``"../../x"``, ``"de"``, a dict) means the assignment's edition, or
-English.  Neither reaches a code, ``passed``, points, a scenario or a seed: a hidden check's seed is
-derived from the English lesson's id (``english_lesson``), so both editions of a lesson run the same
-hidden scenarios and the same answers score the same.
+the language the caller already speaks (English unless it chose: a test's pseudo-language).
+
+Neither reaches a code, ``passed``, points, a scenario or a seed: a hidden check's seed is derived
+from the English lesson's id (``english_lesson``), so both editions of a lesson run the same hidden
+scenarios and the same answers score the same.
 """
 
 from __future__ import annotations
 
-from ..i18n import ENGLISH, checked, edition_of
+from ..i18n import ENGLISH, checked, edition_of, language
 
 
 def assignment_of(resources: dict | None) -> str:
@@ -36,4 +38,6 @@ def learner_language(nb, resources: dict | None) -> str:
         metadata = nb.get("metadata")
     course = metadata.get("autograd_course") if isinstance(metadata, dict) else None
     said = checked(course.get("language")) if isinstance(course, dict) else None
-    return said or edition_of(assignment_of(resources))[1] or ENGLISH
+    edition = edition_of(assignment_of(resources))[1]
+    # Neither says: the language already chosen around this run (English, unless a caller chose).
+    return said or (edition if edition != ENGLISH else language())
