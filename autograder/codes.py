@@ -145,7 +145,7 @@ MEANINGS: dict[str, dict[str, str]] = {
         "mode_not_restored": N_("left in eval mode after a call that started in train mode, or switched to train mode after a call that started in eval mode"),
         "not_restored_on_error": N_("when the forward pass raised, the model stayed in eval mode (no `finally`)"),
         "swallows_error": N_("the forward pass's exception did not reach the caller"),
-        "grad_left_off": N_("tracking (or inference mode) was still off after the call (`torch.set_grad_enabled(False)` as a statement)"),
+        "grad_left_off": N_("tracking was still off (or inference mode still on) after the call (`torch.set_grad_enabled(False)` as a statement)"),
         "wrong_output": N_("not the model's eval-mode output (argmax, softmax, a list, the model never called)"),
     },
     "evaluate": {
