@@ -496,10 +496,13 @@ def updated(template, existing, lang: str):
     """``existing`` brought up to ``template``: new English is untranslated, changed English fuzzy (the
     old English kept beside it), removed English obsolete; the entries in the template's order."""
     catalog = new_catalog(template.domain, lang)
-    old = {(m.context, m.id): m for m in existing} if existing is not None else {}
+    found = [*existing, *existing.obsolete.values()] if existing is not None else []
+    old = {(m.context, m.id): m for m in found}
+    wanted = {(m.context, m.id) for m in template if m.id}
+    reused: set = set()  # translations of gone English brought back as fuzzy: no longer obsolete
     previous = {}
-    if existing is not None:
-        for m in existing:
+    for m in found:
+        if m.context:
             previous.setdefault(m.context, m)
     for message in template:
         if not message.id:
@@ -514,8 +517,9 @@ def updated(template, existing, lang: str):
                 kept.flags.add("fuzzy")
                 kept.previous_id = list(found.previous_id or [])
             continue
-        stale = previous.get(message.context) if message.context else None
+        stale = previous.get(message.context) if message.context else _closest(message, old, wanted)
         if stale is not None and stale.string and stale.id != message.id and (stale.context, stale.id) in old:
+            reused.add((stale.context, stale.id))
             catalog.add(message.id, stale.string, message.locations, flags={"fuzzy"},
                         auto_comments=message.auto_comments, context=message.context,
                         previous_id=[stale.id] if isinstance(stale.id, str) else list(stale.id))  # fmt: skip
@@ -524,9 +528,26 @@ def updated(template, existing, lang: str):
                     auto_comments=message.auto_comments, context=message.context)  # fmt: skip
     kept = {(m.context, m.id) for m in catalog if m.id}
     for key, message in old.items():
-        if message.id and key not in kept and message.string:
+        if message.id and key not in kept and key not in reused and message.string:
             catalog.obsolete[(message.id, message.context) if message.context else message.id] = message
     return catalog
+
+
+def _closest(message, old: dict, wanted: set):
+    """The translated entry whose English is gone and most like ``message``'s (as msgmerge finds one
+    for an entry without a context): its translation comes back fuzzy, for a translator to check."""
+    import difflib
+
+    if not isinstance(message.id, str):
+        return None
+    best, score = None, 0.75
+    for key, candidate in old.items():
+        if key in wanted or key[0] != message.context or not isinstance(candidate.id, str) or not candidate.string:
+            continue
+        ratio = difflib.SequenceMatcher(None, candidate.id, message.id).ratio()
+        if ratio > score:
+            best, score = candidate, ratio
+    return best
 
 
 def write_if_changed(path: str, data: bytes) -> bool:
