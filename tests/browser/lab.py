@@ -80,6 +80,7 @@ class LabServer:
     port: int = field(default_factory=free_port)
     token: str = field(default_factory=lambda: secrets.token_hex(24))
     process: subprocess.Popen | None = None
+    settings: dict = field(default_factory=dict)  # more user settings, by plugin (a language: the translation's)
 
     @property
     def base(self) -> str:
@@ -92,7 +93,7 @@ class LabServer:
     def start(self, timeout: float = 180.0) -> None:
         bin_dir = os.path.dirname(sys.executable)
         settings = os.path.join(self.home, "settings")
-        for plugin, values in USER_SETTINGS.items():
+        for plugin, values in {**USER_SETTINGS, **self.settings}.items():
             path = os.path.join(settings, f"{plugin}.jupyterlab-settings")
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
