@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from ..exercises._lesson2 import MAX_EVALUATIONS, MAX_GRADIENT_NUMEL, MAX_GRADIENTS, MAX_VALUE_NUMEL
+from ..i18n import _
 from ..verdict import Verdict
 from .validate import Fields, Flag, ListOf, Number, OneOf, Optional, Tensor, Text
 
@@ -71,23 +72,23 @@ def recorder_spec() -> Fields:
 
 
 def contradiction(notes: dict) -> str | None:
-    """Why the recorder's notes cannot come from an honest run (None when they can): the recorder
-    was not in place when the call ended, or its notes disagree with each other."""
+    """Why the recorder's notes cannot come from an honest run (None when they can), a phrase in
+    today's language: the recorder was not in place when the call ended, or its notes disagree."""
     if not notes["intact"]:
-        return "the grader's recorder was no longer in place when your function returned"
+        return _("the grader's recorder was no longer in place when your function returned")
     counts = (notes["n_evaluations"], notes["backward_calls"], notes["grad_calls"], notes["n_gradients"])
     if any(n < 0 for n in counts):
-        return "the recorder's counters are negative"
+        return _("the recorder's counters are negative")
     if len(notes["evaluations"]) > notes["n_evaluations"] or len(notes["evaluations"]) < min(
         notes["n_evaluations"], MAX_EVALUATIONS
     ):
-        return "the recorder's list of calls of f does not match its count"
+        return _("the recorder's list of calls of f does not match its count")
     if len(notes["gradients"]) > notes["n_gradients"]:
-        return "the recorder holds more gradients than it counted"
+        return _("the recorder holds more gradients than it counted")
     if notes["n_gradients"] and not (notes["backward_calls"] or notes["grad_calls"]):
-        return "the recorder holds gradients, but no backward() or autograd.grad produced them"
+        return _("the recorder holds gradients, but no backward() or autograd.grad produced them")
     if any(e["graph"] for e in notes["evaluations"]) and not notes["graph_built"]:
-        return "a call of f built a graph the recorder says was never built"
+        return _("a call of f built a graph the recorder says was never built")
     return None
 
 
@@ -95,8 +96,10 @@ def tampered(exercise: str, why: str) -> Verdict:
     return Verdict(
         exercise,
         "tampered",
-        f"The grader could not trust the record of your call: {why}. Solve the exercise without touching "
-        "torch's function modes (torch.overrides) or the grader's recorder.",
+        _(
+            "The grader could not trust the record of your call: {why}. Solve the exercise without touching "
+            "torch's function modes (torch.overrides) or the grader's recorder."
+        ).format(why=why),
     )
 
 

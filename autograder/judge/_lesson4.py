@@ -15,6 +15,7 @@ import torch
 
 from ..exercises._lesson4 import InferenceScenario, build_model
 from ..exercises._lesson4.recorder import MAX_LOSS_CALLS, MAX_SCALARS
+from ..i18n import N_, _
 from ..verdict import Verdict, first_failure
 from .validate import Fields, Flag, ListOf, Number, Optional, Tensor, Text
 
@@ -55,17 +56,18 @@ def trace_schema(stages: list[str], evidence: list[str], scalars: list[str] = ()
     return Fields(keys)
 
 
+# Marked here, translated where a verdict is written.
 TAMPERED = {
-    "recorder": (
+    "recorder": N_(
         "Your code removed or switched off the grader's recording of the torch operations it ran "
         "(a torch-function mode or saved-tensor hooks popped, torch functions disabled): solve the exercise "
         "without touching torch's or the grader's machinery."
     ),
-    "hidden_graph": (
+    "hidden_graph": N_(
         "Your code built an autograd graph where the grader's recording could not see it (torch functions "
         "switched off around a forward pass): solve the exercise without touching torch's or the grader's machinery."
     ),
-    "unseen": (
+    "unseen": N_(
         "Your function returned the right numbers, but the grader's recording never saw them computed from the "
         "model and its input (computed with torch functions switched off, or a throw-away call and a hidden "
         "one): solve the exercise without touching torch's or the grader's machinery."
@@ -76,14 +78,14 @@ TAMPERED = {
 def recorder_tampered(exercise: str, trace: dict) -> Verdict | None:
     """``tampered`` when the recorder was not in place at the end, or a graph was built out of its sight."""
     if not trace["intact"]:
-        return Verdict(exercise, "tampered", TAMPERED["recorder"])
+        return Verdict(exercise, "tampered", _(TAMPERED["recorder"]))
     if trace["hidden_graph"]:
-        return Verdict(exercise, "tampered", TAMPERED["hidden_graph"])
+        return Verdict(exercise, "tampered", _(TAMPERED["hidden_graph"]))
     return None
 
 
 def unseen(exercise: str) -> Verdict:
-    return Verdict(exercise, "tampered", TAMPERED["unseen"])
+    return Verdict(exercise, "tampered", _(TAMPERED["unseen"]))
 
 
 def from_forward(origin: dict | None, groups: tuple[str, ...]) -> bool:

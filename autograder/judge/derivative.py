@@ -15,8 +15,10 @@ import torch
 
 from ..exercises._lesson2 import SCALAR_FUNCTIONS
 from ..exercises.derivative import NAME, Point
+from ..i18n import pgettext
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import contradiction, made_by_autograd, recorder_spec, returned_spec, tampered
+from .texts import Texts
 from .validate import Fields
 
 NO_GRAD = "does not require grad and does not have a grad_fn"
@@ -92,7 +94,13 @@ def _judge_one(scenario: Point, obs: dict) -> Verdict | None:
         return tampered(NAME, why)
     calls, n_calls = notes["evaluations"], max(notes["n_evaluations"], len(notes["evaluations"]))
     tracked = [c for c in calls if c["requires_grad"]]
-    where = f" (f(x) = {scenario.function}, x = {scenario.x:g})"
+
+    def where(message: str) -> str:
+        """The message with the point it is about after it."""
+        # i18n: {message} is a whole diagnosis; f(x) and x are the exercise's own names, kept
+        text = pgettext("derivative:at", "{message} (f(x) = {function}, x = {x})")
+        return text.format(message=message, function=scenario.function, x=f"{scenario.x:g}")
+
     if n_calls > 1 and not tracked:
         return Verdict(NAME, "finite_difference", MESSAGES["finite_difference"].format(n=n_calls))
     if n_calls > 1:
@@ -104,7 +112,7 @@ def _judge_one(scenario: Point, obs: dict) -> Verdict | None:
         return Verdict(NAME, "wrong_type", MESSAGES["wrong_type"].format(kind=returned_kind(ret["type"])))
     expected, got = reference(scenario), ret["number"]
     if not calls:
-        return Verdict(NAME, "wrong_value", MESSAGES["never_called"] + where)
+        return Verdict(NAME, "wrong_value", where(MESSAGES["never_called"]))
     if autograd_slope(scenario, got):
         if made_by_autograd(torch.tensor([got], dtype=torch.float64), notes):
             return None
@@ -113,39 +121,74 @@ def _judge_one(scenario: Point, obs: dict) -> Verdict | None:
     if isinstance(seen, torch.Tensor):
         seen = seen.reshape(-1)[0].item() if seen.numel() == 1 else None
     if seen is None or not math.isclose(seen, scenario.x, rel_tol=1e-6, abs_tol=1e-9):
-        return Verdict(NAME, "wrong_value", MESSAGES["wrong_point"] + where)
+        return Verdict(NAME, "wrong_value", where(MESSAGES["wrong_point"]))
     if _close(got, expected):
-        return Verdict(NAME, "wrong_value", MESSAGES["not_exact"].format(got=got, expected=expected) + where)
+        return Verdict(NAME, "wrong_value", where(MESSAGES["not_exact"].format(got=got, expected=expected)))
     value_at_x = SCALAR_FUNCTIONS[scenario.function](torch.tensor(scenario.x, dtype=torch.float64)).item()
     if _close(got, value_at_x):
-        return Verdict(NAME, "wrong_value", MESSAGES["returns_f"] + where)
-    return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"].format(got=got, expected=expected) + where)
+        return Verdict(NAME, "wrong_value", where(MESSAGES["returns_f"]))
+    return Verdict(NAME, "wrong_value", where(MESSAGES["wrong_value"].format(got=got, expected=expected)))
 
 
-MESSAGES = {
-    "ok": "Correct: the exact slope as a float, from autograd and a single call of f.",
-    "finite_difference": (
-        "Your function called f {n} times and never on a tensor that requires grad: that is a finite "
-        "difference, close but not exact (and wrong next to a kink). Call f once on "
-        "torch.tensor(x, requires_grad=True), then backward() and read .grad."
-    ),
-    "too_many_calls": (
-        "Your function called f {n} times; one forward pass is enough: y = f(t), y.backward(), then t.grad."
-    ),
-    "no_requires_grad": (
-        "The tensor you passed to f does not require grad, so backward() has nothing to differentiate: "
-        "create it with torch.tensor(x, requires_grad=True) (and not inside torch.no_grad())."
-    ),
-    "wrong_type": ("Your function returned {kind}, not a Python float: return t.grad.item() (or float(t.grad))."),
-    "never_called": "Your function never called f, so it cannot know its slope: compute y = f(t) and call backward().",
-    "wrong_point": "f was called at another point than x: build the tensor from x itself.",
-    "returns_f": "Your function returned f(x), the value of the function, not its slope: return the input's .grad.",
-    "wrong_value": "Your function returned {got:.6g} but the derivative is {expected:.6g}.",
-    "not_exact": (
-        "Your function returned {got:.17g}, close to the derivative {expected:.17g} but not the number autograd "
-        "gives: return t.grad.item() itself, as backward() left it."
-    ),
-    "not_from_autograd": (
-        "the exact slope came back, but no backward() or autograd.grad the grader watched produced that number"
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": lambda: pgettext(
+            "derivative:ok", "Correct: the exact slope as a float, from autograd and a single call of f."
+        ),
+        "finite_difference": (
+            lambda: pgettext(
+                "derivative:finite_difference",
+                "Your function called f {n} times and never on a tensor that requires grad: that is a "
+                "finite difference, close but not exact (and wrong next to a kink). Call f once on "
+                "torch.tensor(x, requires_grad=True), then backward() and read .grad.",
+            )
+        ),
+        "too_many_calls": (
+            lambda: pgettext(
+                "derivative:too_many_calls",
+                "Your function called f {n} times; one forward pass is enough: y = f(t), y.backward(), then t.grad.",
+            )
+        ),
+        "no_requires_grad": (
+            lambda: pgettext(
+                "derivative:no_requires_grad",
+                "The tensor you passed to f does not require grad, so backward() has nothing to "
+                "differentiate: create it with torch.tensor(x, requires_grad=True) (and not inside "
+                "torch.no_grad()).",
+            )
+        ),
+        "wrong_type": (
+            lambda: pgettext(
+                "derivative:wrong_type",
+                "Your function returned {kind}, not a Python float: return t.grad.item() (or float(t.grad)).",
+            )
+        ),
+        "never_called": lambda: pgettext(
+            "derivative:never_called",
+            "Your function never called f, so it cannot know its slope: compute y = f(t) and call backward().",
+        ),
+        "wrong_point": lambda: pgettext(
+            "derivative:wrong_point", "f was called at another point than x: build the tensor from x itself."
+        ),
+        "returns_f": lambda: pgettext(
+            "derivative:returns_f",
+            "Your function returned f(x), the value of the function, not its slope: return the input's .grad.",
+        ),
+        "wrong_value": lambda: pgettext(
+            "derivative:wrong_value", "Your function returned {got:.6g} but the derivative is {expected:.6g}."
+        ),
+        "not_exact": (
+            lambda: pgettext(
+                "derivative:not_exact",
+                "Your function returned {got:.17g}, close to the derivative {expected:.17g} but not the "
+                "number autograd gives: return t.grad.item() itself, as backward() left it.",
+            )
+        ),
+        "not_from_autograd": (
+            lambda: pgettext(
+                "derivative:not_from_autograd",
+                "the exact slope came back, but no backward() or autograd.grad the grader watched produced that number",
+            )
+        ),
+    }
+)

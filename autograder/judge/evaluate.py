@@ -11,8 +11,10 @@ import torch
 
 from ..exercises._lesson4 import InferenceScenario, build_batches, build_loss
 from ..exercises.evaluate import NAME
+from ..i18n import pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson4 import LOSS_CALLS, judge_all, recorder_tampered, reference_outputs, trace_schema, unseen
+from .texts import Texts
 from .validate import Fields, Flag, Number, Optional, Text
 
 NOT_FINITE = "wrong_value"
@@ -114,54 +116,101 @@ def _value_mistake(scenario: InferenceScenario, returned: dict) -> Verdict | Non
     return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"])
 
 
-MESSAGES = {
-    "ok": (
-        "Correct: the mean of the per-batch losses as a float, computed in eval mode without a graph, "
-        "with the model's mode restored."
-    ),
-    "builds_graph": (
-        "The forward passes ran with gradient tracking on, so every batch built a graph it never "
-        "needed: wrap the loop in `with torch.no_grad():`."
-    ),
-    "not_eval": (
-        "The forward passes ran with modules in training mode, so dropout was active and batch norm used each "
-        "batch's statistics: call model.eval() first; it switches every submodule (no_grad alone does not, and "
-        "model.training = False changes the outer module only)."
-    ),
-    "left_in_eval": (
-        "The model was in training mode before the call and your function left it in eval mode, so "
-        "the next training step would run without dropout: restore it with model.train(was_training)."
-    ),
-    "forced_train": (
-        "The model was in eval mode before the call and your function switched it to training mode: "
-        "restore the mode it had (model.train(was_training)), do not always call model.train()."
-    ),
-    "grad_left_off": (
-        "After your function returned, gradient tracking was still off for the rest of the thread that called it: use "
-        "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
-    ),
-    "returns_tensor": (
-        "Your function returned a tensor (for example the mean of a tensor of losses), not a Python float: "
-        "turn the final value into a number with .item() or float() before returning it."
-    ),
-    "swapped_loss_args": (
-        "Your code calls the loss as loss_fn(y, output): PyTorch's losses take the prediction first and the "
-        "target second, loss_fn(model(x), y). With cross-entropy the swapped call fails (the class labels are "
-        "not a prediction); with MSE it happens to give the same number."
-    ),
-    "not_float": "Your function returned {kind}: return one Python float, the mean of the batch losses.",
-    "sum_not_mean": "You returned the sum of the batch losses: divide by the number of batches.",
-    "last_batch_only": (
-        "You returned the loss of the last batch only: add up the loss of every batch and divide by "
-        "the number of batches."
-    ),
-    "weighted_by_examples": (
-        "You weighted each batch by its number of examples; the task asks for the plain mean of the "
-        "per-batch losses, every batch counting once (the batches have different sizes)."
-    ),
-    "no_call": "Your function never called the model: compute loss_fn(model(x), y) for every batch.",
-    "wrong_value": (
-        "The value is not the mean of the per-batch losses loss_fn(model(x), y): check that every "
-        "batch is used once and that you divide by the number of batches."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": (
+            lambda: pgettext(
+                "evaluate:ok",
+                "Correct: the mean of the per-batch losses as a float, computed in eval mode without a "
+                "graph, with the model's mode restored.",
+            )
+        ),
+        "builds_graph": (
+            lambda: pgettext(
+                "evaluate:builds_graph",
+                "The forward passes ran with gradient tracking on, so every batch built a graph it never "
+                "needed: wrap the loop in `with torch.no_grad():`.",
+            )
+        ),
+        "not_eval": (
+            lambda: pgettext(
+                "evaluate:not_eval",
+                "The forward passes ran with modules in training mode, so dropout was active and batch "
+                "norm used each batch's statistics: call model.eval() first; it switches every submodule "
+                "(no_grad alone does not, and model.training = False changes the outer module only).",
+            )
+        ),
+        "left_in_eval": (
+            lambda: pgettext(
+                "evaluate:left_in_eval",
+                "The model was in training mode before the call and your function left it in eval mode, "
+                "so the next training step would run without dropout: restore it with "
+                "model.train(was_training).",
+            )
+        ),
+        "forced_train": (
+            lambda: pgettext(
+                "evaluate:forced_train",
+                "The model was in eval mode before the call and your function switched it to training "
+                "mode: restore the mode it had (model.train(was_training)), do not always call "
+                "model.train().",
+            )
+        ),
+        "grad_left_off": (
+            lambda: pgettext(
+                "evaluate:grad_left_off",
+                "After your function returned, gradient tracking was still off for the rest of the "
+                "thread that called it: use `with torch.no_grad():` (it switches back on its own), not "
+                "torch.set_grad_enabled(False).",
+            )
+        ),
+        "returns_tensor": (
+            lambda: pgettext(
+                "evaluate:returns_tensor",
+                "Your function returned a tensor (for example the mean of a tensor of losses), not a "
+                "Python float: turn the final value into a number with .item() or float() before "
+                "returning it.",
+            )
+        ),
+        "swapped_loss_args": (
+            lambda: pgettext(
+                "evaluate:swapped_loss_args",
+                "Your code calls the loss as loss_fn(y, output): PyTorch's losses take the prediction "
+                "first and the target second, loss_fn(model(x), y). With cross-entropy the swapped call "
+                "fails (the class labels are not a prediction); with MSE it happens to give the same "
+                "number.",
+            )
+        ),
+        "not_float": lambda: pgettext(
+            "evaluate:not_float",
+            "Your function returned {kind}: return one Python float, the mean of the batch losses.",
+        ),
+        "sum_not_mean": lambda: pgettext(
+            "evaluate:sum_not_mean", "You returned the sum of the batch losses: divide by the number of batches."
+        ),
+        "last_batch_only": (
+            lambda: pgettext(
+                "evaluate:last_batch_only",
+                "You returned the loss of the last batch only: add up the loss of every batch and divide "
+                "by the number of batches.",
+            )
+        ),
+        "weighted_by_examples": (
+            lambda: pgettext(
+                "evaluate:weighted_by_examples",
+                "You weighted each batch by its number of examples; the task asks for the plain mean of "
+                "the per-batch losses, every batch counting once (the batches have different sizes).",
+            )
+        ),
+        "no_call": lambda: pgettext(
+            "evaluate:no_call", "Your function never called the model: compute loss_fn(model(x), y) for every batch."
+        ),
+        "wrong_value": (
+            lambda: pgettext(
+                "evaluate:wrong_value",
+                "The value is not the mean of the per-batch losses loss_fn(model(x), y): check that "
+                "every batch is used once and that you divide by the number of batches.",
+            )
+        ),
+    }
+)

@@ -14,8 +14,10 @@ import torch
 
 from ..exercises._lesson2 import FIELD_FUNCTIONS
 from ..exercises.finite_difference_grad import DEFAULT_EPS, NAME, Field, make_x
+from ..i18n import pgettext
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import contradiction, recorder_spec, returned_spec, same, tampered, used_autograd
+from .texts import Texts
 from .validate import Fields, Flag, Tensor
 
 NOT_FINITE = "wrong_value"
@@ -110,10 +112,13 @@ def _judge_one(scenario: Field, obs: dict) -> Verdict | None:
     if tuple(got.shape) != tuple(x.shape):
         return Verdict(NAME, "wrong_shape", MESSAGES["wrong_shape"].format(got=tuple(got.shape), want=tuple(x.shape)))
     verdict = _judge_value(scenario, x, got)
-    dtype_note = MESSAGES["also_dtype"].format(got=_dtype(got), want=_dtype(x)) if got.dtype != x.dtype else ""
+    wrong_dtype = got.dtype != x.dtype
     if verdict is not None:  # a wrong estimate comes first; a wrong dtype besides it is named too
-        return Verdict(NAME, verdict.code, verdict.message + dtype_note)
-    if dtype_note:
+        if not wrong_dtype:
+            return verdict
+        text = MESSAGES["also_dtype"].format(message=verdict.message, got=_dtype(got), want=_dtype(x))
+        return Verdict(NAME, verdict.code, text)
+    if wrong_dtype:
         return Verdict(NAME, "wrong_dtype", MESSAGES["wrong_dtype"].format(got=_dtype(got), want=_dtype(x)))
     if notes["n_evaluations"] < 2 * x.numel():
         return tampered(NAME, MESSAGES["too_few_calls"].format(n=notes["n_evaluations"], need=2 * x.numel()))
@@ -141,7 +146,8 @@ def _judge_value(scenario: Field, x: torch.Tensor, got: torch.Tensor) -> Verdict
         return Verdict(NAME, "ignores_eps", MESSAGES["ignores_eps"].format(eps=scenario.eps))
     for step in OTHER_STEPS:  # a one-sided difference with a step size written into the function
         if step != eps and any(same(got, one_sided(function, x, step, d), 10 * rtol, 10 * atol) for d in (1, -1)):
-            return Verdict(NAME, "forward_difference", MESSAGES["forward_difference"] + MESSAGES["own_step"])
+            text = MESSAGES["own_step"].format(message=MESSAGES["forward_difference"])
+            return Verdict(NAME, "forward_difference", text)
     return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"].format(case=scenario.name))
 
 
@@ -160,56 +166,107 @@ def _other_step(function, x: torch.Tensor, got: torch.Tensor, eps: float, rtol: 
     return (got.double() - true).abs().max().item() < 0.1 * miss
 
 
-MESSAGES = {
-    "ok": (
-        "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape and dtype as x, "
-        "x exactly as it was."
-    ),
-    "used_autograd": (
-        "Your function used autograd (f saw a tensor that requires grad, or x got a .grad): here the "
-        "point is to estimate the gradient WITHOUT autograd, only by calling f on nudged copies of x."
-    ),
-    "modifies_x": (
-        "x was not exactly the same after your function returned (even a change in the last digit counts: "
-        "adding eps to an entry and subtracting it again can round to a slightly different number). "
-        "Nudge a copy (x.clone()), or save each entry's old value and write that value back."
-    ),
-    "wrong_type": "Your function returned {kind}, not a tensor: return a tensor shaped like x.",
-    "wrong_shape": (
-        "Your function returned a tensor of shape {got}, but x has shape {want}: reshape the result "
-        "like x (e.g. grad.reshape(x.shape))."
-    ),
-    "wrong_scale": (
-        "Your result is twice the central difference: the two points x + eps and x - eps are 2·eps apart, "
-        "so divide by 2 * eps."
-    ),
-    "forward_difference": (
-        "Your result is a one-sided difference (f(x + eps) - f(x)) / eps: use the central difference "
-        "(f(x + eps) - f(x - eps)) / (2 * eps), which is much more accurate."
-    ),
-    "own_step": " It also ignores the eps argument (it uses a step size of its own).",
-    "ignores_eps": (
-        "With eps={eps:g} your function returned what another step size gives: use the eps argument, "
-        "not a step size written into the function."
-    ),
-    "wrong_dtype": (
-        "Your estimate has the right numbers, but its dtype is {got} while x is {want}: return the same dtype "
-        "as x. torch.zeros_like(x) makes such a tensor; torch.zeros(x.shape) is always float32, and float32 "
-        "keeps only about 7 significant digits, too few for a check in float64."
-    ),
-    "also_dtype": (
-        " Also, your result's dtype is {got} while x is {want}: return the same dtype as x "
-        "(torch.zeros_like(x), not torch.zeros(x.shape), which is always float32)."
-    ),
-    "not_the_difference": (
-        "Your result is close to the central-difference estimate but not that estimate itself (seen for {case}): "
-        "compute (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, with the eps given."
-    ),
-    "too_few_calls": (
-        "the central difference came back, but f was evaluated {n} times where it needs {need} (two per entry of x)"
-    ),
-    "wrong_value": (
-        "Your result is not the central-difference estimate of the gradient, nor a one-sided or mis-scaled "
-        "one (seen for {case})."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": (
+            lambda: pgettext(
+                "finite_difference_grad:ok",
+                "Correct: (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, same shape and "
+                "dtype as x, x exactly as it was.",
+            )
+        ),
+        "used_autograd": (
+            lambda: pgettext(
+                "finite_difference_grad:used_autograd",
+                "Your function used autograd (f saw a tensor that requires grad, or x got a .grad): here "
+                "the point is to estimate the gradient WITHOUT autograd, only by calling f on nudged "
+                "copies of x.",
+            )
+        ),
+        "modifies_x": (
+            lambda: pgettext(
+                "finite_difference_grad:modifies_x",
+                "x was not exactly the same after your function returned (even a change in the last "
+                "digit counts: adding eps to an entry and subtracting it again can round to a slightly "
+                "different number). Nudge a copy (x.clone()), or save each entry's old value and write "
+                "that value back.",
+            )
+        ),
+        "wrong_type": lambda: pgettext(
+            "finite_difference_grad:wrong_type",
+            "Your function returned {kind}, not a tensor: return a tensor shaped like x.",
+        ),
+        "wrong_shape": (
+            lambda: pgettext(
+                "finite_difference_grad:wrong_shape",
+                "Your function returned a tensor of shape {got}, but x has shape {want}: reshape the "
+                "result like x (e.g. grad.reshape(x.shape)).",
+            )
+        ),
+        "wrong_scale": (
+            lambda: pgettext(
+                "finite_difference_grad:wrong_scale",
+                "Your result is twice the central difference: the two points x + eps and x - eps are "
+                "2·eps apart, so divide by 2 * eps.",
+            )
+        ),
+        "forward_difference": (
+            lambda: pgettext(
+                "finite_difference_grad:forward_difference",
+                "Your result is a one-sided difference (f(x + eps) - f(x)) / eps: use the central "
+                "difference (f(x + eps) - f(x - eps)) / (2 * eps), which is much more accurate.",
+            )
+        ),
+        # i18n: {message} is the forward_difference message, a whole sentence before this one
+        "own_step": lambda: pgettext(
+            "finite_difference_grad:own_step",
+            "{message} It also ignores the eps argument (it uses a step size of its own).",
+        ),
+        "ignores_eps": (
+            lambda: pgettext(
+                "finite_difference_grad:ignores_eps",
+                "With eps={eps:g} your function returned what another step size gives: use the eps "
+                "argument, not a step size written into the function.",
+            )
+        ),
+        "wrong_dtype": (
+            lambda: pgettext(
+                "finite_difference_grad:wrong_dtype",
+                "Your estimate has the right numbers, but its dtype is {got} while x is {want}: return "
+                "the same dtype as x. torch.zeros_like(x) makes such a tensor; torch.zeros(x.shape) is "
+                "always float32, and float32 keeps only about 7 significant digits, too few for a check "
+                "in float64.",
+            )
+        ),
+        # i18n: {message} is another diagnosis of the same result, whole sentences before this one
+        "also_dtype": (
+            lambda: pgettext(
+                "finite_difference_grad:also_dtype",
+                "{message} Also, your result's dtype is {got} while x is {want}: return the same dtype as x "
+                "(torch.zeros_like(x), not torch.zeros(x.shape), which is always float32).",
+            )
+        ),
+        "not_the_difference": (
+            lambda: pgettext(
+                "finite_difference_grad:not_the_difference",
+                "Your result is close to the central-difference estimate but not that estimate itself "
+                "(seen for {case}): compute (f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps) for every entry, "
+                "with the eps given.",
+            )
+        ),
+        "too_few_calls": (
+            lambda: pgettext(
+                "finite_difference_grad:too_few_calls",
+                "the central difference came back, but f was evaluated {n} times where it needs {need} "
+                "(two per entry of x)",
+            )
+        ),
+        "wrong_value": (
+            lambda: pgettext(
+                "finite_difference_grad:wrong_value",
+                "Your result is not the central-difference estimate of the gradient, nor a one-sided or "
+                "mis-scaled one (seen for {case}).",
+            )
+        ),
+    }
+)

@@ -8,8 +8,10 @@ import torch
 
 from ..exercises._lesson1 import FreezeScenario, build_model
 from ..exercises.freeze_all_but import NAME
+from ..i18n import pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson1 import expected_flags
+from .texts import Texts
 from .validate import Fields, Flag, ListOf, Number, Optional, Tensor, Text
 
 NOT_FINITE = "wrong_count"
@@ -93,53 +95,100 @@ def _classify(scenario: FreezeScenario, obs: dict) -> tuple[str, str] | None:
     return "wrong_count", MESSAGES["wrong_count"].format(got=got, total=total)
 
 
-MESSAGES = {
-    "ok": "Correct: exactly the named parameters require grad, and the count is their number of scalars.",
-    "replaced_parameters": (
-        "The model's parameters were replaced, detached or changed: switch the flag on the existing "
-        "parameters with p.requires_grad_(...) instead of creating new tensors."
-    ),
-    "inverted": (
-        "The flags are the wrong way round: the parameters named in trainable must require grad, "
-        "and every other one must be frozen."
-    ),
-    "never_unfreezes": (
-        "A parameter named in trainable that was frozen before the call stayed frozen: set "
-        "requires_grad=True on the named ones as well as False on the others."
-    ),
-    "never_freezes": (
-        "Parameters not named in trainable were left trainable: set requires_grad=False on every "
-        "parameter that matches no prefix."
-    ),
-    "exact_name_match": (
-        "Only parameters whose full name equals an entry were kept trainable: the entries are prefixes, "
-        'so use name.startswith(prefix) ("head" covers "head.weight" and "head.bias").'
-    ),
-    "substring_match": (
-        'A parameter was matched because the prefix appears somewhere inside its name ("0" inside '
-        '"10.weight"): test name.startswith(prefix), not prefix in name.'
-    ),
-    "layer_name_match": (
-        'You matched whole layer names (the part before a dot, or prefix + "."), but the entries are plain '
-        'prefixes of the parameter names: "1" must also select "10.weight", and "body.2" selects '
-        '"body.2.weight". Test name.startswith(prefix) and nothing more.'
-    ),
-    "wrong_params": (
-        "The wrong parameters require grad ({n} wrong, for example {example}): a parameter requires grad "
-        "exactly when its name from model.named_parameters() starts with one of the prefixes."
-    ),
-    "count_type": "Your function returned {kind}: return the number of trainable scalars as a Python int.",
-    "counts_tensors": (
-        "The flags are right, but you counted parameter tensors: count their scalars, the sum of p.numel() "
-        "over the trainable parameters."
-    ),
-    "counts_all": (
-        "The flags are right, but you counted every parameter: add up p.numel() only for the parameters "
-        "that require grad."
-    ),
-    "counts_frozen": ("The flags are right, but you counted the frozen parameters: count the ones that require grad."),
-    "wrong_count": (
-        "The flags are right, but the count is {got:g} instead of {total}: return the sum of p.numel() over "
-        "the parameters that require grad."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": lambda: pgettext(
+            "freeze_all_but:ok",
+            "Correct: exactly the named parameters require grad, and the count is their number of scalars.",
+        ),
+        "replaced_parameters": (
+            lambda: pgettext(
+                "freeze_all_but:replaced_parameters",
+                "The model's parameters were replaced, detached or changed: switch the flag on the "
+                "existing parameters with p.requires_grad_(...) instead of creating new tensors.",
+            )
+        ),
+        "inverted": (
+            lambda: pgettext(
+                "freeze_all_but:inverted",
+                "The flags are the wrong way round: the parameters named in trainable must require grad, "
+                "and every other one must be frozen.",
+            )
+        ),
+        "never_unfreezes": (
+            lambda: pgettext(
+                "freeze_all_but:never_unfreezes",
+                "A parameter named in trainable that was frozen before the call stayed frozen: set "
+                "requires_grad=True on the named ones as well as False on the others.",
+            )
+        ),
+        "never_freezes": (
+            lambda: pgettext(
+                "freeze_all_but:never_freezes",
+                "Parameters not named in trainable were left trainable: set requires_grad=False on every "
+                "parameter that matches no prefix.",
+            )
+        ),
+        "exact_name_match": (
+            lambda: pgettext(
+                "freeze_all_but:exact_name_match",
+                "Only parameters whose full name equals an entry were kept trainable: the entries are "
+                'prefixes, so use name.startswith(prefix) ("head" covers "head.weight" and "head.bias").',
+            )
+        ),
+        "substring_match": (
+            lambda: pgettext(
+                "freeze_all_but:substring_match",
+                'A parameter was matched because the prefix appears somewhere inside its name ("0" '
+                'inside "10.weight"): test name.startswith(prefix), not prefix in name.',
+            )
+        ),
+        "layer_name_match": (
+            lambda: pgettext(
+                "freeze_all_but:layer_name_match",
+                'You matched whole layer names (the part before a dot, or prefix + "."), but the entries '
+                'are plain prefixes of the parameter names: "1" must also select "10.weight", and '
+                '"body.2" selects "body.2.weight". Test name.startswith(prefix) and nothing more.',
+            )
+        ),
+        "wrong_params": (
+            lambda: pgettext(
+                "freeze_all_but:wrong_params",
+                "The wrong parameters require grad ({n} wrong, for example {example}): a parameter "
+                "requires grad exactly when its name from model.named_parameters() starts with one of "
+                "the prefixes.",
+            )
+        ),
+        "count_type": lambda: pgettext(
+            "freeze_all_but:count_type",
+            "Your function returned {kind}: return the number of trainable scalars as a Python int.",
+        ),
+        "counts_tensors": (
+            lambda: pgettext(
+                "freeze_all_but:counts_tensors",
+                "The flags are right, but you counted parameter tensors: count their scalars, the sum of "
+                "p.numel() over the trainable parameters.",
+            )
+        ),
+        "counts_all": (
+            lambda: pgettext(
+                "freeze_all_but:counts_all",
+                "The flags are right, but you counted every parameter: add up p.numel() only for the "
+                "parameters that require grad.",
+            )
+        ),
+        "counts_frozen": (
+            lambda: pgettext(
+                "freeze_all_but:counts_frozen",
+                "The flags are right, but you counted the frozen parameters: count the ones that require grad.",
+            )
+        ),
+        "wrong_count": (
+            lambda: pgettext(
+                "freeze_all_but:wrong_count",
+                "The flags are right, but the count is {got:g} instead of {total}: return the sum of "
+                "p.numel() over the parameters that require grad.",
+            )
+        ),
+    }
+)

@@ -10,8 +10,10 @@ import torch
 
 from ..exercises._lesson4 import InferenceScenario, build_batches
 from ..exercises.head_forward import NAME, build_pair, output_weights
+from ..i18n import pgettext
 from ..verdict import Verdict
 from ._lesson4 import OTHER_OUT, TENSOR_OUT, close, from_forward, judge_all, recorder_tampered, trace_schema, unseen
+from .texts import Texts
 from .validate import Fields, Flag, ListOf, OneOf, Optional, Tensor, Text
 
 INFERENCE_SAVE = "Inference tensors cannot be saved for backward"
@@ -100,47 +102,89 @@ def _judge_one(scenario: InferenceScenario, obs: dict) -> list[Verdict]:
     return mistakes
 
 
-MESSAGES = {
-    "ok": (
-        "Correct: the backbone ran without a graph, the head with one, so backward() reaches the "
-        "head's parameters and only those."
-    ),
-    "froze_params": (
-        "Your function changed requires_grad of the parameters, which changes the models for good: "
-        "leave the parameters alone and run the backbone inside `with torch.no_grad():`."
-    ),
-    "head_inference": (
-        "The head ran inside inference mode, so its output can never be backpropagated: run only the "
-        "backbone untracked and call the head outside the block."
-    ),
-    "head_not_tracked": (
-        "The head's output has no graph (no grad_fn), so loss.backward() cannot train the head: only "
-        "the backbone call belongs inside `with torch.no_grad():`, the head call goes after it."
-    ),
-    "backbone_tracked": (
-        "The backbone ran with tracking on, so backward() also computed gradients for the frozen "
-        "backbone and its activations were kept: call the backbone inside `with torch.no_grad():`."
-    ),
-    "detach_only": (
-        "You detached the features, so the backbone gets no gradient, but its forward pass still built "
-        "a graph first: call the backbone inside `with torch.no_grad():` instead of detaching."
-    ),
-    "inference_tensor": (
-        "Features made under torch.inference_mode() are inference tensors, which a tracked head cannot "
-        "save for backward: use torch.no_grad() for the backbone (or clone the features)."
-    ),
-    "grad_left_off": (
-        "After your function returned, gradient tracking was still off for the rest of the thread that called it: use "
-        "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
-    ),
-    "no_call": "Your function must call both models: features = backbone(x), then head(features).",
-    "wrong_output": "The returned tensor is not head(backbone(x)): return the head's output as it is.",
-    "not_from_forward": (
-        "The returned tensor holds head(backbone(x)), but the grader did not see it computed from x by the "
-        "backbone and then the head: call backbone(x) under no_grad, then head on its output, and return that."
-    ),
-    "wrong_gradient": (
-        "backward() through your output gave the head other gradients than head(backbone(x)) would: "
-        "return the head's output itself, unscaled."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": (
+            lambda: pgettext(
+                "head_forward:ok",
+                "Correct: the backbone ran without a graph, the head with one, so backward() reaches the "
+                "head's parameters and only those.",
+            )
+        ),
+        "froze_params": (
+            lambda: pgettext(
+                "head_forward:froze_params",
+                "Your function changed requires_grad of the parameters, which changes the models for "
+                "good: leave the parameters alone and run the backbone inside `with torch.no_grad():`.",
+            )
+        ),
+        "head_inference": (
+            lambda: pgettext(
+                "head_forward:head_inference",
+                "The head ran inside inference mode, so its output can never be backpropagated: run only "
+                "the backbone untracked and call the head outside the block.",
+            )
+        ),
+        "head_not_tracked": (
+            lambda: pgettext(
+                "head_forward:head_not_tracked",
+                "The head's output has no graph (no grad_fn), so loss.backward() cannot train the head: "
+                "only the backbone call belongs inside `with torch.no_grad():`, the head call goes after "
+                "it.",
+            )
+        ),
+        "backbone_tracked": (
+            lambda: pgettext(
+                "head_forward:backbone_tracked",
+                "The backbone ran with tracking on, so backward() also computed gradients for the frozen "
+                "backbone and its activations were kept: call the backbone inside `with "
+                "torch.no_grad():`.",
+            )
+        ),
+        "detach_only": (
+            lambda: pgettext(
+                "head_forward:detach_only",
+                "You detached the features, so the backbone gets no gradient, but its forward pass still "
+                "built a graph first: call the backbone inside `with torch.no_grad():` instead of "
+                "detaching.",
+            )
+        ),
+        "inference_tensor": (
+            lambda: pgettext(
+                "head_forward:inference_tensor",
+                "Features made under torch.inference_mode() are inference tensors, which a tracked head "
+                "cannot save for backward: use torch.no_grad() for the backbone (or clone the features).",
+            )
+        ),
+        "grad_left_off": (
+            lambda: pgettext(
+                "head_forward:grad_left_off",
+                "After your function returned, gradient tracking was still off for the rest of the "
+                "thread that called it: use `with torch.no_grad():` (it switches back on its own), not "
+                "torch.set_grad_enabled(False).",
+            )
+        ),
+        "no_call": lambda: pgettext(
+            "head_forward:no_call", "Your function must call both models: features = backbone(x), then head(features)."
+        ),
+        "wrong_output": lambda: pgettext(
+            "head_forward:wrong_output",
+            "The returned tensor is not head(backbone(x)): return the head's output as it is.",
+        ),
+        "not_from_forward": (
+            lambda: pgettext(
+                "head_forward:not_from_forward",
+                "The returned tensor holds head(backbone(x)), but the grader did not see it computed "
+                "from x by the backbone and then the head: call backbone(x) under no_grad, then head on "
+                "its output, and return that.",
+            )
+        ),
+        "wrong_gradient": (
+            lambda: pgettext(
+                "head_forward:wrong_gradient",
+                "backward() through your output gave the head other gradients than head(backbone(x)) "
+                "would: return the head's output itself, unscaled.",
+            )
+        ),
+    }
+)

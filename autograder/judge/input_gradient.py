@@ -16,8 +16,10 @@ from __future__ import annotations
 import torch
 
 from ..exercises.input_gradient import NAME, InputGradientScenario, build
+from ..i18n import pgettext
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import contradiction, recorder_spec, returned_spec, same, tampered
+from .texts import Texts
 from .validate import Fields, Flag, ListOf, Optional, Tensor
 
 SCALAR_ONLY = "grad can be implicitly created only for scalar outputs"
@@ -133,47 +135,92 @@ def _judge_one(probe: InputGradientScenario, obs: dict) -> Verdict | None:
     return Verdict(NAME, "wrong_value", MESSAGES["wrong_value"].format(case=probe.name))
 
 
-MESSAGES = {
-    "ok": "Correct: the gradient of model(x).sum() with respect to x, and no parameter's .grad was touched.",
-    "touches_param_grad": (
-        "A parameter's .grad changed during your call: backward() fills the .grad of every parameter too "
-        "(and zero_grad() wipes what was there). Use torch.autograd.grad(out, x_leaf), which only returns "
-        "the gradient you ask for."
-    ),
-    "params_changed": "The model's parameters changed during your call: only read the model, never update it.",
-    "modifies_input": (
-        "The caller's x was changed (it now requires grad, has a .grad, or other values): work on "
-        "x.detach().clone().requires_grad_() instead of x itself."
-    ),
-    "wrong_type": "Your function returned {kind}, not a tensor: return the gradient tensor itself.",
-    "wrong_shape": "Your function returned a tensor of shape {got}, but x has shape {want}: one slope per entry of x.",
-    "wrong_reduction": (
-        "Your result is the gradient of the MEAN of the outputs: the exercise asks for the gradient of their SUM "
-        "(model(x).sum())."
-    ),
-    "wrong_value": (
-        "Your result is not the gradient of model(x).sum() with respect to x, nor that of the mean (seen with "
-        "{case}): differentiate the sum of the outputs of the model run on x itself."
-    ),
-    "no_autograd": (
-        "Your result has the right numbers, but autograd never ran during your call (no torch.autograd.grad, no "
-        "backward()): compute it with torch.autograd.grad(model(x_leaf).sum(), x_leaf), not by a finite "
-        "difference or a formula of your own."
-    ),
-    "not_from_autograd": (
-        "Your result has nearly the right numbers, but they are not the ones torch.autograd.grad produced during "
-        "your call: return the gradient autograd gives, not a number computed another way."
-    ),
-    "non_scalar_output": (
-        "model(x) has several numbers, and autograd can only start from a single number: reduce it with "
-        ".sum() first (or pass grad_outputs=torch.ones_like(out))."
-    ),
-    "no_requires_grad": (
-        "Autograd found nothing to differentiate: the input you ran the model on does not require grad "
-        "(or the forward ran under torch.no_grad()). Run the model on x.detach().clone().requires_grad_()."
-    ),
-    "not_in_graph": (
-        "You asked for the gradient with respect to a tensor the model never saw: run the model on the very "
-        "tensor that requires grad, then differentiate with respect to it."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": lambda: pgettext(
+            "input_gradient:ok",
+            "Correct: the gradient of model(x).sum() with respect to x, and no parameter's .grad was touched.",
+        ),
+        "touches_param_grad": (
+            lambda: pgettext(
+                "input_gradient:touches_param_grad",
+                "A parameter's .grad changed during your call: backward() fills the .grad of every "
+                "parameter too (and zero_grad() wipes what was there). Use torch.autograd.grad(out, "
+                "x_leaf), which only returns the gradient you ask for.",
+            )
+        ),
+        "params_changed": lambda: pgettext(
+            "input_gradient:params_changed",
+            "The model's parameters changed during your call: only read the model, never update it.",
+        ),
+        "modifies_input": (
+            lambda: pgettext(
+                "input_gradient:modifies_input",
+                "The caller's x was changed (it now requires grad, has a .grad, or other values): work "
+                "on x.detach().clone().requires_grad_() instead of x itself.",
+            )
+        ),
+        "wrong_type": lambda: pgettext(
+            "input_gradient:wrong_type",
+            "Your function returned {kind}, not a tensor: return the gradient tensor itself.",
+        ),
+        "wrong_shape": lambda: pgettext(
+            "input_gradient:wrong_shape",
+            "Your function returned a tensor of shape {got}, but x has shape {want}: one slope per entry of x.",
+        ),
+        "wrong_reduction": (
+            lambda: pgettext(
+                "input_gradient:wrong_reduction",
+                "Your result is the gradient of the MEAN of the outputs: the exercise asks for the "
+                "gradient of their SUM (model(x).sum()).",
+            )
+        ),
+        "wrong_value": (
+            lambda: pgettext(
+                "input_gradient:wrong_value",
+                "Your result is not the gradient of model(x).sum() with respect to x, nor that of the "
+                "mean (seen with {case}): differentiate the sum of the outputs of the model run on x "
+                "itself.",
+            )
+        ),
+        "no_autograd": (
+            lambda: pgettext(
+                "input_gradient:no_autograd",
+                "Your result has the right numbers, but autograd never ran during your call (no "
+                "torch.autograd.grad, no backward()): compute it with "
+                "torch.autograd.grad(model(x_leaf).sum(), x_leaf), not by a finite difference or a "
+                "formula of your own.",
+            )
+        ),
+        "not_from_autograd": (
+            lambda: pgettext(
+                "input_gradient:not_from_autograd",
+                "Your result has nearly the right numbers, but they are not the ones torch.autograd.grad "
+                "produced during your call: return the gradient autograd gives, not a number computed "
+                "another way.",
+            )
+        ),
+        "non_scalar_output": (
+            lambda: pgettext(
+                "input_gradient:non_scalar_output",
+                "model(x) has several numbers, and autograd can only start from a single number: reduce "
+                "it with .sum() first (or pass grad_outputs=torch.ones_like(out)).",
+            )
+        ),
+        "no_requires_grad": (
+            lambda: pgettext(
+                "input_gradient:no_requires_grad",
+                "Autograd found nothing to differentiate: the input you ran the model on does not "
+                "require grad (or the forward ran under torch.no_grad()). Run the model on "
+                "x.detach().clone().requires_grad_().",
+            )
+        ),
+        "not_in_graph": (
+            lambda: pgettext(
+                "input_gradient:not_in_graph",
+                "You asked for the gradient with respect to a tensor the model never saw: run the model "
+                "on the very tensor that requires grad, then differentiate with respect to it.",
+            )
+        ),
+    }
+)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import torch
 
 from ..exercises.make_trainable import NAME, InputScenario, build_input, snapshot_input
+from ..i18n import pgettext
 from ..verdict import Verdict
+from .texts import Texts
 from .validate import Fields, Flag, ListOf, Number, OneOf, Optional, Tensor, Text
 
 NOT_FINITE = "wrong_values"
@@ -108,33 +110,66 @@ def _classify(scenario: InputScenario, obs: dict) -> str | None:
     return None
 
 
-MESSAGES = {
-    "ok": "Correct: a new float32 leaf that requires grad, with the same values, and the input left alone.",
-    "integer_requires_grad": (
-        "Your function asked an integer tensor to require grad, which PyTorch refuses: convert to a "
-        "floating-point dtype (dtype=torch.float32) before turning requires_grad on."
-    ),
-    "not_a_tensor": "Your function did not return a tensor: return a torch.Tensor.",
-    "wrong_values": (
-        "The returned tensor does not hold the input's numbers in the input's shape: keep every value "
-        "(no rounding, no flattening)."
-    ),
-    "wrong_dtype": "The returned tensor is not float32: convert with dtype=torch.float32 (or .float()).",
-    "changes_input": (
-        "Your function changed the caller's tensor (its values or its requires_grad flag): work on a copy, "
-        "e.g. values.detach().clone()."
-    ),
-    "shares_input": (
-        "The returned tensor shares its memory with the input, so training it would change the caller's "
-        "data: make a copy with .clone() after .detach()."
-    ),
-    "no_requires_grad": "The returned tensor does not require grad: turn it on with .requires_grad_() at the end.",
-    "flag_on_non_leaf": (
-        "Your function set requires_grad on a tensor that is not a leaf (the caller's tensor, computed from "
-        "others, which PyTorch refuses): make a new leaf first, values.detach().clone(), then switch it on."
-    ),
-    "not_leaf": (
-        "The returned tensor is not a leaf (it has a grad_fn), so its .grad stays empty and gradients flow "
-        "into the input's graph: detach() first, then clone and call requires_grad_()."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": lambda: pgettext(
+            "make_trainable:ok",
+            "Correct: a new float32 leaf that requires grad, with the same values, and the input left alone.",
+        ),
+        "integer_requires_grad": (
+            lambda: pgettext(
+                "make_trainable:integer_requires_grad",
+                "Your function asked an integer tensor to require grad, which PyTorch refuses: convert "
+                "to a floating-point dtype (dtype=torch.float32) before turning requires_grad on.",
+            )
+        ),
+        "not_a_tensor": lambda: pgettext(
+            "make_trainable:not_a_tensor", "Your function did not return a tensor: return a torch.Tensor."
+        ),
+        "wrong_values": (
+            lambda: pgettext(
+                "make_trainable:wrong_values",
+                "The returned tensor does not hold the input's numbers in the input's shape: keep every "
+                "value (no rounding, no flattening).",
+            )
+        ),
+        "wrong_dtype": lambda: pgettext(
+            "make_trainable:wrong_dtype",
+            "The returned tensor is not float32: convert with dtype=torch.float32 (or .float()).",
+        ),
+        "changes_input": (
+            lambda: pgettext(
+                "make_trainable:changes_input",
+                "Your function changed the caller's tensor (its values or its requires_grad flag): work "
+                "on a copy, e.g. values.detach().clone().",
+            )
+        ),
+        "shares_input": (
+            lambda: pgettext(
+                "make_trainable:shares_input",
+                "The returned tensor shares its memory with the input, so training it would change the "
+                "caller's data: make a copy with .clone() after .detach().",
+            )
+        ),
+        "no_requires_grad": lambda: pgettext(
+            "make_trainable:no_requires_grad",
+            "The returned tensor does not require grad: turn it on with .requires_grad_() at the end.",
+        ),
+        "flag_on_non_leaf": (
+            lambda: pgettext(
+                "make_trainable:flag_on_non_leaf",
+                "Your function set requires_grad on a tensor that is not a leaf (the caller's tensor, "
+                "computed from others, which PyTorch refuses): make a new leaf first, "
+                "values.detach().clone(), then switch it on.",
+            )
+        ),
+        "not_leaf": (
+            lambda: pgettext(
+                "make_trainable:not_leaf",
+                "The returned tensor is not a leaf (it has a grad_fn), so its .grad stays empty and "
+                "gradients flow into the input's graph: detach() first, then clone and call "
+                "requires_grad_().",
+            )
+        ),
+    }
+)

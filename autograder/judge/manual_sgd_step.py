@@ -10,16 +10,25 @@ import torch
 
 from ..exercises._lesson3.scenarios import Scenario
 from ..exercises.manual_sgd_step import NAME, make_params
+from ..i18n import N_, _, pgettext
 from ..verdict import Verdict, first_failure, together
+from .texts import Texts
 from .validate import Fields, Flag, InvalidRecord, Items, ListOf, NotFinite, Optional, Tensor, check
 
 LEAF_IN_PLACE = "a leaf Variable that requires grad is being used in an in-place operation"
 NOT_FINITE = "wrong_update"
 ROUNDS = 2
-UNCHANGED = (
-    "The tensors in params did not change: update them in place (p -= lr * p.grad "
-    "inside torch.no_grad()), not by binding a new tensor to a name."
-)
+# What was wrong with an update's values, by the key ``_update_problem`` gives (translated where shown).
+UPDATE_PROBLEMS = {
+    "changed_none": N_("A tensor whose .grad is None was changed: leave such tensors as they are."),
+    "unchanged": N_(
+        "The tensors in params did not change: update them in place (p -= lr * p.grad "
+        "inside torch.no_grad()), not by binding a new tensor to a name."
+    ),
+    "uphill": N_("The update went uphill: subtract lr * p.grad, do not add it."),
+    "ignores_lr": N_("The update ignored lr: the step is lr * p.grad, not p.grad."),
+    "other": N_("The tensors changed, but not by -lr * p.grad."),
+}
 
 
 @functools.lru_cache(maxsize=64)
@@ -78,7 +87,8 @@ def _update_without_none(probe, scenario) -> str | None:
         check(Fields({"before": values, "grads": values, "after": values}), probe, "the second call")
     except (InvalidRecord, NotFinite):
         return None  # the record so far is the job's to shape: only a well-formed one names a mistake
-    return _update_problem(probe, scenario.lr)
+    problem = _update_problem(probe, scenario.lr)
+    return None if problem is None else _(UPDATE_PROBLEMS[problem])
 
 
 def judge(scenarios: list[Scenario], observations: list[dict]) -> Verdict:
@@ -106,11 +116,11 @@ def _judge_one(scenario: Scenario, obs: dict) -> list[Verdict]:
             for g_before, g_after in zip(rnd["grads"], rnd["grads_after"])
             if g_before is not None
         ]
-        if kept and all(kept) and problem == UNCHANGED:
+        if kept and all(kept) and problem == "unchanged":
             # One mistake, usually p = p - lr * p.grad: the real problem (nothing changed) said first.
             found.setdefault("no_clear", Verdict(NAME, "no_clear", MESSAGES["unchanged_and_kept"]))
         elif problem:
-            found.setdefault("wrong_update", Verdict(NAME, "wrong_update", problem))
+            found.setdefault("wrong_update", Verdict(NAME, "wrong_update", _(UPDATE_PROBLEMS[problem])))
         if kept and all(kept):
             found.setdefault("no_clear", Verdict(NAME, "no_clear", MESSAGES["no_clear"]))
         elif any(kept):
@@ -129,57 +139,93 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def _update_problem(rnd: dict, lr: float) -> str | None:
+    """What was wrong with the update's values (a key of ``UPDATE_PROBLEMS``), or None."""
     for before, grad, after in zip(rnd["before"], rnd["grads"], rnd["after"]):
         if grad is None:
             if not _close(after, before):
-                return "A tensor whose .grad is None was changed: leave such tensors as they are."
+                return "changed_none"
             continue
         if _close(after, before - lr * grad):
             continue
         if _close(after, before):
-            return UNCHANGED
+            return "unchanged"
         if _close(after, before + lr * grad):
-            return "The update went uphill: subtract lr * p.grad, do not add it."
+            return "uphill"
         if _close(after, before - grad):
-            return "The update ignored lr: the step is lr * p.grad, not p.grad."
-        return "The tensors changed, but not by -lr * p.grad."
+            return "ignores_lr"
+        return "other"
     return None
 
 
-MESSAGES = {
-    "ok": "Correct: every tensor moved by -lr * grad in place, stayed a leaf, and its gradient was cleared.",
-    "update_tracked": (
-        "The update was recorded in the autograd graph: do it inside `with torch.no_grad():` "
-        "so the tensors stay leaves."
-    ),
-    "lost_requires_grad": (
-        "After your update a tensor no longer requires grad, so it cannot be trained further: "
-        "update it in place under torch.no_grad() instead."
-    ),
-    "unchanged_and_kept": (
-        "The tensors in params did not change, and their gradients were not cleared. If you wrote "
-        "p = p - lr * p.grad: that makes a new tensor and binds the name p to it, so the update (and any "
-        "p.grad = None after it) reaches the new tensor, not the one in params. Update in place "
-        "(p -= lr * p.grad inside torch.no_grad()), then set p.grad = None."
-    ),
-    "no_clear": (
-        "The gradients were not cleared after the update, so the next backward() will add to them: set p.grad = None."
-    ),
-    "clears_some_params": (
-        "Only some of the gradients were cleared after the update: set p.grad = None for every tensor you updated."
-    ),
-    "none_grad_crash": (
-        "Your update failed ({error}) on a tensor whose .grad is None: a tensor that took no part in "
-        "the loss gets no gradient. Skip a tensor whose .grad is None (`if p.grad is None: continue`) "
-        "and leave it unchanged."
-    ),
-    "grad_created": "A tensor whose .grad was None got a gradient: leave the tensors without a gradient alone.",
-    "contradiction": (
-        "The record of your run contradicts itself: the tensors did not end where the values and gradients it "
-        "reports lead. The grader recomputes every update, so only code that really updates the tensors earns points."
-    ),
-    "leaf_in_place": (
-        "`p -= ...` on a tensor that requires grad is not allowed while autograd records: "
-        "wrap the update in `with torch.no_grad():`."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": lambda: pgettext(
+            "manual_sgd_step:ok",
+            "Correct: every tensor moved by -lr * grad in place, stayed a leaf, and its gradient was cleared.",
+        ),
+        "update_tracked": (
+            lambda: pgettext(
+                "manual_sgd_step:update_tracked",
+                "The update was recorded in the autograd graph: do it inside `with torch.no_grad():` so "
+                "the tensors stay leaves.",
+            )
+        ),
+        "lost_requires_grad": (
+            lambda: pgettext(
+                "manual_sgd_step:lost_requires_grad",
+                "After your update a tensor no longer requires grad, so it cannot be trained further: "
+                "update it in place under torch.no_grad() instead.",
+            )
+        ),
+        "unchanged_and_kept": (
+            lambda: pgettext(
+                "manual_sgd_step:unchanged_and_kept",
+                "The tensors in params did not change, and their gradients were not cleared. If you "
+                "wrote p = p - lr * p.grad: that makes a new tensor and binds the name p to it, so the "
+                "update (and any p.grad = None after it) reaches the new tensor, not the one in params. "
+                "Update in place (p -= lr * p.grad inside torch.no_grad()), then set p.grad = None.",
+            )
+        ),
+        "no_clear": (
+            lambda: pgettext(
+                "manual_sgd_step:no_clear",
+                "The gradients were not cleared after the update, so the next backward() will add to "
+                "them: set p.grad = None.",
+            )
+        ),
+        "clears_some_params": (
+            lambda: pgettext(
+                "manual_sgd_step:clears_some_params",
+                "Only some of the gradients were cleared after the update: set p.grad = None for every "
+                "tensor you updated.",
+            )
+        ),
+        "none_grad_crash": (
+            lambda: pgettext(
+                "manual_sgd_step:none_grad_crash",
+                "Your update failed ({error}) on a tensor whose .grad is None: a tensor that took no "
+                "part in the loss gets no gradient. Skip a tensor whose .grad is None (`if p.grad is "
+                "None: continue`) and leave it unchanged.",
+            )
+        ),
+        "grad_created": lambda: pgettext(
+            "manual_sgd_step:grad_created",
+            "A tensor whose .grad was None got a gradient: leave the tensors without a gradient alone.",
+        ),
+        "contradiction": (
+            lambda: pgettext(
+                "manual_sgd_step:contradiction",
+                "The record of your run contradicts itself: the tensors did not end where the values and "
+                "gradients it reports lead. The grader recomputes every update, so only code that really "
+                "updates the tensors earns points.",
+            )
+        ),
+        "leaf_in_place": (
+            lambda: pgettext(
+                "manual_sgd_step:leaf_in_place",
+                "`p -= ...` on a tensor that requires grad is not allowed while autograd records: wrap "
+                "the update in `with torch.no_grad():`.",
+            )
+        ),
+    }
+)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..exercises._lesson4 import InferenceScenario, build_batches
 from ..exercises.predict import NAME
+from ..i18n import pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson4 import (
     OTHER_OUT,
@@ -20,6 +21,7 @@ from ._lesson4 import (
     trace_schema,
     unseen,
 )
+from .texts import Texts
 from .validate import Fields, Flag, OneOf, Optional, Text
 
 NOT_FINITE = "wrong_output"
@@ -95,52 +97,97 @@ def _expected(scenario: InferenceScenario):
     return expected
 
 
-MESSAGES = {
-    "ok": (
-        "Correct: the forward pass ran in eval mode with tracking off, the output has no grad_fn, "
-        "and the model's mode was restored, also after an error."
-    ),
-    "builds_graph": (
-        "The forward pass ran with gradient tracking on, so PyTorch built a graph (the output has a "
-        "grad_fn): call the model inside `with torch.no_grad():`."
-    ),
-    "detach_only": (
-        "The output has no grad_fn, but only because you detached it: the forward pass still built "
-        "the whole graph first. Call the model inside `with torch.no_grad():` instead of detaching."
-    ),
-    "not_eval": (
-        "The forward pass ran with modules in training mode, so dropout was active and batch norm used the "
-        "batch's statistics: call model.eval() before the forward pass; it switches every submodule (no_grad "
-        "alone does not, and model.training = False changes the outer module only)."
-    ),
-    "left_in_eval": (
-        "The model was in training mode before the call and your function left it in eval mode: "
-        "remember model.training first and call model.train(was_training) at the end."
-    ),
-    "forced_train": (
-        "The model was in eval mode before the call and your function switched it to training mode: "
-        "restore the mode it had (model.train(was_training)), do not always call model.train()."
-    ),
-    "swallows_error": (
-        "When the forward pass raised, your function hid the exception: let it propagate to the "
-        "caller (use try/finally to restore the mode, without an except that swallows it)."
-    ),
-    "not_restored_on_error": (
-        "When the forward pass raised, the model stayed in eval mode: restore the mode in a "
-        "`finally:` block so it runs even when an exception passes through."
-    ),
-    "grad_left_off": (
-        "After your function returned, gradient tracking was still off for the rest of the thread that called it: use "
-        "`with torch.no_grad():` (it switches back on its own), not torch.set_grad_enabled(False)."
-    ),
-    "no_call": "Your function never called the model: return model(x), computed without tracking.",
-    "not_tensor": "Your function returned {kind}, not a tensor: return the model's output tensor itself.",
-    "wrong_output": (
-        "The returned tensor is not the model's output in eval mode: return model(x) as it is "
-        "(no argmax, softmax or rounding)."
-    ),
-    "not_from_forward": (
-        "The returned tensor holds the model's output, but it was not computed by the model's forward pass "
-        "(copied through Python numbers, or rebuilt): return the tensor model(x) gives you."
-    ),
-}
+MESSAGES = Texts(
+    {
+        "ok": (
+            lambda: pgettext(
+                "predict:ok",
+                "Correct: the forward pass ran in eval mode with tracking off, the output has no "
+                "grad_fn, and the model's mode was restored, also after an error.",
+            )
+        ),
+        "builds_graph": (
+            lambda: pgettext(
+                "predict:builds_graph",
+                "The forward pass ran with gradient tracking on, so PyTorch built a graph (the output "
+                "has a grad_fn): call the model inside `with torch.no_grad():`.",
+            )
+        ),
+        "detach_only": (
+            lambda: pgettext(
+                "predict:detach_only",
+                "The output has no grad_fn, but only because you detached it: the forward pass still "
+                "built the whole graph first. Call the model inside `with torch.no_grad():` instead of "
+                "detaching.",
+            )
+        ),
+        "not_eval": (
+            lambda: pgettext(
+                "predict:not_eval",
+                "The forward pass ran with modules in training mode, so dropout was active and batch "
+                "norm used the batch's statistics: call model.eval() before the forward pass; it "
+                "switches every submodule (no_grad alone does not, and model.training = False changes "
+                "the outer module only).",
+            )
+        ),
+        "left_in_eval": (
+            lambda: pgettext(
+                "predict:left_in_eval",
+                "The model was in training mode before the call and your function left it in eval mode: "
+                "remember model.training first and call model.train(was_training) at the end.",
+            )
+        ),
+        "forced_train": (
+            lambda: pgettext(
+                "predict:forced_train",
+                "The model was in eval mode before the call and your function switched it to training "
+                "mode: restore the mode it had (model.train(was_training)), do not always call "
+                "model.train().",
+            )
+        ),
+        "swallows_error": (
+            lambda: pgettext(
+                "predict:swallows_error",
+                "When the forward pass raised, your function hid the exception: let it propagate to the "
+                "caller (use try/finally to restore the mode, without an except that swallows it).",
+            )
+        ),
+        "not_restored_on_error": (
+            lambda: pgettext(
+                "predict:not_restored_on_error",
+                "When the forward pass raised, the model stayed in eval mode: restore the mode in a "
+                "`finally:` block so it runs even when an exception passes through.",
+            )
+        ),
+        "grad_left_off": (
+            lambda: pgettext(
+                "predict:grad_left_off",
+                "After your function returned, gradient tracking was still off for the rest of the "
+                "thread that called it: use `with torch.no_grad():` (it switches back on its own), not "
+                "torch.set_grad_enabled(False).",
+            )
+        ),
+        "no_call": lambda: pgettext(
+            "predict:no_call", "Your function never called the model: return model(x), computed without tracking."
+        ),
+        "not_tensor": lambda: pgettext(
+            "predict:not_tensor",
+            "Your function returned {kind}, not a tensor: return the model's output tensor itself.",
+        ),
+        "wrong_output": (
+            lambda: pgettext(
+                "predict:wrong_output",
+                "The returned tensor is not the model's output in eval mode: return model(x) as it is "
+                "(no argmax, softmax or rounding).",
+            )
+        ),
+        "not_from_forward": (
+            lambda: pgettext(
+                "predict:not_from_forward",
+                "The returned tensor holds the model's output, but it was not computed by the model's "
+                "forward pass (copied through Python numbers, or rebuilt): return the tensor model(x) "
+                "gives you.",
+            )
+        ),
+    }
+)

@@ -30,6 +30,7 @@ import torch
 
 from ...exercises._lesson3.loops import optimizer_state
 from ...exercises._lesson3.scenarios import OPTIMIZER_NAMES, Scenario, build
+from ...i18n import _
 from ...verdict import Verdict
 from .hypotheses import ATOL, RTOL, close
 from .precision import SCENARIO, Precision, autocast
@@ -125,28 +126,30 @@ def effects_problem(exercise: str, scenario: Scenario, obs: dict, precision: Pre
     the record's); else the verdict that says why not."""
     reference = reference_run(exercise, scenario, precision)
     if not _all_close(obs["initial"], reference["initial"]):
-        return _tampered(exercise, "the parameters it started from are not the ones the grader handed over")
+        return _tampered(exercise, _("the parameters it started from are not the ones the grader handed over"))
     calls = obs["calls"]
     if len(calls) != len(reference["after"]):
-        return _tampered(exercise, f"it reports {len(calls)} calls where the grader made {len(reference['after'])}")
+        why = _("it reports {got} calls where the grader made {made}")
+        return _tampered(exercise, why.format(got=len(calls), made=len(reference["after"])))
     problem = replay_problem(exercise, scenario, obs)
     if problem is not None:
         return problem
     rtol = end_tolerance(exercise, scenario, precision)
     for call, want in zip(calls, reference["after"]):
         if not _all_close(call["after"], want, rtol):
-            return _tampered(exercise, "the parameters it left are not the ones its own steps produced")
+            return _tampered(exercise, _("the parameters it left are not the ones its own steps produced"))
     for call, want in zip(calls, reference["returned"]):
         if not _returned_close(call["returned"], want, rtol):
-            return _tampered(exercise, "the losses it returned differ from those of the steps it took")
+            return _tampered(exercise, _("the losses it returned differ from those of the steps it took"))
     if not _state_close(obs["optimizer_state"], reference["state"], rtol):
-        name = OPTIMIZER_NAMES.get(scenario.optimizer, scenario.optimizer)
         return Verdict(
             exercise,
             "wrong_update",
-            f"The parameters are right, but the optimizer's own state ({name}: its momentum or running averages) "
-            f"is not what one correct step per update leaves (seen with {scenario.name}): use the optimizer you "
-            "are given, and do not reset or edit its state.",
+            _(
+                "The parameters are right, but the optimizer's own state ({optimizer}: its momentum or running "
+                "averages) is not what one correct step per update leaves (seen with {case}): use the optimizer "
+                "you are given, and do not reset or edit its state."
+            ).format(optimizer=_optimizer(scenario), case=scenario.name),
         )
     return None
 
@@ -177,13 +180,13 @@ def replay_problem(exercise: str, scenario: Scenario, obs: dict) -> Verdict | No
                 p.grad = None if grad is None else grad.to(p.dtype).clone()
         replay.optimizer.step()
         if not _all_close(_snapshot(params), step["params_after"]):
-            name = OPTIMIZER_NAMES.get(scenario.optimizer, scenario.optimizer)
             return Verdict(
                 exercise,
                 "wrong_update",
-                f"optimizer.step() did not move the parameters as {name} with lr={scenario.lr:g} would, given the "
-                f"gradient it saw (seen with {scenario.name}): did your code change the optimizer's settings or "
-                "its state?",
+                _(
+                    "optimizer.step() did not move the parameters as {optimizer} with lr={lr} would, given the "
+                    "gradient it saw (seen with {case}): did your code change the optimizer's settings or its state?"
+                ).format(optimizer=_optimizer(scenario), lr=f"{scenario.lr:g}", case=scenario.name),
             )
         previous = ends[step["call"]] = step["params_after"]
     end = obs["initial"]
@@ -194,20 +197,30 @@ def replay_problem(exercise: str, scenario: Scenario, obs: dict) -> Verdict | No
     return None
 
 
+def _optimizer(scenario: Scenario) -> str:
+    """The scenario's optimizer in words ("SGD with momentum"), in today's language."""
+    name = OPTIMIZER_NAMES.get(scenario.optimizer)
+    return scenario.optimizer if name is None else _(name)
+
+
 def _changed_outside(exercise: str, scenario: Scenario) -> Verdict:
     return Verdict(
         exercise,
         "wrong_update",
-        "Your code changed the parameters outside optimizer.step() (they are not what the last step left when "
-        f"the next forward pass or the end of the call comes; seen with {scenario.name}): only step() may "
-        "update them.",
+        _(
+            "Your code changed the parameters outside optimizer.step() (they are not what the last step left when "
+            "the next forward pass or the end of the call comes; seen with {case}): only step() may update them."
+        ).format(case=scenario.name),
     )
 
 
 def _tampered(exercise: str, why: str) -> Verdict:
+    """``why`` is a phrase in today's language."""
     return Verdict(
         exercise,
         "tampered",
-        f"The record of your run contradicts itself: {why}. The grader recomputes every step, so only code "
-        "that really trains the model earns points.",
+        _(
+            "The record of your run contradicts itself: {why}. The grader recomputes every step, so only code "
+            "that really trains the model earns points."
+        ).format(why=why),
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 import torch
 
 from ...exercises._lesson3.scenarios import Scenario, build
+from ...i18n import N_, _, ngettext
 from ...verdict import Verdict
 from .effects import effects_problem
 from .hypotheses import RTOL, JudgedRun, explain, modification, reference_gradients, rewritten, showing
@@ -29,24 +30,41 @@ from .precision import candidates
 
 def runs(scenarios: list[Scenario]) -> str:
     """What was checked, in words: "4 runs, from every .grad None and from stale gradients"."""
-    starts = {s.start for s in scenarios}
-    where = " and ".join(
-        w for s, w in (("fresh", "from every .grad None"), ("dirty", "from stale gradients")) if s in starts
-    )
-    return f"{len(scenarios)} runs with different models and optimizers, {where}"
-
-
-#: What a pass from a clean start adds: the test cell below starts from stale gradients, the case
-#: the lesson is about, and a ✅ here must not read as "done".
-NEXT_CELL = "now run the next cell, which starts from stale gradients"
+    starts, n = {s.start for s in scenarios}, len(scenarios)
+    # One whole phrase per set of starts the runs had.
+    if starts == {"fresh"}:
+        text = ngettext(
+            "{n} run with different models and optimizers, from every .grad None",
+            "{n} runs with different models and optimizers, from every .grad None",
+            n,
+        )
+    elif starts == {"dirty"}:
+        text = ngettext(
+            "{n} run with different models and optimizers, from stale gradients",
+            "{n} runs with different models and optimizers, from stale gradients",
+            n,
+        )
+    else:
+        text = ngettext(
+            "{n} run with different models and optimizers, from every .grad None and from stale gradients",
+            "{n} runs with different models and optimizers, from every .grad None and from stale gradients",
+            n,
+        )
+    return text.format(n=n)
 
 
 def correct(scenarios: list[Scenario], saw: str) -> str:
-    """The message of a pass: what every step() saw, and, when only clean starts were checked
-    (the first test cell), the pointer to the dirty-start cell below, first so it is read."""
+    """The message of a pass: what every step() saw (a phrase in today's language), and, when only
+    clean starts were checked (the first test cell), the pointer to the dirty-start cell below, first
+    so it is read: the test cell below starts from stale gradients, the case the lesson is about, and
+    a ✅ here must not read as "done"."""
     if {s.start for s in scenarios} == {"fresh"}:
-        return f"Correct from a clean start — {NEXT_CELL}. {saw[0].upper()}{saw[1:]} ({runs(scenarios)})."
-    return f"Correct: {saw} ({runs(scenarios)})."
+        # i18n: {saw} is a sentence of its own here, starting with a capital ("Each optimizer.step() saw ...")
+        text = _(
+            "Correct from a clean start — now run the next cell, which starts from stale gradients. {saw} ({runs})."
+        )
+        return text.format(saw=f"{saw[0].upper()}{saw[1:]}", runs=runs(scenarios))
+    return _("Correct: {saw} ({runs}).").format(saw=saw, runs=runs(scenarios))
 
 
 # What GradScaler.step raises when every .grad is None, and when no loss went through scaler.scale.
@@ -137,10 +155,10 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
     returns = [problem for run, obs in zip(runs, observations) if (problem := messages["check_return"](run, obs))]
     if code != "ok":
         scenario = showing(runs).scenario
-        texts = [CHANGES[key] if key in CHANGES else messages[key](scenario) for key in keys]
+        texts = [_(CHANGES[key]) if key in CHANGES else messages[key](scenario) for key in keys]
         # What the function returns is its own mistake: named too, not left for the next run.
         texts += returns[:1]
-        also = [f"Also: {text[0].lower()}{text[1:]}" for text in texts[1:]]
+        also = [f"{_('Also:')} {text[0].lower()}{text[1:]}" for text in texts[1:]]  # as verdict.together
         return Verdict(exercise, code, " ".join(texts[:1] + also))
     if returns:
         return Verdict(exercise, "error", returns[0])
@@ -151,7 +169,8 @@ def judge_runs(exercise: str, scenarios: list[Scenario], observations: list[dict
     return Verdict(exercise, "ok", messages["ok"](scenarios))
 
 
-SWAPPED_LOSS = (
+# Marked here, translated where they are shown (``_(SWAPPED_LOSS)``).
+SWAPPED_LOSS = N_(
     "Your code calls the loss as loss_fn(y, prediction): PyTorch's losses take the prediction "
     "first and the target second, loss_fn(model(x), y). With cross-entropy the swapped call "
     "fails (the class labels are not a prediction); with MSE it happens to give the same number."
@@ -159,16 +178,16 @@ SWAPPED_LOSS = (
 
 # What code did to the gradients between backward() and step(), in words for the student.
 CHANGES = {
-    "clips_gradients": (
+    "clips_gradients": N_(
         "Your code clips the gradients (clip_grad_norm_, clip_grad_value_ or a clamp by hand) between "
         "backward() and step(), so whenever the clip fires step() does not get this batch's gradient. "
         "Clipping is a real technique, but this exercise asks for the plain gradient: remove it."
     ),
-    "rescaled": (
+    "rescaled": N_(
         "Your code multiplies the gradients by a constant between backward() and step(), so step() does not "
         "get the gradient backward() computed; remove that rescaling."
     ),
-    "changed": (
+    "changed": N_(
         "Your code changes the gradients between backward() and step() (they are not what backward() "
         "computed when step() reads them); leave .grad alone between the two."
     ),
@@ -186,7 +205,7 @@ def _explained(recorded: list[tuple]) -> tuple[list[JudgedRun], str, list[str]]:
     the mistake (``wrong_gradient`` or what its steps show beside it)."""
     setups = [build(scenario) for scenario, _, _ in recorded]  # the judge's own: stale gradients, batch sizes
     first = None
-    for precision in candidates(any(scenario.accum_steps > 1 for scenario, _, _ in recorded)):
+    for precision in candidates(any(scenario.accum_steps > 1 for scenario, _steps, _params in recorded)):
         runs = []
         for (scenario, steps, params_at), setup in zip(recorded, setups):
             grads, losses = reference_gradients(scenario, params_at, precision)
