@@ -26,9 +26,11 @@ def _check_return(run, obs) -> str | None:
         ).format(what=what)
     got, want = returned["numbers"], run.losses
     if len(got) != len(want):
-        # English reads the same for one and many: "1 losses for 3 micro-batches" never happens (a pass needs 2+)
-        return pgettext(
-            "train_accumulated:check_return", "train_accumulated returned {n_got} losses for {n_want} micro-batches."
+        return npgettext(
+            "train_accumulated:check_return",
+            "train_accumulated returned {n_got} loss for {n_want} micro-batches.",
+            "train_accumulated returned {n_got} losses for {n_want} micro-batches.",
+            len(got),
         ).format(n_got=len(got), n_want=len(want))
     for i, (g, w) in enumerate(zip(got, want)):
         if not loss_matches(g, w):

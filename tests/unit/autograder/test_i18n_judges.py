@@ -136,3 +136,24 @@ def test_returned_kind_is_a_whole_phrase_per_article(tmp_path):
 def test_a_hostile_language_leaves_english():
     with speaking("../../x"):
         assert verdict.returned_kind("int") == "an int" and display.problems("A. Also: b.") == ["A.", "Also: b."]
+
+
+def test_a_count_chooses_its_plural_form_in_english_and_in_the_catalogue(tmp_path):
+    """No "time(s)": one msgid pair per count, so a language with other plural rules can say it."""
+    from types import SimpleNamespace
+
+    from autograder.judge import train_accumulated, train_step
+
+    sc = SimpleNamespace(n_batches=6, accum_steps=3, name="a case")
+    run = SimpleNamespace(losses=[1.0, 2.0, 3.0], k=3)
+    step_count = [train_step.MESSAGES["step_count"](sc, n, 3) for n in (1, 2)]
+    assert "parameters 1 time over 3 calls" in step_count[0] and "parameters 2 times over 3 calls" in step_count[1]
+    assert "ran 1 time for 6 micro-batches" in train_accumulated.MESSAGES["step_count"](sc, 1, 2)
+    losses = [train_accumulated._check_return(run, {"calls": [{"returned": {"numbers": [1.0] * n}}]}) for n in (1, 2)]
+    assert losses == [
+        "train_accumulated returned 1 loss for 3 micro-batches.",
+        "train_accumulated returned 2 losses for 3 micro-batches.",
+    ]
+    with pseudo_language(str(tmp_path)):
+        assert train_step.MESSAGES["step_count"](sc, 1, 3).startswith("⟦optimizer.step() changed")
+        assert train_accumulated._check_return(run, {"calls": [{"returned": {"numbers": [1.0]}}]}).startswith("⟦")
