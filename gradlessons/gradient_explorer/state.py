@@ -92,7 +92,7 @@ class Record:
 def shown_action(action: str) -> str:
     """An action as a student reads it: the code it ran, or the translated word for the start."""
     # i18n: the first line of the explorer's log and plot: the state before any action
-    return pgettext("gradient explorer action", START_LABEL) if action == START_LABEL else action
+    return pgettext("gradient explorer action", "start") if action == START_LABEL else action
 
 
 class GradExplorerState:
