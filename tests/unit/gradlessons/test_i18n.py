@@ -129,8 +129,17 @@ def walk_graph(texts: dict) -> None:
     ]
     _walk(texts, explorer, lambda act: act(), actions)
     texts["graph status/table/hint"] = [explorer.status.value, explorer.table.value, explorer.code_hint.value]
-    explorer.buttons["undo"].click()
-    texts["graph undo"] = [explorer.status.value]
+    said = []
+    for button in ("undo", "reset", "apply"):
+        explorer.buttons[button].click()
+        said.append(explorer.status.value)
+    explorer.guide_buttons["restart"].click()
+    said.append(explorer.status.value)
+    while "Not applied" not in explorer.status.value and len(said) < 30:  # up to the most operations kept
+        explorer.buttons["apply"].click()
+        said.append(explorer.status.value)
+    assert "Not applied" in said[-1] and "Undid" in said[0]
+    texts["graph statuses"] = said
     texts["graph figure"] = figure_texts(graph_figure(explorer.state.graph()))
     texts["graph image"] = list(shown_image(explorer.plot_output))
     w = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -178,7 +187,7 @@ def _walk(texts: dict, explorer, act, actions, first_note: str = "") -> None:
     seen = [explorer.guide.value, first_note] if first_note else [explorer.guide.value]
     for action in actions:
         act(action)
-        seen += [explorer.guide.value, guide.note, *(look for _k, look in guide.looks)]
+        seen += [explorer.guide.value, guide.note, *(look for _k, look in guide.looks), explorer.status.value]
     assert guide.finished, f"{name}: the walk did not finish the guide"
     texts[f"{name} guide"] = [t for t in seen if t]
     texts[f"{name} steps"] = [text for step in guide.steps for text in (step.prompt, step.asks) if text]
@@ -306,3 +315,14 @@ def test_the_off_script_and_skip_notes_are_translated(tmp_path):
         with pytest.raises(ValueError) as refused:
             state.apply("jump")
         assert translated(str(refused.value).replace("'jump'", ""))
+
+
+def test_show_error_says_no_error_in_the_learners_language_and_keeps_pytorchs_message(tmp_path, capsys):
+    from gradlessons.errors import show_error
+
+    with pseudo_language(str(tmp_path), packages=("gradlessons",)):
+        show_error(lambda: None)
+        show_error(lambda: torch.tensor([1, 2]).requires_grad_())
+    said = capsys.readouterr().out.splitlines()
+    assert said[0] == "⟦no error⟧"
+    assert said[1].startswith("RuntimeError: only Tensors of floating point") and not wrapped(said[1])
