@@ -85,27 +85,27 @@ def read_record(data: bytes) -> dict:
     except UnreadableRecord as error:
         raise InvalidRecord(str(error)) from None
     if type(record) is not dict:
-        raise InvalidRecord("the record is not a dict")
+        raise InvalidRecord(_("the record is not a dict"))
     if set(record) == {"failure", "detail"}:
         check(FAILURE, record)
         if record["failure"] not in ("timeout", "died"):
-            raise InvalidRecord("a failure of an unknown kind")
+            raise InvalidRecord(_("a failure of an unknown kind"))
         return record
     record.pop(OUTPUT, None)
     if set(record) != {"observation", "error", "tampered"}:
-        raise InvalidRecord("the record does not have the keys of a scenario's record")
-    check(CHANGES, record["tampered"], "the changes")
+        raise InvalidRecord(_("the record does not have the keys of a scenario's record"))
+    check(CHANGES, record["tampered"], _("the changes"))
     error, observation = record["error"], record["observation"]
     if error is not None:
         inner = error.get("observation") if type(error) is dict else None
         check(ERROR, {**error, "observation": True} if type(error) is dict and "observation" in error else error,
-              "the error")  # fmt: skip
+              _("the error"))  # fmt: skip
         if inner is not None and type(inner) is not dict:
-            raise InvalidRecord("the error's observation is not a dict")
+            raise InvalidRecord(_("the error's observation is not a dict"))
     if observation is not None and type(observation) is not dict:
-        raise InvalidRecord("the observation is not a dict")
+        raise InvalidRecord(_("the observation is not a dict"))
     if error is None and observation is None and not record["tampered"]:
-        raise InvalidRecord("a record with neither an observation nor an error")
+        raise InvalidRecord(_("a record with neither an observation nor an error"))
     return record
 
 
@@ -144,7 +144,7 @@ def judge_scenarios(
                 error = record["error"]
                 problems.append((error_verdict(exercise, error, scenario), scenario, index, error["type"]))
                 continue
-            check(judge.schema(scenario), record["observation"], "the observation")
+            check(judge.schema(scenario), record["observation"], _("the observation"))
         except NotFinite as error:
             problems.append((_not_finite(exercise, judge, scenario, error), scenario, index, None))
             continue
@@ -314,7 +314,7 @@ def error_verdict(exercise: str, error: dict, scenario=None) -> Verdict:
 
 def _not_finite(exercise, judge, scenario, error: NotFinite) -> Verdict:
     code = getattr(judge, "NOT_FINITE", "error")
-    where = error.where.removeprefix("the observation.")
+    where = error.where.removeprefix(_("the observation") + ".")  # the path in code, as the record has it
     return Verdict(
         exercise,
         code,

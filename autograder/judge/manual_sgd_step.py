@@ -84,7 +84,7 @@ def _update_without_none(probe, scenario) -> str | None:
     shapes = [tuple(p.shape) for p in make_params(scenario)[0][:-1]]  # the last one's .grad is None
     values = Items(tuple(Tensor(shape=s) for s in shapes))
     try:
-        check(Fields({"before": values, "grads": values, "after": values}), probe, "the second call")
+        check(Fields({"before": values, "grads": values, "after": values}), probe, _("the second call"))
     except (InvalidRecord, NotFinite):
         return None  # the record so far is the job's to shape: only a well-formed one names a mistake
     problem = _update_problem(probe, scenario.lr)

@@ -15,6 +15,10 @@ not the value, so the work is bounded by what the judge expects, whatever the re
 A value that is not finite where the spec asks for finite raises ``NotFinite``: that is the
 student's run producing inf or NaN (or a forgery built on them), and the judge names it as a
 mistake of the exercise.  Anything else raises ``InvalidRecord``.
+
+A learner reads why a record was refused, so its words are in today's language (``autograder.i18n``):
+``where`` is the caller's label in words ("the observation", translated where it is given) followed
+by the path in code (``.returned[0]``), and each reason a whole sentence with ``{where}`` in it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import math
 from dataclasses import dataclass, field
 
 import torch
+
+from ..i18n import _
 
 
 class InvalidRecord(ValueError):
@@ -33,7 +39,7 @@ class NotFinite(InvalidRecord):
     """A value that must be finite holds inf or NaN; ``where`` is its place in the record."""
 
     def __init__(self, where: str) -> None:
-        super().__init__(f"{where} holds inf or NaN")
+        super().__init__(_("{where} holds inf or NaN").format(where=where))
         self.where = where
 
 
@@ -107,22 +113,26 @@ class Fields:
     optional: frozenset = field(default_factory=frozenset)
 
 
-def check(spec, value, where: str = "the record") -> None:
-    """Raise ``InvalidRecord`` (or ``NotFinite``) unless ``value`` fits ``spec``."""
+def check(spec, value, where: str | None = None) -> None:
+    """Raise ``InvalidRecord`` (or ``NotFinite``) unless ``value`` fits ``spec``; ``where`` names the
+    value in words ("the record" by default)."""
+    where = _("the record") if where is None else where
     kind = type(spec)
     if kind is Tensor:
         _tensor(spec, value, where)
     elif kind is Number:
         if type(value) is bool or not isinstance(value, (int, float)) or (spec.integer and type(value) is not int):
-            raise InvalidRecord(f"{where} is not {'an integer' if spec.integer else 'a number'}")
+            text = _("{where} is not an integer") if spec.integer else _("{where} is not a number")
+            raise InvalidRecord(text.format(where=where))
         if spec.finite and isinstance(value, float) and not math.isfinite(value):
             raise NotFinite(where)
     elif kind is Text:
         if type(value) is not str or len(value) > spec.max_length:
-            raise InvalidRecord(f"{where} is not a text of at most {spec.max_length} characters")
+            text = _("{where} is not a text of at most {length} characters")
+            raise InvalidRecord(text.format(where=where, length=spec.max_length))
     elif kind is Flag:
         if type(value) is not bool:
-            raise InvalidRecord(f"{where} is not true or false")
+            raise InvalidRecord(_("{where} is not true or false").format(where=where))
     elif kind is Optional:
         if value is not None:
             check(spec.spec, value, where)
@@ -132,28 +142,29 @@ def check(spec, value, where: str = "the record") -> None:
         _list(spec, value, where)
     elif kind is Items:
         if type(value) is not list or len(value) != len(spec.specs):
-            raise InvalidRecord(f"{where} is not a list of {len(spec.specs)} items")
+            raise InvalidRecord(_("{where} is not a list of {n} items").format(where=where, n=len(spec.specs)))
         for i, (inner, item) in enumerate(zip(spec.specs, value)):
             check(inner, item, f"{where}[{i}]")
     elif kind is Fields:
         _fields(spec, value, where)
     elif spec is None:
         if value is not None:
-            raise InvalidRecord(f"{where} is not empty")
+            raise InvalidRecord(_("{where} is not empty").format(where=where))
     else:
         raise TypeError(f"not a spec: {spec!r}")  # a judge's own mistake, not the record's
 
 
 def _tensor(spec: Tensor, value, where: str) -> None:
     if not isinstance(value, torch.Tensor):
-        raise InvalidRecord(f"{where} is not a tensor")
+        raise InvalidRecord(_("{where} is not a tensor").format(where=where))
     dtype = str(value.dtype).removeprefix("torch.")
     if spec.dtypes is not None and dtype not in spec.dtypes:
-        raise InvalidRecord(f"{where} is a {dtype} tensor")
+        raise InvalidRecord(_("{where} is a {dtype} tensor").format(where=where, dtype=dtype))
     if spec.shape is not None and tuple(value.shape) != tuple(spec.shape):
-        raise InvalidRecord(f"{where} has shape {tuple(value.shape)}, not {tuple(spec.shape)}")
+        text = _("{where} has shape {got}, not {want}")
+        raise InvalidRecord(text.format(where=where, got=tuple(value.shape), want=tuple(spec.shape)))
     if value.numel() > spec.max_numel:
-        raise InvalidRecord(f"{where} holds more than {spec.max_numel} values")
+        raise InvalidRecord(_("{where} holds more than {n} values").format(where=where, n=spec.max_numel))
     if spec.finite and (value.is_floating_point() or value.is_complex()) and not bool(torch.isfinite(value).all()):
         raise NotFinite(where)
 
@@ -168,28 +179,33 @@ def _one_of(spec: OneOf, value, where: str) -> None:
             not_finite = not_finite or error
         except InvalidRecord:
             continue
-    raise not_finite or InvalidRecord(f"{where} has none of the forms the judge reads")
+    raise not_finite or InvalidRecord(_("{where} has none of the forms the judge reads").format(where=where))
 
 
 def _list(spec: ListOf, value, where: str) -> None:
     if type(value) is not list:
-        raise InvalidRecord(f"{where} is not a list")
+        raise InvalidRecord(_("{where} is not a list").format(where=where))
     if spec.length is not None and len(value) != spec.length:
-        raise InvalidRecord(f"{where} has {len(value)} items, not {spec.length}")
+        raise InvalidRecord(
+            _("{where} has {got} items, not {want}").format(where=where, got=len(value), want=spec.length)
+        )
     if len(value) > spec.max_length:
-        raise InvalidRecord(f"{where} has more than {spec.max_length} items")
+        raise InvalidRecord(_("{where} has more than {n} items").format(where=where, n=spec.max_length))
     for i, item in enumerate(value):
         check(spec.spec, item, f"{where}[{i}]")
 
 
 def _fields(spec: Fields, value, where: str) -> None:
     if type(value) is not dict:
-        raise InvalidRecord(f"{where} is not a dict")
+        raise InvalidRecord(_("{where} is not a dict").format(where=where))
     unknown = set(value) - set(spec.keys)
     missing = set(spec.keys) - set(value) - set(spec.optional)
-    if unknown or missing:
-        what = "unknown keys " + ", ".join(sorted(unknown)[:3]) if unknown else "missing " + ", ".join(sorted(missing))
-        raise InvalidRecord(f"{where} has {what[:200]}")
+    if unknown:  # the keys cut where the whole reason used to be cut, 200 characters after "has "
+        keys = ", ".join(sorted(unknown)[:3])[: 200 - len("unknown keys ")]
+        raise InvalidRecord(_("{where} has unknown keys {keys}").format(where=where, keys=keys))
+    if missing:
+        keys = ", ".join(sorted(missing))[: 200 - len("missing ")]
+        raise InvalidRecord(_("{where} has missing {keys}").format(where=where, keys=keys))
     for key, inner in spec.keys.items():
         if key in value:
             check(inner, value[key], f"{where}.{key}")

@@ -157,3 +157,20 @@ def test_a_count_chooses_its_plural_form_in_english_and_in_the_catalogue(tmp_pat
     with pseudo_language(str(tmp_path)):
         assert train_step.MESSAGES["step_count"](sc, 1, 3).startswith("⟦optimizer.step() changed")
         assert train_accumulated._check_return(run, {"calls": [{"returned": {"numbers": [1.0]}}]}).startswith("⟦")
+
+
+def test_why_a_record_is_refused_is_told_in_the_language(tmp_path):
+    """A record the grader cannot accept is named to the learner: its reason and the place in words."""
+    from autograder.jobs.run import encode_record
+    from autograder.judge import judge_scenarios
+
+    scenarios = exercises.get("derivative").suite("all", 0)
+    records = [encode_record({"observation": {"forged": 1}, "error": None, "tampered": []})] * len(scenarios)
+    english = judge_scenarios("derivative", scenarios, records)
+    with pseudo_language(str(tmp_path)):
+        pseudo = judge_scenarios("derivative", scenarios, records)
+    assert english.message == (
+        "The run of your code sent back a record the grader cannot accept (the observation has unknown keys forged)."
+    )
+    assert "(⟦⟦the observation⟧ has unknown keys forged⟧)" in pseudo.message and not bare_words(pseudo.message)
+    assert (pseudo.code, pseudo.passed) == (english.code, english.passed) == ("error", False)
