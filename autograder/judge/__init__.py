@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from dataclasses import replace
 from types import ModuleType
 
 from .. import exercises
-from ..i18n import _
+from ..i18n import _, pgettext
 from ..record import UnreadableRecord, decode
 from ..sandbox.limits import DEFAULTS, Limits
 from ..verdict import Verdict, code_rank, listed, names_a_case, seen_with, together
@@ -277,7 +278,7 @@ def error_verdict(exercise: str, error: dict, scenario=None) -> Verdict:
             verdict = None  # the record so far is the job's to shape: only a well-formed one names a mistake
         if verdict is not None:
             return verdict
-    fields = {"exercise": exercise, "message": message, "where": where, "kind": kind, "start": message[:120]}
+    fields = {"exercise": exercise, "message": message, "where": _place(where), "kind": kind, "start": message[:120]}
     # Each case a whole sentence twice, with the place it happened ({where}: "line 4 of In [7]") and without.
     if kind == "NotDefined":
         text = _("No function named {exercise} was found: {message}.")
@@ -310,6 +311,14 @@ def error_verdict(exercise: str, error: dict, scenario=None) -> Verdict:
             else _("Your function raised {kind}: {message}")
         )
     return Verdict(exercise, "error", text.format(**fields))
+
+
+def _place(where: str) -> str:
+    """Where an exception was raised, in words: the job writes "line 4" (``jobs.run.describe_exception``),
+    the one form said again in today's language; anything else the record holds is shown as it is."""
+    line = re.fullmatch(r"line (\d{1,9})", where)
+    # i18n: where in the student's file an exception was raised
+    return pgettext("where", "line {n}").format(n=line[1]) if line else where
 
 
 def _not_finite(exercise, judge, scenario, error: NotFinite) -> Verdict:

@@ -174,3 +174,19 @@ def test_why_a_record_is_refused_is_told_in_the_language(tmp_path):
     )
     assert "(⟦⟦the observation⟧ has unknown keys forged⟧)" in pseudo.message and not bare_words(pseudo.message)
     assert (pseudo.code, pseudo.passed) == (english.code, english.passed) == ("error", False)
+
+
+def test_the_line_an_exception_came_from_is_said_in_the_language(tmp_path):
+    from autograder.judge import error_verdict
+
+    error = {"type": "ZeroDivisionError", "message": "division by zero", "where": "line 4"}
+    forged = {**error, "where": "line 4 or wherever"}
+    english = error_verdict("train_step", error)
+    assert english.message == "Your function raised ZeroDivisionError at line 4: division by zero"
+    with pseudo_language(str(tmp_path)):
+        assert error_verdict("train_step", error).message == (
+            "⟦Your function raised {kind} at {where}: {message}⟧".format(
+                kind="ZeroDivisionError", where="⟦line 4⟧", message="division by zero"
+            )
+        )
+        assert "at line 4 or wherever:" in error_verdict("train_step", forged).message  # shown as it is
