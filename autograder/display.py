@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import textwrap
 
+from . import i18n
 from .i18n import N_, _
 
 #: Words beside the marks: a screen without an emoji font shows ✅ and ❌ as empty boxes.  Marked
@@ -26,9 +27,21 @@ WIDTH = 88
 
 def problems(message: str) -> list[str]:
     """The problems a message names, one each (the first, then every "Also: ..." after it).
-    ``verdict.together`` joins them with "Also:" in the language of the verdict, which is today's."""
-    next_problem = re.compile(rf"\s+(?={re.escape(_('Also:'))} )")  # where one problem ends, the next begins
+    ``verdict.together`` joins them with "Also:" in the language the verdict was written in: today's,
+    or another edition's (a graded copy keeps the English beside the learner's), so every edition's
+    joiner splits."""
+    joiners = "|".join(re.escape(joiner) for joiner in _joiners())
+    next_problem = re.compile(rf"\s+(?=(?:{joiners}) )")  # where one problem ends, the next begins
     return [part.strip() for part in next_problem.split(message.strip()) if part.strip()]
+
+
+def _joiners() -> list[str]:
+    """ "Also:" in today's language and in every edition's, looked up now (the catalogues are cached)."""
+    found = [_("Also:")]
+    for language in i18n.LANGUAGES:
+        with i18n.speaking(language):
+            found.append(_("Also:"))
+    return sorted(set(found), key=len, reverse=True)
 
 
 def wrapped(text: str, indent: str = "   ", width: int = WIDTH) -> list[str]:

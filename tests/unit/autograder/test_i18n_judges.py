@@ -105,10 +105,12 @@ def test_problems_splits_a_pseudo_message_naming_several(tmp_path):
         parts = [Verdict("train_step", code, text) for code, text in [("no_step", "One."), ("no_clear", "Two.")]]
         message = together("train_step", parts, keep_order=True).message
         assert display.problems(message) == ["One.", "⟦Also:⟧ two."]
+        # The English kept beside it (a graded copy's metadata) splits too: every edition's joiner does.
+        assert display.problems("One. Also: two.") == ["One.", "Also: two."]
         assert display.shown_lines("train_step", "no_step", False, message)[0].endswith("⟦not passed yet⟧")
     # Outside the block, the same words are English again, and split as before.
     assert display.problems("One. Also: two.") == ["One.", "Also: two."]
-    assert display.problems(message) == [message]  # a message in another language is not English's to split
+    assert display.problems(message) == [message]  # the pseudo-language is no edition: its joiner is not known
 
 
 def test_strip_case_strips_the_case_in_the_language_of_today(tmp_path):
