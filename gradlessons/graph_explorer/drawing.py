@@ -23,6 +23,7 @@ Every word (title, legend, alt text, a grey box's label) is translated when the 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import reduce
 
 import ipywidgets as widgets
 import torch
@@ -85,8 +86,11 @@ def graph_alt(graph: Graph) -> str:
     ]
     for node in sorted(graph.nodes, key=lambda n: (n.depth, n.order)):
         if node.id in below:
-            # i18n: joins the boxes one box points to: "MulBackward0 points to a and to b"
-            targets = _(" and to ").join(name(nodes[i]) for i in below[node.id])
+            # i18n: joins the boxes one box points to: "MulBackward0 points to a and to b (and to c)"
+            targets = reduce(
+                lambda a, b: _("{earlier} and to {later}").format(earlier=a, later=b),
+                (name(nodes[i]) for i in below[node.id]),
+            )
             sentences.append(_("{box} points to {targets}.").format(box=name(node), targets=targets))
     if len(graph.nodes) == 1:
         sentences.append(_("It is a single box: {box}.").format(box=name(graph.nodes[0])))
