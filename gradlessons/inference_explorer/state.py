@@ -167,7 +167,7 @@ def _look_big_batch(run: Run, runs: Sequence[Run]) -> str:
         ).format(ratio=f"{ratio:.1f}", memory=_mb(before), batch=before.batch_size)
     else:
         more = _(
-            "The saved memory is the saved activations grow in proportion to the batch size "
+            "The saved memory is the saved activations, which grow in proportion to the batch size "
             "(under `no_grad()` nothing is kept)."
         )
     return f"{text} {more}"
