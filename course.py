@@ -586,19 +586,28 @@ GENERATED_NOTICE = ("<!-- Made by `python3 course.py sync` from notebooks/{lesso
                     "locale/{lang}/LC_MESSAGES/{lesson}.po: edit those, never this notebook. -->\n")  # fmt: skip
 
 
+def handed_out_cells(repository: str, branch: str, assignment: str) -> dict[str, str]:
+    """The sources of the badge and install cells ``sync`` writes into an assignment, in its language."""
+    lesson, lang = edition_of(assignment)
+    tr = _english() if lang == ENGLISH else _translation(lang)
+    notice = "" if lang == ENGLISH else GENERATED_NOTICE.format(lesson=lesson, lang=lang)
+    return {
+        "badges": notice + badges_markdown(repository, branch, assignment, tr),
+        "install": install_cell_source(repository, branch, lang, tr),
+    }
+
+
 def synced_notebook(nb: dict, repository: str, branch: str, assignment: str, time: dict | None = None) -> dict:
     """The source notebook with its badge cell first and its install cell right after the title, then
     its time cell (made from ``time``, the lesson's account; without it, the time cell stays as it is).
     An edition's cells are in its language, and its badge cell says where it is made from."""
-    import course_i18n
 
-    lesson, lang = edition_of(assignment)
-    tr = course_i18n.course_translation(lang) if lang != ENGLISH else _english()
+    lang = edition_of(assignment)[1]
     handed_out = ("badges", "install") if time is None else ("badges", "install", TIME_CELL)
     cells = [c for c in nb["cells"] if c.get("id") not in handed_out]
-    notice = "" if lang == ENGLISH else GENERATED_NOTICE.format(lesson=lesson, lang=lang)
-    badges = _locked_cell("markdown", "badges", notice + badges_markdown(repository, branch, assignment, tr))
-    install = _locked_cell("code", "install", install_cell_source(repository, branch, lang, tr))
+    made = handed_out_cells(repository, branch, assignment)
+    badges = _locked_cell("markdown", "badges", made["badges"])
+    install = _locked_cell("code", "install", made["install"])
     for cell in (badges, install):
         cell["source"] = _lines(cell["source"])
     told = [] if time is None else [time_cell(nb, time, lang)]
@@ -780,12 +789,16 @@ def quiz_feedback_words(assignment: str) -> list[int]:
 
 
 def explorer_guides(nb: dict) -> dict[str, list[str]]:
-    """The prompts of the guide steps of every explorer the lesson starts (needs the course's packages)."""
+    """The prompts of the guide steps of every explorer the lesson starts, in the lesson's language
+    (needs the course's packages)."""
+    from autograder.i18n import speaking
+
     found = {}
-    for cell in nb["cells"]:
-        for module, name in _EXPLORER.findall("".join(cell["source"])) if cell["cell_type"] == "code" else []:
-            explorer = getattr(importlib.import_module(module), name)()
-            found[name] = [step.prompt for step in explorer.state.guide.steps]
+    with speaking(language_of(nb)):
+        for cell in nb["cells"]:
+            for module, name in _EXPLORER.findall("".join(cell["source"])) if cell["cell_type"] == "code" else []:
+                explorer = getattr(importlib.import_module(module), name)()
+                found[name] = [step.prompt for step in explorer.state.guide.steps]
     return found
 
 
@@ -811,6 +824,13 @@ def _sections_named(nb: dict, tr=None) -> str:
     return tr.gettext("the core path (sections {first}–{last})").format(first=min(numbers), last=max(numbers))
 
 
+def _translation(lang: str):
+    """course.po in ``lang`` (compiled by sync into course.mo), read with the standard library."""
+    import course_i18n
+
+    return course_i18n.course_translation(lang, ROOT)
+
+
 def _english():
     import gettext
 
@@ -826,12 +846,18 @@ def _counted(tr, lang: str, singular: str, plural: str, n: int) -> str:
     return tr.ngettext(singular, plural, n).format(n=number(n, lang))
 
 
-def time_text(nb: dict, time: dict, lang: str = ENGLISH) -> str:
-    """The lesson's `time` cell: the minutes of each part and what the core path's minutes count, in
-    ``lang`` (its sentences come from locale/<lang>/LC_MESSAGES/course.po)."""
-    import course_i18n
+def language_of(nb: dict) -> str:
+    """The language a notebook is written in: an edition's says so in its metadata (set by `sync`)."""
+    said = nb.get("metadata", {}).get("autograd_course", {})
+    lang = said.get("language") if isinstance(said, dict) else None
+    return lang if lang in EDITIONS else ENGLISH
 
-    tr = course_i18n.course_translation(lang)
+
+def time_text(nb: dict, time: dict, lang: str | None = None) -> str:
+    """The lesson's `time` cell: the minutes of each part and what the core path's minutes count, in
+    ``lang`` (the notebook's own by default; its sentences come from locale/<lang>/LC_MESSAGES/course.po)."""
+    lang = lang or language_of(nb)
+    tr = _english() if lang == ENGLISH else _translation(lang)
     core, exercises, deeper = time["core"], time["exercises"], time["deeper"]
 
     def say(singular: str, plural: str, n: int) -> str:
@@ -883,7 +909,7 @@ def time_text(nb: dict, time: dict, lang: str = ENGLISH) -> str:
     return "\n".join(lines)
 
 
-def time_cell(nb: dict, time: dict, lang: str = ENGLISH) -> dict:
+def time_cell(nb: dict, time: dict, lang: str | None = None) -> dict:
     cell = _locked_cell("markdown", TIME_CELL, time_text(nb, time, lang))
     cell["source"] = _lines(cell["source"])
     return cell
@@ -913,8 +939,6 @@ for output in shown:
     for key in output.get("data", {}):
         if key.startswith("image/"):
             output["data"][key] = ""  # counted, not needed: the account only counts figures
-from autograder.i18n import use_language
-use_language(nb.metadata.get("autograd_course", {}).get("language", "en"))
 json.dump({"executed": nb, "guides": course.explorer_guides(nb)}, sys.stdout)
 """
 
@@ -1021,9 +1045,9 @@ def sync(extra: list[str]) -> int:
     if importlib.util.find_spec("babel") is None:  # the catalogues need Babel: the course's Python has it
         return subprocess.call([course_python(), os.path.abspath(__file__), "sync", *extra])
     started = clock.monotonic()
-    changed = course_i18n.update_catalogues([*lessons(), "course", *course_i18n.PACKAGES])
+    changed = course_i18n.update_catalogues([*lessons(), "course", *course_i18n.PACKAGES], ROOT)
     write_editions()
-    course_i18n.compile_packages()
+    course_i18n.compile_packages(ROOT)
     times = {}
     for assignment in assignments():
         path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
@@ -1067,7 +1091,7 @@ def write_editions() -> list[str]:
         with open(os.path.join(ROOT, "notebooks", lesson, f"{lesson}.ipynb"), encoding="utf-8") as f:
             english = json.load(f)
         for lang in EDITIONS:
-            catalog = course_i18n.read_catalog(course_i18n.po_path(lesson, lang), lang)
+            catalog = course_i18n.read_catalog(course_i18n.po_path(lesson, lang, ROOT), lang)
             target = os.path.join(ROOT, "notebooks", edition(lesson, lang), f"{edition(lesson, lang)}.ipynb")
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "w", encoding="utf-8") as f:
@@ -1321,10 +1345,8 @@ def edition_files(commit: str = "HEAD") -> tuple[str, dict, dict[str, tuple[byte
     for assignment in ids:
         nb = json.loads(files[release_path(assignment)][0])
         cells = {c.get("id"): "".join(c.get("source", "")) for c in nb.get("cells", [])}
-        if (cells.get("badges"), cells.get("install")) != (
-            badges_markdown(repository, branch, assignment),
-            install_cell_source(repository, branch),
-        ):
+        made = handed_out_cells(repository, branch, assignment)
+        if (cells.get("badges"), cells.get("install")) != (made["badges"], made["install"]):
             sys.exit(f"course.py: {release_path(assignment)} at commit {sha[:12]} does not point at the student "
                      f"edition ({repository}, branch {branch}): run `python3 course.py sync` and commit.")  # fmt: skip
         lessons[assignment] = _title(nb, assignment)

@@ -31,12 +31,13 @@ PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:![rsa])?(?::[^{}]
 CODE_SPAN = re.compile(r"`[^`\n]+`")
 
 
-def po_path(domain: str, lang: str = "pt_BR") -> str:
-    return os.path.join(LOCALE, lang, "LC_MESSAGES", f"{domain}.po")
+def po_path(domain: str, lang: str = "pt_BR", root: str | None = None) -> str:
+    """A catalogue of this course (``root``: another copy of it, as course.py run from there passes)."""
+    return os.path.join(LOCALE if root is None else os.path.join(root, "locale"), lang, "LC_MESSAGES", f"{domain}.po")
 
 
-def pot_path(domain: str) -> str:
-    return os.path.join(LOCALE, f"{domain}.pot")
+def pot_path(domain: str, root: str | None = None) -> str:
+    return os.path.join(LOCALE if root is None else os.path.join(root, "locale"), f"{domain}.pot")
 
 
 def mo_path(package: str, lang: str = "pt_BR", root: str = ROOT) -> str:
@@ -568,10 +569,10 @@ def update_catalogues(domains: Iterable[str], root: str = ROOT) -> list[str]:
     changed = []
     for domain in domains:
         template = template_of(domain, root)
-        if write_if_changed(pot_path(domain), catalog_text(template, template=True)):
-            changed.append(pot_path(domain))
+        if write_if_changed(pot_path(domain, root), catalog_text(template, template=True)):
+            changed.append(pot_path(domain, root))
         for lang in LANGS:
-            path = po_path(domain, lang)
+            path = po_path(domain, lang, root)
             existing = read_catalog(path, lang) if os.path.exists(path) else None
             if write_if_changed(path, catalog_text(updated(template, existing, lang))):
                 changed.append(path)
@@ -652,18 +653,14 @@ if __name__ == "__main__":
 
 
 def course_translation(lang: str, root: str = ROOT):
-    """``course.po`` in ``lang`` as a ``gettext`` translation (English: none), for the text ``sync`` writes."""
+    """``course.po`` in ``lang`` as a ``gettext`` translation (English: none), for the text ``sync`` writes.
+    Read from its compiled ``course.mo`` with the standard library, so that ``course.py`` needs no Babel
+    outside ``sync`` (``student-edition`` checks the cells with it)."""
     import gettext
 
-    path = os.path.join(root, "locale", lang, "LC_MESSAGES", "course.po")
-    if lang == "en" or not os.path.exists(path):
+    if lang == "en":
         return gettext.NullTranslations()
-    from babel.messages.mofile import write_mo as babel_write_mo
-
-    buffer = io.BytesIO()
-    babel_write_mo(buffer, read_catalog(path, lang), use_fuzzy=False)
-    buffer.seek(0)
-    return gettext.GNUTranslations(buffer)
+    return gettext.translation("course", os.path.join(root, "locale"), languages=[lang], fallback=True)
 
 
 def course_template(root: str = ROOT):
@@ -681,19 +678,29 @@ def course_template(root: str = ROOT):
 
 def compiled(domain: str, lang: str, root: str = ROOT) -> bytes:
     """The ``.mo`` bytes of a package catalogue (untranslated and fuzzy entries left out: English shows)."""
+    import datetime
+
     from babel.messages.mofile import write_mo as babel_write_mo
 
+    catalog = read_catalog(po_path(domain, lang, root), lang)
+    # The dates Babel stamps into the header are not kept in the PO files: fixed, so a build is reproducible.
+    catalog.creation_date = catalog.revision_date = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     buffer = io.BytesIO()
-    babel_write_mo(buffer, read_catalog(po_path(domain, lang), lang), use_fuzzy=False)
+    babel_write_mo(buffer, catalog, use_fuzzy=False)
     return buffer.getvalue()
 
 
 def compile_packages(root: str = ROOT) -> list[str]:
-    """Compile each package's catalogue into ``<package>/_locale`` (package data, read at run time)."""
+    """Compile each package's catalogue into ``<package>/_locale`` (package data, read at run time), and
+    ``course.po`` beside itself (course.py reads it)."""
     written = []
+    for lang in LANGS:
+        target = os.path.join(root, "locale", lang, "LC_MESSAGES", "course.mo")
+        if os.path.exists(po_path("course", lang, root)) and write_if_changed(target, compiled("course", lang, root)):
+            written.append(target)
     for package in PACKAGES:
         for lang in LANGS:
-            if os.path.exists(po_path(package, lang)) and write_if_changed(mo_path(package, lang, root),
+            if os.path.exists(po_path(package, lang, root)) and write_if_changed(mo_path(package, lang, root),
                                                                            compiled(package, lang, root)):  # fmt: skip
                 written.append(mo_path(package, lang, root))
     return written

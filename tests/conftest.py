@@ -14,6 +14,10 @@ ASSIGNMENTS = tuple(
     )
 )
 
+# The English lessons (the one source); the others are their editions in other languages, built from them
+# by `course.py sync` (`<lesson>_pt_br`).
+LESSONS = tuple(a for a in ASSIGNMENTS if not a.endswith("_pt_br"))
+
 # nbgrader starts helpers such as `alembic` by name: the test interpreter's bin folder must be on
 # PATH even when the suite is started as `.venv/bin/python -m pytest` without activating .venv.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")

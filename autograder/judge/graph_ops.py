@@ -47,7 +47,14 @@ def explain_error(error: dict, scenario=None) -> Verdict | None:
     """Any exception on a tensor whose grad_fn is None (a leaf, a detached tensor) is a crash on it:
     the answer there is []."""
     if scenario is not None and build_graph(scenario)[0].grad_fn is None:
-        fields = {"message": MESSAGES["crashes_on_leaf"], "kind": error["type"], "where": error.get("where")}
+        from . import _place  # "line 4" said in the learner's language, as every other verdict says it
+
+        where = error.get("where")
+        fields = {
+            "message": MESSAGES["crashes_on_leaf"],
+            "kind": error["type"],
+            "where": _place(where) if where else where,
+        }
         if fields["where"]:
             text = pgettext("graph_ops:crashes_on_leaf", "{message} It raised {kind} (at {where}).")
         else:

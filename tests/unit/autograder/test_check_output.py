@@ -67,6 +67,11 @@ class _Pool:
     def judge(self, exercise, start, seed, records, ended):
         return self.verdicts.pop(0)
 
+    def judge_in(self, languages, exercise, start, seed, records, ended):
+        """As the real pool: the verdict, and its message in each language (one language here)."""
+        verdict = self.verdicts.pop(0)
+        return verdict, dict.fromkeys(languages, verdict.message)
+
 
 def _scored(verdicts):
     from autograder.grading.score import ScoreChecks

@@ -6,6 +6,7 @@ covers every import.  Here: what repo2docker does with the repository after that
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import venv
@@ -25,7 +26,9 @@ def test_environment_yml_conda_forge():
         env = yaml.safe_load(f)
     assert env["channels"] == ["conda-forge", "nodefaults"]
     assert "python=3.11" in env["dependencies"] and "pip" in env["dependencies"]
-    assert not [d for d in env["dependencies"] if isinstance(d, dict)], "no pip section: postBuild installs the course"
+    # postBuild installs the course; a pip section holds only pinned PyPI packages conda-forge lacks
+    for section in [d for d in env["dependencies"] if isinstance(d, dict)]:
+        assert list(section) == ["pip"] and all(re.fullmatch(r"[\w.-]+==[\w.]+", p) for p in section["pip"]), section
 
 
 def test_post_build_is_executable():

@@ -44,7 +44,7 @@ def test_lesson_cells_from_setting(assignment):
 def test_student_notebook_cell_order(assignment):
     cells = source_notebook(assignment, "release")["cells"]
     assert [cells[0]["id"], cells[2]["id"]] == ["badges", "install"]
-    assert text(cells[1]).startswith("# Lesson")
+    assert text(cells[1]).startswith("# Aula" if assignment.endswith("_pt_br") else "# Lesson")
     where = course.settings()
     assert course.install_spec(where["student_repository"], where["student_branch"]) in text(cells[2])
     assert f"release/{assignment}/{assignment}.ipynb" in text(cells[0])
@@ -98,13 +98,15 @@ def test_install_cell_only_if_missing():
 
 @pytest.fixture
 def course_copy(tmp_path):
-    for name in ("course.py", "pyproject.toml", "README.md"):
+    for name in ("course.py", "course_i18n.py", "pyproject.toml", "README.md"):
         shutil.copy(os.path.join(ROOT, name), tmp_path / name)
     shutil.copytree(os.path.join(ROOT, "notebooks"), tmp_path / "notebooks")
     shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), tmp_path)
-    # sync writes the code tables of docs/codes.md from autograder/codes.py
-    (tmp_path / "autograder").mkdir()
-    shutil.copy(os.path.join(ROOT, "autograder", "codes.py"), tmp_path / "autograder" / "codes.py")
+    # sync writes the code tables of docs/codes.md from autograder/codes.py, and builds the editions from the
+    # catalogues (locale/) and the packages' messages
+    shutil.copytree(os.path.join(ROOT, "locale"), tmp_path / "locale")
+    for package in ("autograder", "gradlessons"):
+        shutil.copytree(os.path.join(ROOT, package), tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "docs").mkdir()
     shutil.copy(os.path.join(ROOT, "docs", "codes.md"), tmp_path / "docs" / "codes.md")
     return tmp_path
@@ -121,7 +123,9 @@ def test_sync_points_all_at_new_repo(course_copy):
     assert load_course(str(course_copy)).sync([]) == 0
     readme = (course_copy / "README.md").read_text()
     branch = course.settings()["student_branch"]
-    assert readme.count(f"https://colab.research.google.com/github/someone/grad-course/blob/{branch}/release/") == 4
+    assert readme.count(f"https://colab.research.google.com/github/someone/grad-course/blob/{branch}/release/") == len(
+        ASSIGNMENTS
+    )
     assert (course_copy / "docs" / "codes.md").read_text() == open(os.path.join(ROOT, "docs", "codes.md")).read()
     for assignment in ASSIGNMENTS:
         for folder in ("notebooks", "release"):

@@ -47,10 +47,15 @@ def test_the_committed_template_is_what_the_sources_give(domain):
         )
 
 
-@pytest.mark.parametrize("package", course_i18n.PACKAGES)
-def test_each_packages_compiled_catalogue_is_what_sync_compiles(package):
-    with open(course_i18n.mo_path(package), "rb") as f:
-        assert f.read() == course_i18n.compiled(package, "pt_BR"), "run `python3 course.py sync`"
+@pytest.mark.parametrize("domain", [*course_i18n.PACKAGES, "course"])
+def test_each_compiled_catalogue_is_what_sync_compiles(domain):
+    path = (
+        course_i18n.mo_path(domain)
+        if domain in course_i18n.PACKAGES
+        else os.path.join(ROOT, "locale", "pt_BR", "LC_MESSAGES", "course.mo")
+    )
+    with open(path, "rb") as f:
+        assert f.read() == course_i18n.compiled(domain, "pt_BR"), "run `python3 course.py sync`"
 
 
 @pytest.mark.parametrize("lesson", course_i18n.LESSONS)

@@ -59,8 +59,11 @@ def test_a_pseudo_translation_reaches_every_text_and_leaves_code_that_still_pars
             continue
         if cell["cell_type"] == "markdown":
             for block in course_i18n._markdown_blocks(after)[::2]:
-                assert not block.strip() or course_i18n._fenced(block) or block.startswith("⟦") or not re.search(
-                    r"[A-Za-z]{2}", block
+                assert (
+                    not block.strip()
+                    or course_i18n._fenced(block)
+                    or block.startswith("⟦")
+                    or not re.search(r"[A-Za-z]{2}", block)
                 ), block
             continue
         ast.parse(course_i18n._masked(after))
