@@ -9,7 +9,8 @@ import re
 import pytest
 
 from autograder.checks import _answer_hash, load_quiz
-from tests.conftest import ASSIGNMENTS, ROOT
+from autograder.i18n import edition_of
+from tests.conftest import ASSIGNMENTS, LESSONS, ROOT
 
 OPTION = re.compile(r"^- ([a-d])\) (.+)$", re.M)
 ANSWER = re.compile(r'^q(\d+) = "([a-d])"$', re.M)
@@ -22,7 +23,7 @@ def questions(assignment: str) -> list[dict]:
     found, options = [], None
     for cell in cells:
         text = "".join(cell["source"])
-        if cell["cell_type"] == "markdown" and re.match(r"\*\*Question \d+\.\*\*", text.lstrip()):
+        if cell["cell_type"] == "markdown" and re.match(r"\*\*(Question|Pergunta) \d+\.\*\*", text.lstrip()):
             options = dict(OPTION.findall(text))
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
         if re.fullmatch(r"quiz_q\d+", grade_id):
@@ -41,12 +42,13 @@ def strictly_longest(question: dict) -> bool:
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_four_options_and_key_matches(assignment):
-    quiz = load_quiz(assignment)
+    assignment_key = edition_of(assignment)[0]  # an edition asks its English lesson's questions
+    quiz = load_quiz(assignment_key)
     found = questions(assignment)
     assert [q["id"] for q in found] == [f"q{i}" for i in range(1, len(found) + 1)] == list(quiz)
     for q in found:
         assert sorted(q["options"]) == ["a", "b", "c", "d"], q["id"]
-        assert quiz[q["id"]]["answer_sha256"] == _answer_hash(assignment, q["id"], q["key"]), q["id"]
+        assert quiz[q["id"]]["answer_sha256"] == _answer_hash(assignment_key, q["id"], q["key"]), q["id"]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -63,7 +65,8 @@ def test_key_letters_are_spread(assignment):
     assert not re.search(r"(.)\1\1", "".join(keys)), keys
 
 
-def test_course_keys_balanced():
-    found = [q for assignment in ASSIGNMENTS for q in questions(assignment)]
+@pytest.mark.parametrize("edition", ["", "_pt_br"])
+def test_course_keys_balanced(edition):
+    found = [q for lesson in LESSONS for q in questions(lesson + edition)]
     assert {q["key"] for q in found} == {"a", "b", "c", "d"}
     assert sum(strictly_longest(q) for q in found) <= len(found) // 4
