@@ -306,6 +306,10 @@ class _Pool:
         self.seed = seed
         return Verdict(exercise, "ok", "Correct.")
 
+    def judge_in(self, languages, exercise, start, seed, records, ended):
+        verdict = self.judge(exercise, start, seed, records, ended)
+        return verdict, dict.fromkeys(languages, verdict.message)
+
 
 def test_the_graded_cell_keeps_no_derived_seed():
     cell = _notebook().cells[0]

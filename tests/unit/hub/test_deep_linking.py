@@ -47,16 +47,19 @@ def released(tmp_path_factory) -> str:
 
 def test_a_course_offers_each_released_lesson_with_its_title_and_points(released):
     lessons = deep_linking.course_lessons(released)
+    english = [("lesson1_requires_grad", 6), ("lesson2_backward", 6), ("lesson3_zeroing_grad", 9),
+               ("lesson4_no_grad", 6)]  # fmt: skip
+    # each lesson, then its Portuguese edition (same points: the same tests)
     assert [(lesson.assignment, lesson.points) for lesson in lessons] == [
-        ("lesson1_requires_grad", 6), ("lesson2_backward", 6), ("lesson3_zeroing_grad", 9),
-        ("lesson4_no_grad", 6)]  # fmt: skip
+        row for lesson, points in english for row in ((lesson, points), (f"{lesson}_pt_br", points))
+    ]
     assert all(lesson.title and not lesson.title.startswith("#") for lesson in lessons)
     assert deep_linking.course_lessons("/nonexistent/course") == []
 
 
 def test_a_lesson_link_carries_its_column_named_by_the_assignment_id(released):
     request = deep_linking.DeepLinkingRequest.from_claims(request_claims(), "autograd-course")
-    lesson = deep_linking.course_lessons(released)[2]
+    [lesson] = [one for one in deep_linking.course_lessons(released) if one.assignment == "lesson3_zeroing_grad"]
     claims = deep_linking.response_claims(request, [lesson], "https://hub.example.edu/hub/", now=1_800_000_000)
     assert claims["iss"] == "10000000000042" and claims["aud"] == "https://canvas.instructure.com"
     assert claims["exp"] - claims["iat"] == deep_linking.RESPONSE_SECONDS
