@@ -471,6 +471,7 @@ def settings(text: str | None = None) -> dict:
 # The editions beside English: a lesson's edition is an nbgrader assignment of its own, `<lesson><suffix>`,
 # whose source `sync` builds from the English source and the catalogue locale/<lang>/LC_MESSAGES/<lesson>.po.
 EDITIONS = {"pt_BR": "_pt_br"}
+LANGUAGE_NAMES = {"pt_BR": "Português (Brasil)"}  # as JupyterLab's Settings → Language menu names each
 ENGLISH = "en"
 
 
@@ -591,8 +592,13 @@ def handed_out_cells(repository: str, branch: str, assignment: str) -> dict[str,
     lesson, lang = edition_of(assignment)
     tr = _english() if lang == ENGLISH else _translation(lang)
     notice = "" if lang == ENGLISH else GENERATED_NOTICE.format(lesson=lesson, lang=lang)
+    binder = ""
+    if lang != ENGLISH:
+        binder = "\n\n" + tr.gettext(
+            "*On Binder, JupyterLab's own menus and dialogs follow Settings → Language ({language}).*"
+        ).format(language=LANGUAGE_NAMES[lang])
     return {
-        "badges": notice + badges_markdown(repository, branch, assignment, tr),
+        "badges": notice + badges_markdown(repository, branch, assignment, tr) + binder,
         "install": install_cell_source(repository, branch, lang, tr),
     }
 
