@@ -84,9 +84,29 @@ def package_template(package: str, root: str = ROOT):
                                                             comment_tags=("i18n:",)):  # fmt: skip
                 catalog.add(message, None, [(os.path.relpath(path, root), line)], auto_comments=comments,
                             context=context)  # fmt: skip
+    for path in _template_files(package, root):
+        with open(path, "rb") as file:
+            for line, message, comments, context in extract(_jinja_extract, file, keywords=PACKAGE_KEYWORDS,
+                                                            comment_tags=("i18n:",)):  # fmt: skip
+                catalog.add(message, None, [(os.path.relpath(path, root), line)], auto_comments=comments,
+                            context=context)  # fmt: skip
     if package == "autograder":
         add_quiz_entries(catalog, root)
     return catalog
+
+
+def _template_files(package: str, root: str = ROOT) -> Iterator[str]:
+    """A package's Jinja2 templates (``*.j2``): the class report's page marks its sentences ``_(...)``."""
+    for folder, dirs, files in os.walk(os.path.join(root, package)):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        yield from (os.path.join(folder, name) for name in sorted(files) if name.endswith(".j2"))
+
+
+def _jinja_extract(fileobj, keywords, comment_tags, options):
+    """Jinja2's own Babel extractor (the template's ``_``, ``ngettext`` and ``pgettext`` calls)."""
+    from jinja2.ext import babel_extract
+
+    return babel_extract(fileobj, keywords, comment_tags, options)
 
 
 def quiz_entries(root: str = ROOT) -> Iterator[tuple[str, str, str, int | None]]:

@@ -20,6 +20,14 @@ Student ids, quiz answers, grading notes and error names are the students' text:
 every value, and carries a Content-Security-Policy that lets nothing run or load but its own inline
 styles and embedded plots, wherever it is opened.
 
+The page and ``grade``'s class table are written in today's ``autograder.i18n`` language, which the
+command sets from the instructor's setting (``language.instructor_language``): every sentence is a
+whole msgid with named fields (the template's ``_``, ``ngettext`` and ``pgettext`` escape the
+catalogue's text, then fill the fields, escaping the students' values).  What stays as it is: codes,
+exercise names, student ids, the students' and the grading notes' text, the lesson sections to read
+again (``codes.REVISIT``'s English headings), and the CSV, which is always English (its columns,
+codes and reasons are read by programs).
+
 A test cell's verdicts are read from its metadata (``metadata.autograder.checks``, written by
 ``ScoreChecks``: one code per check, ``unanswered`` for an answer cell left as handed out).  A
 cell without them (a notebook stopped by a limit before it, an older graded copy) is read from
@@ -38,6 +46,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import codes as code_table
+from ..i18n import ENGLISH, N_, _, language, ngettext, pgettext, speaking
 from .course import CourseAssignment, GradeError
 from .export import spreadsheet_safe
 from .ledger import read_ledger
@@ -47,6 +56,10 @@ from .terminal import terminal_safe
 UNANSWERED = "unanswered"
 # Codes that say the grader could not judge the answer, not what the student misunderstands.
 NOT_JUDGED = (UNANSWERED, "error", "timeout", "NotRun", "KernelStopped", "NotDefined")
+# A row's reason when the report itself says why (kept English in the row and the CSV; said in the
+# report's language where shown).  Every other reason is the grader's or nbgrader's, shown as it is.
+NO_GRADE = N_("graded notebook found, but the gradebook has no grade")
+NOT_GRADED_YET = N_("not graded yet (run python -m autograder grade)")
 
 
 @dataclass
@@ -157,15 +170,31 @@ def judged_not(code: str) -> bool:
 
 
 def _meaning(exercise: str, code: str) -> str:
+    """The code's meaning in today's language (English in the CSV), or the error a test cell ended with."""
     words = code_table.meaning(exercise, code)
     if words:
-        return words
-    return f"the test cell ended with {code}"
+        return _(words)
+    return _("the test cell ended with {code}").format(code=code)
 
 
 def _explained(exercise: str, code: str) -> str:
     """The meaning, and the meaning of every other code it names (see ``codes.explained``)."""
-    return code_table.explained(exercise, code) if code_table.meaning(exercise, code) else _meaning(exercise, code)
+    return code_table.in_words(exercise, code) or _meaning(exercise, code)
+
+
+def shown_status(status: str) -> str:
+    """A row's status ("graded", "failed", "not graded") as the page and the table say it."""
+    words = {
+        "graded": pgettext("submission status", "graded"),
+        "failed": pgettext("submission status", "failed"),
+        "not graded": pgettext("submission status", "not graded"),
+    }
+    return words.get(status, status)
+
+
+def shown_reason(reason: str) -> str:
+    """A row's reason as shown: the report's own reasons in today's language, anyone else's as it is."""
+    return _(reason) if reason in (NO_GRADE, NOT_GRADED_YET) else reason
 
 
 def short_reason(message: str) -> str:
@@ -287,7 +316,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
                     submission = gb.find_submission(assignment, student)
                     row.status, row.score, row.max_score = "graded", submission.score, submission.max_score
                 except MissingEntry:
-                    row.reason = "graded notebook found, but the gradebook has no grade"
+                    row.reason = NO_GRADE
                 for nb in view.graded_notebooks(student):
                     row.codes.update(notebook_codes(nb))
                     row.reasons.update(notebook_reasons(nb))
@@ -301,7 +330,7 @@ def build_report(course: str, assignment: str) -> ClassReport:
                 if entry.get("status") == "failed":
                     row.status, row.reason = "failed", entry.get("reason", "")
                 elif not row.reason:
-                    row.reason = "not graded yet (run python -m autograder grade)"
+                    row.reason = NOT_GRADED_YET
             rows.append(row)
     return ClassReport(assignment, exercises, rows, {**keys, **course_quiz_keys(assignment)})
 
@@ -313,15 +342,17 @@ def class_table(report: ClassReport, students: list[str] | None = None) -> list[
     reason ("error (SyntaxError on line 3 of cell 12 of your notebook)").  Every cell is ``terminal_safe``: ids, codes
     and notes quote the students' text, and the table is printed on the instructor's terminal."""
     rows = [r for r in report.rows if students is None or r.student in students]
-    header = ["student", "score", *report.exercises, "notes"]
+    header = [pgettext("report column", "student"), pgettext("report column", "score"), *report.exercises,
+              pgettext("report column", "notes")]  # fmt: skip
     table = [[terminal_safe(cell) for cell in header]]
     for r in rows:
-        score = f"{r.score:g}/{r.max_score:g}" if r.score is not None and r.max_score is not None else r.status
+        score = f"{r.score:g}/{r.max_score:g}" if r.score is not None and r.max_score is not None else None
         codes = [r.codes.get(e, "") + (f" ({r.reasons[e]})" if e in r.reasons else "") for e in report.exercises]
-        notes = [*r.notes, *r.review] if r.status == "graded" else [r.reason]
-        flag = "needs review: " if r.status == "graded" and (r.notes or r.review) else ""
-        note = (flag + " | ".join(notes)) if any(notes) else ""
-        row = [r.student, score, *codes, note[:120] + ("…" if len(note) > 120 else "")]
+        notes = [*r.notes, *r.review] if r.status == "graded" else [shown_reason(r.reason)]
+        note = " | ".join(notes) if any(notes) else ""
+        if note and r.status == "graded":  # grading notes or checks to review: someone should look
+            note = _("needs review: {notes}").format(notes=note)
+        row = [r.student, score or shown_status(r.status), *codes, note[:120] + ("…" if len(note) > 120 else "")]
         table.append([terminal_safe(cell) for cell in row])
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in table]
@@ -350,10 +381,10 @@ def score_plot(report: ClassReport) -> str:
     scores = [r.score for r in report.graded() if r.score is not None]
     top = max([r.max_score or 0 for r in report.graded()] + [1])
     ax.hist(scores, bins=min(20, int(top) + 1), range=(0, top), color="#4c72b0", edgecolor="white")
-    ax.set_xlabel("score")
-    ax.set_ylabel("students")
+    ax.set_xlabel(pgettext("report figure", "score"))
+    ax.set_ylabel(pgettext("report figure", "students"))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole students
-    ax.set_title(f"Scores ({len(scores)} graded, out of {top:g})")
+    ax.set_title(_("Scores ({graded} graded, out of {top})").format(graded=len(scores), top=f"{top:g}"))
     return _png(fig)
 
 
@@ -363,8 +394,8 @@ def pass_rate_plot(report: ClassReport) -> str:
     rates = [100 * (report.pass_rate(e) or 0) for e in report.exercises]
     ax.barh(report.exercises[::-1], rates[::-1], color="#55a868")
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of graded students who passed every test")
-    ax.set_title("Pass rate per exercise")
+    ax.set_xlabel(_("% of graded students who passed every test"))
+    ax.set_title(_("Pass rate per exercise"))
     return _png(fig)
 
 
@@ -376,7 +407,8 @@ def _code_markup(text: str):
 
 
 def write_csv(report: ClassReport, path: str) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    """One row per student, always in English: the columns, codes and reasons are read by programs."""
+    with speaking(ENGLISH), open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         questions = report.quiz_questions()
         writer.writerow(["student", "status", "score", "max_score", *report.exercises, *questions, "notes", "reason",
@@ -398,6 +430,17 @@ def write_html(report: ClassReport, path: str) -> None:
     # (select_autoescape() would not: it goes by the file name, and report.html.j2 does not end in .html.)
     environment = Environment(loader=PackageLoader("autograder.grading"), autoescape=True)
     environment.filters["code"] = _code_markup
+    # The page's sentences, in today's language: the catalogue's text escaped (but for quotes, which
+    # are text here: English stays byte for byte as it was), its fields filled by Markup.format,
+    # which escapes every value but the links made below.
+    environment.globals.update(
+        _=lambda message: _sentence(_(message)),
+        ngettext=lambda singular, plural, n: _sentence(ngettext(singular, plural, n)),
+        pgettext=lambda context, message: _sentence(pgettext(context, message)),
+        link=_link,
+        shown_status=shown_status,
+        shown_reason=shown_reason,
+    )
     graded = report.graded()
     scores = [r.score for r in graded if r.score is not None]
     page = environment.get_template("report.html.j2").render(
@@ -415,23 +458,44 @@ def write_html(report: ClassReport, path: str) -> None:
         pass_rate_png=pass_rate_plot(report),
         policy=PAGE_POLICY,
         judged_not=judged_not,
+        html_lang=language().replace("_", "-"),  # pt_BR is pt-BR in HTML (BCP 47)
+        score_alt=_("score distribution"),  # attributes: plain text, escaped whole by the template
+        pass_rate_alt=_("pass rate per exercise"),
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
 
 
+def _sentence(text: str):
+    """A sentence of the catalogue as markup for text content (``&``, ``<`` and ``>`` escaped)."""
+    import html
+
+    from markupsafe import Markup
+
+    return Markup(html.escape(text, quote=False))
+
+
+def _link(anchor: str, text):
+    """A link to a section of the page (``anchor`` is the template's own), ``text`` escaped."""
+    from markupsafe import Markup
+
+    return Markup('<a href="{}">{}</a>').format(anchor, text)
+
+
 def _lesson_title(assignment: str) -> str:
     """ "Lesson 3" for lesson3_zeroing_grad; the assignment id for a name without a number."""
     found = re.match(r"lesson(\d+)", assignment)
-    return f"Lesson {found[1]}" if found else assignment
+    return _("Lesson {number}").format(number=found[1]) if found else assignment
 
 
-def make_report(course: str, assignment: str, output: str | None = None) -> tuple[str, str]:
+def make_report(course: str, assignment: str, output: str | None = None, lang: str | None = None) -> tuple[str, str]:
+    """The page in ``lang`` (the caller's language if ``None``) and the CSV in English: their paths."""
     report = build_report(course, assignment)
     folder = output or os.path.join(os.path.abspath(course), "reports")
     os.makedirs(folder, exist_ok=True)
     html_path = os.path.join(folder, f"{assignment}.html")
     csv_path = os.path.join(folder, f"{assignment}.csv")
-    write_html(report, html_path)
+    with speaking(language() if lang is None else lang):
+        write_html(report, html_path)
     write_csv(report, csv_path)
     return html_path, csv_path
