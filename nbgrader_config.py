@@ -36,6 +36,9 @@ c.CourseDirectory.course_id = os.environ.get("AUTOGRADER_COURSE_ID") or "autogra
 # release would make under a loose mode and the formgrader, reading this file, would not find.
 # AUTOGRADER_EXCHANGE names another.
 c.Exchange.root = setting("EXCHANGE", "/srv/nbgrader/exchange")
+# The instructor's language: the class report and `grade`'s class table (not the students'
+# feedback, which follows their edition): AUTOGRADER_LANGUAGE=en (the default) or pt_BR, read by
+# autograder.grading.language.instructor_language; `--lang` overrides it.
 
 # What replaces a solution in the student version.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

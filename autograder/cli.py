@@ -82,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
         help="grade only the K-th of N equal groups of the submissions, beside the graders of the other "
         "groups (one process each, any machines sharing the course folder); needs a PostgreSQL gradebook",
     )  # fmt: skip
+    _instructor_language_option(grade, "the class table (each student's feedback keeps the language of their "
+                                       "edition)")  # fmt: skip
 
     report = commands.add_parser(
         "report",
@@ -91,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("assignment", metavar="ASSIGNMENT")
     report.add_argument("--course", default=".", help="the course folder (default: the current folder)")
     report.add_argument("--output", default=None, help="folder for the two files (default: COURSE/reports)")
+    _instructor_language_option(report, "the HTML page (the CSV stays English: programs read it)")
 
     from .grading.lms import FORMATS, LEFT_OUT_STATUS, MOODLE_IDS
     from .grading.publish import CONFIG_NAME
@@ -138,6 +141,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _instructor_language_option(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument(
+        "--lang", default=None, choices=i18n.LANGUAGES,
+        help=f"the language of {what} (default: $AUTOGRADER_LANGUAGE, else en)",
+    )  # fmt: skip
+
+
+def _instructor_language(args) -> str:
+    """``--lang``, else the instructor's setting (``AUTOGRADER_LANGUAGE``): a bad setting raises ValueError."""
+    from .grading.language import instructor_language
+
+    return args.lang or instructor_language()
+
+
 def _fail(message: str) -> int:
     from .grading.terminal import terminal_safe  # errors may name a student's file or id
 
@@ -167,6 +184,10 @@ def grade_main(args) -> int:
     os.umask(0o077)
     if args.jobs < 0:
         return _fail("--jobs must not be negative")
+    try:
+        lang = _instructor_language(args)
+    except ValueError as error:
+        return _fail(str(error))
     _quiet_gradebook()
     assignments = list(dict.fromkeys(args.assignment))  # each once, in the order given
     try:
@@ -185,9 +206,12 @@ def grade_main(args) -> int:
             return _fail(str(error))
         if number:
             print()
-        for line in summary.lines():
-            print(line)
-        _print_class_table(args.course, grader.assignment, summary)
+        # The instructor's language, for what the instructor reads only: grading itself ran outside
+        # it, so each submission's feedback is in the submission's own edition.
+        with i18n.speaking(lang):
+            for line in summary.lines():
+                print(line)
+            _print_class_table(args.course, grader.assignment, summary)
         if summary.interrupted:
             return 130
         failed = failed or bool(summary.count("failed"))
@@ -216,9 +240,13 @@ def report_main(args) -> int:
     from .grading.report import make_report
 
     os.umask(0o077)  # the report shows every student's grades: the grader account's only
+    try:
+        lang = _instructor_language(args)
+    except ValueError as error:
+        return _fail(str(error))
     _quiet_gradebook()
     try:
-        html_path, csv_path = make_report(args.course, args.assignment, args.output)
+        html_path, csv_path = make_report(args.course, args.assignment, args.output, lang)
     except GradeError as error:
         return _fail(str(error))
     print(f"wrote {html_path}")

@@ -13,11 +13,20 @@ the language the caller already speaks (English unless it chose: a test's pseudo
 Neither reaches a code, ``passed``, points, a scenario or a seed: a hidden check's seed is derived
 from the English lesson's id (``english_lesson``), so both editions of a lesson run the same hidden
 scenarios and the same answers score the same.
+
+The instructor's side (the class report, ``grade``'s class table) is written in one instructor
+setting instead, ``AUTOGRADER_LANGUAGE`` (``instructor_language``): never a submission's
+edition, and never guessed.  An unknown value stops ``report`` and ``grade`` before they start, with
+the values allowed, rather than falling back to English unnoticed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from .. import i18n
 from ..i18n import ENGLISH, checked, edition_of, language
+from ..settings import setting
 
 
 def assignment_of(resources: dict | None) -> str:
@@ -41,3 +50,14 @@ def learner_language(nb, resources: dict | None) -> str:
     edition = edition_of(assignment_of(resources))[1]
     # Neither says: the language already chosen around this run (English, unless a caller chose).
     return said or (edition if edition != ENGLISH else language())
+
+
+def instructor_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language of the class report and ``grade``'s table: ``AUTOGRADER_LANGUAGE``, else English.
+
+    A value that is not an edition's language is an error (``ValueError``) naming the allowed ones."""
+    value = setting("LANGUAGE", ENGLISH, environ)
+    if checked(value) is None:
+        raise ValueError(f"AUTOGRADER_LANGUAGE={value!r} is not a language of the course: set it to one of "
+                         f"{', '.join(i18n.LANGUAGES)} (or leave it unset for {ENGLISH})")  # fmt: skip
+    return value
