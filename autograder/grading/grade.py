@@ -63,35 +63,59 @@ class Summary:
         return sum(1 for o in self.outcomes if o.status == status)
 
     def lines(self) -> list[str]:
+        """The summary, in the instructor's language (``grade`` prints it inside ``speaking``)."""
+        from ..i18n import _, ngettext
+
         graded, skipped, failed = self.count("graded"), self.count("skipped"), self.count("failed")
         done = graded + failed
-        rate = f", {self.seconds / done:.2f} s per submission" if done else ""
+        # i18n: the optional clauses of the summary's first line; each starts with its own separator
+        rate = _(", {seconds} s per submission").format(seconds=f"{self.seconds / done:.2f}") if done else ""
         busy = self.count("busy")
-        busy = f", {busy} left to another grader that was grading them" if busy else ""
-        part = f" (shard {self.shard}: {len(self.outcomes)} of the submissions)" if self.shard else ""
+        busy = _(", {n} left to another grader that was grading them").format(n=busy) if busy else ""
+        part = _(" (shard {shard}: {n} of the submissions)").format(shard=self.shard, n=len(self.outcomes))
+        part = part if self.shard else ""
         lines = [
-            f"{self.assignment}{part}: {graded} graded, {skipped} already graded (skipped), {failed} failed"
-            f"{busy} in {self.seconds:.1f} s{rate}."
+            _(
+                "{assignment}{part}: {graded} graded, {skipped} already graded (skipped), {failed} failed{busy} in "
+                "{seconds} s{rate}."
+            ).format(
+                assignment=self.assignment,
+                part=part,
+                graded=graded,
+                skipped=skipped,
+                failed=failed,
+                busy=busy,
+                seconds=f"{self.seconds:.1f}",
+                rate=rate,
+            )  # fmt: skip
         ]
         # Student ids, reasons and review items quote the students' text: no control character
         # of theirs reaches the terminal (terminal.py).
         for outcome in self.outcomes:
             if outcome.status == "failed":
-                lines.append(f"  failed: {terminal_safe(outcome.student)}: {terminal_safe(outcome.reason)}")
+                lines.append(_("  failed: {student}: {reason}").format(
+                    student=terminal_safe(outcome.student), reason=terminal_safe(outcome.reason)))  # fmt: skip
         review = [o for o in self.outcomes if o.review]
         if review:
-            lines.append(f"{len(review)} graded with checks the grader could not decide alone (needs review):")
-            lines += [f"  needs review: {terminal_safe(o.student)}: {terminal_safe('; '.join(o.review))}"
+            lines.append(ngettext("{n} graded with checks the grader could not decide alone (needs review):",
+                                  "{n} graded with checks the grader could not decide alone (needs review):",
+                                  len(review)).format(n=len(review)))  # fmt: skip
+            lines += [_("  needs review: {student}: {notes}").format(student=terminal_safe(o.student),
+                                                                   notes=terminal_safe("; ".join(o.review)))
                       for o in review]  # fmt: skip
         stale = [o.student for o in self.outcomes if o.status == "graded" and o.old_feedback]
         if stale:
             who = ", ".join(terminal_safe(s) for s in stale)
             again = f"nbgrader generate_feedback {terminal_safe(self.assignment)} --force"
             lines.append(
-                f"{len(stale)} graded again with feedback from an earlier grading ({who}): `{again}` makes it anew."
+                ngettext(
+                    "{n} graded again with feedback from an earlier grading ({who}): `{command}` makes it anew.",
+                    "{n} graded again with feedback from an earlier grading ({who}): `{command}` makes it anew.",
+                    len(stale),
+                ).format(n=len(stale), who=who, command=again)  # fmt: skip
             )
         if self.interrupted:
-            lines.append("Interrupted: run the same command again to grade the rest (nothing graded is lost).")
+            lines.append(_("Interrupted: run the same command again to grade the rest (nothing graded is lost)."))
         return lines
 
 
