@@ -21,6 +21,7 @@ from tests.browser.lab import (
     LabServer,
     Notebook,
     screenshot,
+    serving,
 )
 from tests.course_copy import copy_working_tree
 
@@ -84,13 +85,7 @@ def lab_server(tmp_path_factory):
     # nbgrader's course root is the folder of nbgrader_config.py: the gradebook and everything else the
     # server writes (checkpoints, a student's notebook) land in the copy, never in the repository.
     root = copy_working_tree(str(tmp_path_factory.mktemp("course")))
-    server = LabServer(root=root, home=str(tmp_path_factory.mktemp("jupyter-home")))
-    try:
-        server.start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield server
-    server.stop()
+    yield from serving(LabServer(root=root, home=str(tmp_path_factory.mktemp("jupyter-home"))))
 
 
 @pytest.fixture

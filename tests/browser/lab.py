@@ -199,6 +199,19 @@ class LabServer:
 # --------------------------------------------------------------------------- menus and dialogs
 
 
+def serving(server: LabServer):
+    """Start ``server`` for a fixture (a failed start fails the test with JupyterLab's own words), yield
+    it, and stop it afterwards: ``yield from serving(LabServer(...))``."""
+    import pytest
+
+    try:
+        server.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    server.stop()
+
+
 def menu(page: Page, *path: str) -> None:
     """Click through the menu bar, e.g. ``menu(page, "Run", "Run All Cells")``."""
     page.locator(f"div.lm-MenuBar-itemLabel:text-is('{path[0]}')").click()

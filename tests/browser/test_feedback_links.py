@@ -28,7 +28,7 @@ from playwright.sync_api import Browser, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.browser.lab import LOAD_MS, VIEWPORT, WIDGET_MS, LabServer, screenshot
+from tests.browser.lab import LOAD_MS, VIEWPORT, WIDGET_MS, LabServer, screenshot, serving
 from tests.conftest import requires_bwrap
 from tests.course_copy import answered, copy_working_tree, grade_id, nbgrader, read, solutions, write
 from tests.unit.autograder.test_sanitize import (
@@ -142,13 +142,7 @@ def graded(tmp_path_factory):
                          text=True, timeout=900)  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     nbgrader(root, "generate_feedback", LESSON)
-    server = LabServer(root=root, home=str(tmp_path_factory.mktemp("links-jupyter-home")))
-    try:
-        server.start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield server
-    server.stop()
+    yield from serving(LabServer(root=root, home=str(tmp_path_factory.mktemp("links-jupyter-home"))))
 
 
 def feedback_url(server: LabServer) -> str:

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from autograder.i18n import speaking
 from tests.browser.explorers import assert_fits_a_laptop, button, use_a_laptop_window
-from tests.browser.lab import RUN_ALL_MS, LabServer, img_src, kernel_log_count, screenshot
+from tests.browser.lab import RUN_ALL_MS, LabServer, img_src, kernel_log_count, screenshot, serving
 from tests.course_copy import NEVER_CLEARS, copy_working_tree
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -29,13 +29,7 @@ PORTUGUESE = {"@jupyterlab/translation-extension/plugin": {"locale": "pt_BR"}}
 def lab_server(tmp_path_factory):
     """This module's own JupyterLab, in Portuguese (the `lab` fixture of conftest.py uses it)."""
     root = copy_working_tree(str(tmp_path_factory.mktemp("course-pt")))
-    server = LabServer(root=root, home=str(tmp_path_factory.mktemp("jupyter-home-pt")), settings=PORTUGUESE)
-    try:
-        server.start()
-    except RuntimeError as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield server
-    server.stop()
+    yield from serving(LabServer(root=root, home=str(tmp_path_factory.mktemp("jupyter-home-pt")), settings=PORTUGUESE))
 
 
 def portuguese() -> dict:
