@@ -485,7 +485,7 @@ def edition_of(assignment: str) -> tuple[str, str]:
     """(the English lesson, the language) of an assignment id: ``lesson3_zeroing_grad_pt_br`` ->
     (``lesson3_zeroing_grad``, ``pt_BR``)."""
     for lang, suffix in EDITIONS.items():
-        if assignment.endswith(suffix):
+        if assignment.endswith(suffix) and len(assignment) > len(suffix):
             return assignment[: -len(suffix)], lang
     return assignment, ENGLISH
 
@@ -1048,8 +1048,11 @@ def sync(extra: list[str]) -> int:
                  "`<!-- /codes -->`).")  # fmt: skip
     import course_i18n
 
-    if importlib.util.find_spec("babel") is None:  # the catalogues need Babel: the course's Python has it
-        return subprocess.call([course_python(), os.path.abspath(__file__), "sync", *extra])
+    if importlib.util.find_spec("babel") is None:  # the catalogues need Babel (requirements-dev.txt)
+        python = course_python()
+        if os.path.realpath(python) == os.path.realpath(sys.executable):
+            sys.exit("course.py: sync needs Babel to build the translations: `python3 course.py install developer`.")
+        return subprocess.call([python, os.path.abspath(__file__), "sync", *extra])
     started = clock.monotonic()
     changed = course_i18n.update_catalogues([*lessons(), "course", *course_i18n.PACKAGES], ROOT)
     write_editions()
@@ -1099,10 +1102,10 @@ def write_editions() -> list[str]:
         for lang in EDITIONS:
             catalog = course_i18n.read_catalog(course_i18n.po_path(lesson, lang, ROOT), lang)
             target = os.path.join(ROOT, "notebooks", edition(lesson, lang), f"{edition(lesson, lang)}.ipynb")
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "w", encoding="utf-8") as f:
-                f.write(_dump(course_i18n.translated(english, catalog, lesson, lang)))
-            written.append(target)
+            if course_i18n.write_if_changed(
+                target, _dump(course_i18n.translated(english, catalog, lesson, lang)).encode()
+            ):
+                written.append(target)
     return written
 
 

@@ -27,7 +27,6 @@ LOCALE = os.path.join(ROOT, "locale")
 PACKAGES = ("autograder", "gradlessons")
 PACKAGE_KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
                     "npgettext": ((1, "c"), 2, 3)}  # fmt: skip
-PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 CODE_SPAN = re.compile(r"`[^`\n]+`")
 
 
@@ -142,11 +141,6 @@ def add_quiz_entries(catalog, root: str = ROOT) -> None:
         catalog.add(text, None, [(path, line)], auto_comments=[comment], context=context)
 
 
-def placeholders(text: str) -> list[str]:
-    """The named ``{fields}`` of a ``str.format`` text, sorted (a translation must keep the same set)."""
-    return sorted(PLACEHOLDER.findall(text))
-
-
 def code_spans(text: str) -> list[str]:
     return sorted(CODE_SPAN.findall(text))
 
@@ -208,11 +202,12 @@ class Unit:
     """One piece of a lesson to translate: where it is (``context``), its English, and how to put a
     translation back (``start``/``end`` in the cell's source, or a markdown block's index)."""
 
-    __slots__ = ("cell", "role", "n", "text", "start", "end", "indent")
+    __slots__ = ("cell", "role", "n", "text", "start", "end", "indent", "full_line")
 
-    def __init__(self, cell: str, role: str, n: int, text: str, start: int, end: int, indent: str = "") -> None:
+    def __init__(self, cell: str, role: str, n: int, text: str, start: int, end: int, indent: str = "",
+                 full_line: bool = False) -> None:  # fmt: skip
         self.cell, self.role, self.n, self.text = cell, role, n, text
-        self.start, self.end, self.indent = start, end, indent
+        self.start, self.end, self.indent, self.full_line = start, end, indent, full_line
 
     @property
     def context(self) -> str:
@@ -272,9 +267,15 @@ def _masked(text: str) -> str:
     return re.sub(r"^([ \t]*)([%!].*)$", lambda m: m.group(1) + " " * len(m.group(2)), text, flags=re.M)
 
 
+def _source_lines(text: str) -> list[str]:
+    """``text``'s lines as Python counts them: split at ``\n`` only (``str.splitlines`` also splits at a
+    form feed or U+2028, which would shift every later offset)."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
 def _offsets(text: str) -> list[int]:
     starts = [0]
-    for line in text.splitlines(keepends=True):
+    for line in _source_lines(text):
         starts.append(starts[-1] + len(line))
     return starts
 
@@ -311,7 +312,7 @@ def _comment_units(cell_id: str, text: str, inside) -> list[Unit]:
     for n, block in enumerate(blocks, 1):
         text_of = "\n".join(piece[4] for piece in block)
         indent = block[0][6] if block[0][5] else ""
-        units.append(Unit(cell_id, "comment", n, text_of, block[0][2], block[-1][3], indent))
+        units.append(Unit(cell_id, "comment", n, text_of, block[0][2], block[-1][3], indent, block[0][5]))
     return units
 
 
@@ -331,7 +332,7 @@ def _string_units(cell_id: str, text: str, inside) -> list[Unit]:
         tree = ast.parse(masked)
     except SyntaxError:
         return []
-    lines = masked.splitlines(keepends=True)
+    lines = _source_lines(masked)
     starts = _offsets(masked)
 
     def offset(row: int, byte_col: int) -> int:
@@ -431,11 +432,14 @@ def lesson_template(lesson: str, root: str = ROOT):
     return catalog
 
 
-def _comment_text(unit: Unit, translated: str, source: str) -> str:
-    lines = translated.split("\n")
-    if not unit.indent and "\n" not in unit.text:
-        return "# " + translated if translated else "#"
-    return "\n".join((unit.indent if i else "") + ("# " + line if line else "#") for i, line in enumerate(lines))
+def _comment_text(unit: Unit, translated: str) -> str:
+    """The comment block for ``translated``: a block on lines of its own keeps the translation's lines,
+    each at the block's indent; a comment after code stays on its line (a line break there would end
+    the comment, so the lines are joined)."""
+    if not unit.full_line:
+        return "# " + " ".join(translated.split("\n"))
+    return "\n".join((unit.indent if i else "") + ("# " + line if line else "#")
+                     for i, line in enumerate(translated.split("\n")))  # fmt: skip
 
 
 def translated_cell(cell: dict, lookup) -> dict:
@@ -457,7 +461,7 @@ def translated_cell(cell: dict, lookup) -> dict:
             translation = lookup(unit.context, unit.text)
             if translation is None:
                 continue
-            piece = _comment_text(unit, translation, text) if unit.role == "comment" else translation
+            piece = _comment_text(unit, translation) if unit.role == "comment" else translation
             new = new[: unit.start] + piece + new[unit.end :]
     cell = dict(cell)
     cell["source"] = new.splitlines(keepends=True) if isinstance(cell.get("source"), list) else new
@@ -538,7 +542,11 @@ def updated(template, existing, lang: str):
                 kept.flags.add("fuzzy")
                 kept.previous_id = list(found.previous_id or [])
             continue
-        stale = previous.get(message.context) if message.context else _closest(message, old, wanted)
+        # A lesson's context names one place: its old English is that entry's. A shared context ("report
+        # column", "scenario") names many: only English that is gone is a candidate, the closest one.
+        stale = previous.get(message.context) if message.context else None
+        if stale is None or (stale.context, stale.id) in wanted:
+            stale = _closest(message, old, wanted)
         if stale is not None and stale.string and stale.id != message.id and (stale.context, stale.id) in old:
             reused.add((stale.context, stale.id))
             catalog.add(message.id, stale.string, message.locations, flags={"fuzzy"},
@@ -616,7 +624,7 @@ def problems(domain: str, lang: str = "pt_BR", root: str = ROOT) -> list[str]:
     no longer has, and translations that lost a ``{field}``, a code span, or the notebook's Python."""
     import ast
 
-    path = po_path(domain, lang)
+    path = po_path(domain, lang, None if root == ROOT else root)
     if not os.path.exists(path):
         return [f"{os.path.relpath(path, root)}: missing (run `python3 course.py sync`)"]
     catalog = read_catalog(path, lang)
@@ -650,11 +658,19 @@ def problems(domain: str, lang: str = "pt_BR", root: str = ROOT) -> list[str]:
     translated_keys = {(m.context, m.id) for m in catalog if m.id}
     for context, english in sorted(wanted - translated_keys, key=str):
         found.append(f"{name}: {context} {str(english)[:60]!r}: missing (run `python3 course.py sync`)")
-    if domain in LESSONS and not found:
+    if domain in LESSONS:
         import json
 
         with open(os.path.join(root, "notebooks", domain, f"{domain}.ipynb"), encoding="utf-8") as file:
-            nb = translated(json.load(file), catalog, domain, lang)
+            english = json.load(file)
+        for cell in english["cells"]:  # a cell the extractor cannot read would be left English, silently
+            if cell.get("cell_type") == "code" and not skipped(cell):
+                try:
+                    ast.parse(_masked(_source(cell)))
+                except SyntaxError as error:
+                    found.append(f"{name}: cell {cell.get('id')}: its English cannot be read for translation ({error})")
+    if domain in LESSONS and not found:
+        nb = translated(english, catalog, domain, lang)
         for cell in nb["cells"]:
             if cell.get("cell_type") == "code":
                 try:
@@ -662,14 +678,6 @@ def problems(domain: str, lang: str = "pt_BR", root: str = ROOT) -> list[str]:
                 except SyntaxError as error:
                     found.append(f"{name}: cell {cell.get('id')}: the translated code does not parse: {error}")
     return found
-
-
-if __name__ == "__main__":
-    import sys
-
-    lines = [line for domain in sys.argv[1:] for line in problems(domain)]
-    print("\n".join(lines) or "complete")
-    print(f"{len(lines)} problem(s)", file=sys.stderr)
 
 
 def course_translation(lang: str, root: str = ROOT):
@@ -724,3 +732,11 @@ def compile_packages(root: str = ROOT) -> list[str]:
                                                                            compiled(package, lang, root)):  # fmt: skip
                 written.append(mo_path(package, lang, root))
     return written
+
+
+if __name__ == "__main__":
+    import sys
+
+    lines = [line for domain in sys.argv[1:] for line in problems(domain)]
+    print("\n".join(lines) or "complete")
+    print(f"{len(lines)} problem(s)", file=sys.stderr)

@@ -151,7 +151,11 @@ RAISED = (
 )
 # An error Python raised where it compiled the code: "SyntaxError: invalid syntax (<In [7] of your
 # notebook>, line 4)": the error's name, its text and where, all Python's own words in any language.
-_RAISED_IN_CELL = re.compile(r"\b([A-Z]\w*): .*?\(<([^<>]*)>, line (\d+)\)", re.DOTALL)
+# The last such place when there are several, as the report's short_reason says it.
+_RAISED_IN_CELL = re.compile(r"\b([A-Z]\w*): .*\(<([^<>]*)>, line (\d+)\)", re.DOTALL)
+# The scoring job's own words (jobs/score.py, English in every edition) when no function was defined
+# because an answer cell raised: "... (a cell raised NameError: name 'x' is not defined)."
+_CELL_RAISED = re.compile(r"\(a cell raised (\w+): ")
 
 
 def _template_pattern(template: str) -> re.Pattern:
@@ -172,7 +176,8 @@ def raised_in(fix: str) -> tuple[str, str, str] | None:
         found = _template_pattern(_(template)).search(fix)
         if found:
             return found["kind"], "", ""
-    return None
+    found = _CELL_RAISED.search(fix)
+    return (found[1], "", "") if found else None
 
 
 def _with_error_fix(verdict: dict) -> dict:

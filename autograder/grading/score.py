@@ -199,12 +199,9 @@ def _seen_as(cell, index: int) -> str:
     if label:
         return label
     grade_id = _meta(cell).get("grade_id")
-    # i18n: where an answer cell's error happened: "line 3 of your train_step answer cell"
-    return (
-        _("your {grade_id} answer cell").format(grade_id=grade_id)
-        if grade_id
-        else _("cell {number}").format(number=index + 1)
-    )
+    # English, as cell_label's labels are: the label is the code's file name, which goes into the
+    # English message the metadata keeps for the report
+    return f"your {grade_id} answer cell" if grade_id else f"cell {index + 1}"
 
 
 def _did_not_run(cell) -> bool:

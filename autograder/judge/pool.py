@@ -151,7 +151,8 @@ class JudgePool:
             worker.outbox.send_bytes(json.dumps(header).encode())
             for record in records:
                 worker.outbox.send_bytes(record)
-            if not worker.inbox.poll(self.limits.judge_seconds):
+            # each language is a judgement of its own (worker.py): each gets the judge's time
+            if not worker.inbox.poll(self.limits.judge_seconds * len(languages)):
                 worker.kill()
                 seconds = f"{self.limits.judge_seconds:g}"
                 raise _Lost(

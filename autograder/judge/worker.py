@@ -44,14 +44,12 @@ def main(argv: list[str]) -> None:
         languages = [checked(lang) or ENGLISH for lang in header.get("languages") or [ENGLISH]]
         try:
             limits = Limits(**header["limits"])
-            messages = {}
-            for lang in languages:
-                with speaking(lang):
-                    verdict_in = judge_safely(header["exercise"], header["start"], int(header["seed"]), records,
-                                              header.get("ended"), limits)  # fmt: skip
-                messages[lang] = verdict_in.message
-                if lang == languages[0]:
-                    verdict = verdict_in
+            with speaking(languages[0]):
+                verdict = judge_safely(header["exercise"], header["start"], int(header["seed"]), records,
+                                       header.get("ended"), limits)  # fmt: skip
+            messages = {languages[0]: verdict.message}
+            for lang in languages[1:]:
+                messages[lang] = _said_again(lang, verdict, header, records, limits)
             answer = {"code": verdict.code, "message": verdict.message, "review": verdict.review,
                       "messages": messages}  # fmt: skip
         except MemoryError:
@@ -69,6 +67,22 @@ def main(argv: list[str]) -> None:
         except KeyError as error:
             answer = {"error": f"{error}"}
         outbox.send_bytes(json.dumps(answer).encode())
+
+
+def _said_again(lang: str, verdict, header: dict, records: list[bytes], limits) -> str:
+    """The first language's verdict in ``lang``: the same records judged again, writing in ``lang``.
+    The first judgement stands: if this one fails (out of memory, a broken translation) or reaches
+    another code or review, the learner reads the first message rather than a second opinion."""
+    from ..i18n import speaking
+    from . import judge_safely
+
+    try:
+        with speaking(lang):
+            again = judge_safely(header["exercise"], header["start"], int(header["seed"]), records,
+                                 header.get("ended"), limits)  # fmt: skip
+    except Exception:  # MemoryError too: any failure here keeps the verdict already judged
+        return verdict.message
+    return again.message if (again.code, again.review) == (verdict.code, verdict.review) else verdict.message
 
 
 if __name__ == "__main__":

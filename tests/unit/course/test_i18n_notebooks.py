@@ -9,6 +9,7 @@ import copy
 import json
 import os
 import re
+import shutil
 
 import pytest
 
@@ -103,3 +104,51 @@ def test_the_built_edition_says_which_lesson_and_language_it_is():
     nb = course_i18n.translated(source("lesson1_requires_grad"), course_i18n.new_catalog("x"), "lesson1_requires_grad")
     assert nb["metadata"]["autograd_course"] == {"lesson": "lesson1_requires_grad", "language": "pt_BR"}
     assert [c["id"] for c in nb["cells"]] == [c["id"] for c in source("lesson1_requires_grad")["cells"]]
+
+
+def code_cell(source: str) -> dict:
+    return {"cell_type": "code", "id": "c1", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+
+
+def test_a_form_feed_in_a_string_does_not_shift_what_comes_after_it():
+    cell = code_cell('s = "a\x0cb"\nprint("Hello world")  # say hi there\n')
+    built = text(course_i18n.translated_cell(cell, pseudo))
+    assert built == 's = "a\x0cb"\nprint("⟦Hello world⟧")  # ⟦say hi there⟧\n'
+
+
+def test_a_translation_on_several_lines_keeps_every_line_a_comment():
+    cell = code_cell("# set the value here\nx = 1  # and this one\n    # indented too\n")
+
+    def two_lines(_context, english):
+        return f"{english} (1)\n{english} (2)"
+
+    built = text(course_i18n.translated_cell(cell, two_lines))
+    assert built == (
+        "# set the value here (1)\n# set the value here (2)\n"
+        "x = 1  # and this one (1) and this one (2)\n"  # after code: one line, or the code would break
+        "    # indented too (1)\n    # indented too (2)\n"
+    )
+    ast.parse(built)
+
+
+def test_an_english_cell_the_extractor_cannot_read_is_reported(tmp_path):
+    nb = source("lesson1_requires_grad")
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and not course_i18n.skipped(c))
+    cell["source"] = 'def f():\n    """a docstring line\n%s here"""\n'  # a magic-looking line inside a string
+    (tmp_path / "notebooks" / "lesson1_requires_grad").mkdir(parents=True)
+    with open(tmp_path / "notebooks" / "lesson1_requires_grad" / "lesson1_requires_grad.ipynb", "w") as f:
+        json.dump(nb, f)
+    shutil.copytree(os.path.join(ROOT, "locale"), tmp_path / "locale")
+    found = course_i18n.problems("lesson1_requires_grad", root=str(tmp_path))
+    assert any("cannot be read for translation" in line for line in found), found
+
+
+def test_a_new_entry_under_a_shared_context_gets_no_live_neighbours_translation():
+    template = course_i18n.new_catalog("autograder")
+    template.add("student", context="report column")
+    done = course_i18n.updated(template, None, "pt_BR")
+    done.get("student", context="report column").string = "aluno"
+    template.add("exercise", context="report column")
+    again = course_i18n.updated(template, done, "pt_BR")
+    assert not again.get("exercise", context="report column").string
+    assert again.get("student", context="report column").string == "aluno"
