@@ -7,6 +7,7 @@ committed."""
 import json
 import os
 import re
+import shutil
 
 import pytest
 
@@ -84,3 +85,21 @@ def test_a_placeholder_lost_in_translation_is_reported(tmp_path, monkeypatch):
     found = course_i18n.problems("course")
     assert any("{fields} differ" in line for line in found)
     assert any("missing" in line for line in found)
+
+
+def test_changing_an_english_sentence_fails_the_catalogue_until_it_is_translated_again(tmp_path):
+    lesson = "lesson3_zeroing_grad"
+    shutil.copytree(os.path.join(ROOT, "locale"), tmp_path / "locale")
+    shutil.copytree(os.path.join(ROOT, "notebooks", lesson), tmp_path / "notebooks" / lesson)
+    assert course_i18n.problems(lesson, root=str(tmp_path)) == []
+    path = tmp_path / "notebooks" / lesson / f"{lesson}.ipynb"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c.get("id") == "s03-bug-01")
+    cell["source"] = "".join(cell["source"]).replace("loop", "training loop", 1)
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    found = course_i18n.problems(lesson, root=str(tmp_path))
+    assert any("s03-bug-01" in line and "not in the English any more" in line for line in found), found
+    # sync brings the catalogue up to the English: the old translation comes back fuzzy, still failing
+    course_i18n.update_catalogues([lesson], str(tmp_path))
+    found = course_i18n.problems(lesson, root=str(tmp_path))
+    assert any("s03-bug-01" in line and "fuzzy" in line for line in found), found
