@@ -4,7 +4,7 @@ without an error, without text on stderr and without a JavaScript error, and its
 import pytest
 
 from tests.browser.lab import RUN_ALL_MS, kernel_log_count
-from tests.conftest import ASSIGNMENTS
+from tests.conftest import LESSONS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -18,10 +18,12 @@ EXPLORERS = {
 
 
 def test_every_lesson_has_an_explorer():
-    assert sorted(EXPLORERS) == sorted(ASSIGNMENTS)
+    assert sorted(EXPLORERS) == sorted(LESSONS)
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+# The English lessons; the Portuguese editions are built from them, and lesson 3's runs in a Portuguese
+# JupyterLab in test_lessons_pt.py.
+@pytest.mark.parametrize("assignment", LESSONS)
 def test_lesson_runs_in_jupyterlab(lab, assignment):
     notebook = lab.open_notebook(f"notebooks/{assignment}/{assignment}.ipynb")
     notebook.run_all()

@@ -254,11 +254,11 @@ def test_servers_run_under_umask_077(hub, story):
 
 
 def test_formgrader_shows_refusal(hub, story, chromium):
-    from tests.hub.test_class_on_hub import login
+    from tests.hub.test_class_on_hub import assignment_row, login
 
     page = login(chromium, hub, "instructor1")
     page.goto(f"{hub.url}/services/autograd-course/formgrader", timeout=LOAD_MS)
-    row = page.locator("#main-table tr", has_text=LESSON)
+    row = assignment_row(page, LESSON)
     row.wait_for(timeout=LOAD_MS)
     row.locator("td.collect a").click()
     dialog = page.locator(".modal-dialog", has_text="collected")

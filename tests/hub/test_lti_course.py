@@ -176,7 +176,8 @@ def test_an_instructor_adds_a_lesson_from_the_lms_and_publish_posts_to_its_colum
     account_of(course_hub, "instructor-canvas-1")
     page = Inputs(answer.text)
     offered = {value for name, value, _ in page.inputs if name == "lesson"}
-    assert offered == {"lesson1_requires_grad", "lesson2_backward", "lesson3_zeroing_grad", "lesson4_no_grad"}
+    english = {"lesson1_requires_grad", "lesson2_backward", "lesson3_zeroing_grad", "lesson4_no_grad"}
+    assert offered == english | {f"{lesson}_pt_br" for lesson in english}  # and each Portuguese edition
     fields = {"request": next(value for name, value, _ in page.inputs if name == "request"), "lesson": LESSON}
     back = done["session"].post(urllib.parse.urljoin(answer.url, page.action), data=fields, timeout=30)
     assert back.status_code == 200, f"{back.status_code} {back.text[-800:]}\n{course_hub['log']()}"

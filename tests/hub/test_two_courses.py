@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.lab import screenshot
 from tests.hub.conftest import COURSE_ID, ROSTER, SPRING, SPRING_ID, running_hub
-from tests.hub.test_class_on_hub import LOAD_MS, assignments_tab, login, student_lab
+from tests.hub.test_class_on_hub import LOAD_MS, assignment_row, assignments_tab, login, student_lab
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 RELEASED = {COURSE_ID: "lesson1_requires_grad", SPRING_ID: "lesson2_backward"}
@@ -82,7 +82,7 @@ def test_own_formgrader_only(two_courses, chromium, instructor, own, other):
     page = login(chromium, two_courses, instructor)
     page.wait_for_url(f"**/user/{instructor}/lab**", timeout=LOAD_MS)
     page.goto(f"{two_courses.url}/services/{own}/formgrader", timeout=LOAD_MS)
-    page.locator("#main-table tr", has_text=RELEASED[own]).wait_for(timeout=LOAD_MS)
+    assignment_row(page, RELEASED[own]).wait_for(timeout=LOAD_MS)
     screenshot(page, f"two-courses-3-{instructor}-own-formgrader")
     refused = page.goto(f"{two_courses.url}/services/{other}/formgrader", timeout=LOAD_MS)
     assert refused.status == 403, f"{refused.status} {page.content()[-1500:]}"
