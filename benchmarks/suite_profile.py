@@ -6,7 +6,8 @@ it prints CPU-seconds by kind of process (the sandbox's jobs, Chromium, kernels,
 worker-seconds by test folder (from pytest's JUnit XML), so that one can tell a suite that waits
 (idle CPUs: balance the workers) from one that computes (busy CPUs: do less, or get more CPUs).
 
-    .venv/bin/python benchmarks/suite_profile.py [--interval 1] [--json] [--no-record] [pytest arguments]
+    .venv/bin/python benchmarks/suite_profile.py [--interval 1] [--json] [--no-record] [--files 15]
+                                                 [--keep-junit PATH] [pytest arguments]
 
 Processes that live less than one interval are missed, so the sampled total is a lower bound: the
 share of the machine it covers is printed beside it. Command lines are kept in memory only (they can
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -104,6 +106,17 @@ def by_folder(junit_xml: str) -> tuple[Counter, int]:
     return totals, count
 
 
+def by_file(junit_xml: str) -> Counter:
+    """Worker-seconds by test file (setup, call and teardown: a module's fixtures count in its first
+    test), so that one can tell which file to make cheaper."""
+    totals: Counter = Counter()
+    for case in ET.parse(junit_xml).iter("testcase"):
+        parts = (case.get("classname") or "?").split(".")  # tests.unit.test_x, or tests.unit.test_x.TestClass
+        modules = [i for i, part in enumerate(parts) if part.startswith("test_")]
+        totals["/".join(parts[: modules[-1] + 1] if modules else parts) + ".py"] += float(case.get("time") or 0)
+    return totals
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
@@ -111,9 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between samples (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON on the last line")
     parser.add_argument("--no-record", action="store_true", help="do not append the figures to RESULTS.md")
+    parser.add_argument("--files", type=int, default=15, metavar="N", help="print the N costliest test files (15)")
+    parser.add_argument("--keep-junit", metavar="PATH", help="keep pytest's JUnit XML there (it is deleted otherwise)")
     args, pytest_args = parser.parse_known_args(argv)
     if args.interval <= 0:
         parser.error("--interval must be more than 0 seconds")
+    if args.files < 0:
+        parser.error("--files must be 0 or more")
 
     with tempfile.TemporaryDirectory(prefix="suite-profile-") as scratch:
         junit_xml = os.path.join(scratch, "junit.xml")
@@ -129,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"suite_profile: pytest wrote no results (exit code {code})", file=sys.stderr)
             return code or 1
         folders, tests = by_folder(junit_xml)
+        files = by_file(junit_xml)
+        if args.keep_junit:
+            shutil.copyfile(junit_xml, args.keep_junit)
 
     kinds = sampler.by_kind()
     sampled, capacity = sum(kinds.values()), wall * (os.cpu_count() or 1)
@@ -141,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         "share_of_machine": round(sampled / capacity, 3) if capacity else 0.0,
         "cpu_seconds_by_kind": {k: round(v, 1) for k, v in kinds.most_common()},
         "worker_seconds_by_folder": {k: round(v, 1) for k, v in folders.most_common()},
+        "worker_seconds_by_file": {k: round(v, 1) for k, v in files.most_common(args.files)},
     }
     print(f"\n{tests} tests, exit code {code}, {wall:.0f} s wall (setup included), "
           f"{figures['worker_seconds']:.0f} worker-seconds of tests")  # fmt: skip
@@ -150,9 +171,14 @@ def main(argv: list[str] | None = None) -> int:
     print("Worker-seconds by test folder:")
     for folder, seconds in folders.most_common():
         print(f"  {seconds:8.1f} s  tests/{folder}")
+    if args.files:
+        print(f"The {args.files} costliest test files (worker-seconds, fixtures included):")
+        for name, seconds in files.most_common(args.files):
+            print(f"  {seconds:8.1f} s  {name}")
     if not args.no_record:
         top = ", ".join(f"{k} {v:.0f} s" for k, v in kinds.most_common(6))
         where = ", ".join(f"tests/{k} {v:.0f} s" for k, v in folders.most_common())
+        where += "; costliest files: " + ", ".join(f"{k} {v:.0f} s" for k, v in files.most_common(5))
         record("suite_profile", f"{tests} tests, exit {code}, {wall:.0f} s wall, {figures['worker_seconds']:.0f} "
                f"worker-s; CPU sampled {sampled:.0f} s ({figures['share_of_machine']:.0%} of the machine): {top}; "
                f"by folder: {where}")  # fmt: skip

@@ -22,13 +22,16 @@ def test_benchmark_grades_same_twice():
 def test_suite_profile_counts_a_small_run(tmp_path):
     script = os.path.join(ROOT, "benchmarks", "suite_profile.py")
     tests = os.path.join("tests", "unit", "course", "test_environment.py")
-    command = [sys.executable, script, "--json", "--no-record", "--interval", "0.2", "-n", "0", "-p",
-               "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}", tests]  # fmt: skip
+    kept = tmp_path / "junit.xml"
+    command = [sys.executable, script, "--json", "--no-record", "--interval", "0.2", f"--keep-junit={kept}", "-n", "0",
+               "-p", "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}", tests]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["exit_code"] == 0 and figures["tests"] > 0
     assert set(figures["worker_seconds_by_folder"]) == {"unit/course"}
+    assert set(figures["worker_seconds_by_file"]) == {"tests/unit/course/test_environment.py"}
+    assert "costliest test files" in done.stdout and kept.read_text().startswith("<?xml")
     assert figures["cpu_seconds_by_kind"].get("pytest", 0) > 0  # the one pytest process, sampled
 
 
