@@ -33,6 +33,18 @@ class Case:
     expect_score: str
     expect_text: str  # a regular expression found in the grading notes or the graded outputs
     build: object  # (release, answers, ctx) -> None
+    # Graded by plain `nbgrader autograde` too, not only by `python -m autograder grade`. Both drive
+    # nbgrader's own Autograde converter with the same preprocessors, sandbox and judge; what differs
+    # is the driver around a kernel: one nbgrader process grading in turn, or grade's threads. So the
+    # cases that end or flood a kernel, reach for files, or are refused at intake go through both;
+    # a case decided wholly by the sanitizing preprocessors or inside the scoring job and the judge
+    # (edited structure, forged scores, records) would repeat grade's run line for line: False.
+    stock: bool = True
+
+
+def cases(path: str) -> list[Case]:
+    """The cases one grading path grades (``nbgrader`` or ``grade``)."""
+    return [case for case in CASES if case.stock or path != "nbgrader"]
 
 
 @dataclass
@@ -423,25 +435,25 @@ CASES = [
         "printed more than",
         _with_nasty("import sys\nfor _ in range(1024):\n    sys.stdout.write('x' * 2**20)"),
     ),
-    Case("tests_deleted", "full", "was missing; the original was put back", _edited(_delete_tests)),
-    Case("tests_edited", "full", "had been edited; the original was put back", _edited(_edit_tests)),
-    Case("tests_duplicated", "full", "A duplicate of cell", _edited(_duplicate_tests)),
-    Case("tests_reordered", "full", "graded in the handed-out order", _edited(_reorder_tests)),
-    Case("metadata_stripped", "full", "had lost its grading metadata", _edited(_strip_metadata)),
-    Case("metadata_changed", "full", "", _edited(_change_metadata)),
-    Case("other_kernelspec", "full", "", _edited(_other_kernel)),
+    Case("tests_deleted", "full", "was missing; the original was put back", _edited(_delete_tests), stock=False),
+    Case("tests_edited", "full", "had been edited; the original was put back", _edited(_edit_tests), stock=False),
+    Case("tests_duplicated", "full", "A duplicate of cell", _edited(_duplicate_tests), stock=False),
+    Case("tests_reordered", "full", "graded in the handed-out order", _edited(_reorder_tests), stock=False),
+    Case("metadata_stripped", "full", "had lost its grading metadata", _edited(_strip_metadata), stock=False),
+    Case("metadata_changed", "full", "", _edited(_change_metadata), stock=False),
+    Case("other_kernelspec", "full", "", _edited(_other_kernel), stock=False),
     Case("invalid_json", "zero", "Needs review: the submitted file is not a readable notebook", _invalid_json),
     Case("forged_grader_metadata", "zero", "", _grader_metadata),
     Case("files_beside", "full", "", _files_beside),
-    Case("warnings_on_stderr", "full", "", _with_nasty(WARNS)),
+    Case("warnings_on_stderr", "full", "", _with_nasty(WARNS), stock=False),
     # forged scores: every exercise wrong, and the kernel told otherwise in every way known
-    Case("forge_replace_checks", "zero", r"❌ train_step \[tampered\]", _forged(REPLACE_CHECKS)),
-    Case("forge_import_hook", "zero", r"❌ train_step \[tampered\]", _forged(IMPORT_HOOK)),
-    Case("forge_input_transformer", "zero", r"❌ train_step \[never_clears\]", _forged(INPUT_TRANSFORMER)),
-    Case("forge_settrace", "zero", r"❌ train_step \[tampered\]", _forged(SETTRACE)),
-    Case("forge_tensor_sub", "zero", r"❌ train_step \[tampered\]", _forged(TENSOR_SUB)),
-    Case("forge_code_in_place", "zero", "own functions cannot be changed", _forged(CODE_IN_PLACE)),
-    Case("forge_torch_internals", "zero", r"❌ train_step \[tampered\]", _forged(TORCH_INTERNALS)),
+    Case("forge_replace_checks", "zero", r"❌ train_step \[tampered\]", _forged(REPLACE_CHECKS), stock=False),
+    Case("forge_import_hook", "zero", r"❌ train_step \[tampered\]", _forged(IMPORT_HOOK), stock=False),
+    Case("forge_input_transformer", "zero", r"❌ train_step \[never_clears\]", _forged(INPUT_TRANSFORMER), stock=False),
+    Case("forge_settrace", "zero", r"❌ train_step \[tampered\]", _forged(SETTRACE), stock=False),
+    Case("forge_tensor_sub", "zero", r"❌ train_step \[tampered\]", _forged(TENSOR_SUB), stock=False),
+    Case("forge_code_in_place", "zero", "own functions cannot be changed", _forged(CODE_IN_PLACE), stock=False),
+    Case("forge_torch_internals", "zero", r"❌ train_step \[tampered\]", _forged(TORCH_INTERNALS), stock=False),
     # what nbgrader would copy: links and special files are refused before, and noted
     Case("links_beside", "full", "'data.csv' was not graded: it was a link", _beside(_links)),
     Case("specials_beside", "full", "'pipe' was not graded: it was a FIFO", _beside(_specials)),
@@ -465,10 +477,11 @@ CASES = [
         "without:test_train_step",
         r"❌ train_step \[wrong_gradient\]",
         _answer("train_step", INF_GRADIENTS),
+        stock=False,
     ),
-    Case("forge_records", "zero", r"❌ train_step \[(tampered|wrong_update)\]", _forged(FORGE_SCORE)),
-    Case("forge_empty_records", "zero", "Needs review: .*unreadable record", _forged(EMPTY_RECORDS)),
-    Case("forge_slow_records", "zero", "Needs review: .*unreadable record", _forged(SLOW_RECORDS)),
+    Case("forge_records", "zero", r"❌ train_step \[(tampered|wrong_update)\]", _forged(FORGE_SCORE), stock=False),
+    Case("forge_empty_records", "zero", "Needs review: .*unreadable record", _forged(EMPTY_RECORDS), stock=False),
+    Case("forge_slow_records", "zero", "Needs review: .*unreadable record", _forged(SLOW_RECORDS), stock=False),
     # the tolerance is the judge's: a throw-away autocast forward once loosened it to 2e-2, and a learning
     # rate 2% off passed the visible check and most hidden seeds (tests/lesson3_attacks.py)
     Case(
@@ -476,12 +489,13 @@ CASES = [
         "without:test_train_step",
         r"❌ train_step \[wrong_update\]",
         _answer("train_step", TRAIN_STEP_LR_SLIGHTLY_OFF),
+        stock=False,
     ),
 ]
 
 
-def build_all(release: dict, answers: dict, ctx: Context) -> None:
-    for case in CASES:
+def build_all(release: dict, answers: dict, ctx: Context, path: str) -> None:
+    for case in cases(path):
         case.build(release, answers, ctx, case.student)
 
 
