@@ -18,6 +18,9 @@
                              install cell (both name the student edition) and its time cell (the lesson
                              is run to be timed), regenerate the student notebooks with nbgrader, the
                              README's badges and lesson-length table, and the code tables in docs/codes.md
+                             (a lesson's run is kept in ~/.cache/autograd-course/lesson-runs and used again
+                             while the lesson, the course's packages and its pins are unchanged; --rerun:
+                             run every lesson again)
     python3 course.py student-edition [--out DIR]
                              (instructors) build what students may have, and nothing else (no solution,
                              no hidden test), from the last commit into DIR (default build/student-edition),
@@ -949,17 +952,68 @@ json.dump({"executed": nb, "guides": course.explorer_guides(nb)}, sys.stdout)
 """
 
 
-def measure(assignment: str) -> dict:
-    """Run the source lesson top to bottom in the course's environment; its account (`lesson_time`)."""
+# Runs of the lessons, kept between `sync`s: a run is the slow part of an account (a kernel per lesson),
+# and most syncs change no lesson (a new repository setting, a translation of another lesson).
+CACHE_HOME = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+RUNS_CACHE = os.path.join(CACHE_HOME, "autograd-course", "lesson-runs")
+# What a run's outputs can follow besides the lesson itself: the helpers the lessons import and the
+# checks they call, and the versions installed from these files.
+RUN_INPUTS = ("gradlessons", "autograder", "requirements.txt", "pyproject.toml")
+
+
+def run_key(nb: dict) -> str:
+    """What a lesson's run depends on, as a digest: its cells (not the ones `sync` writes around it),
+    the script that runs it, the Python, and every file the run can read of the course's packages and
+    pinned versions.  The same key is the same run, whichever copy of the course made it."""
+    digest = hashlib.sha256()
+    lesson = {**nb, "cells": [c for c in nb["cells"] if c.get("id") not in HANDED_OUT]}
+    for part in (json.dumps(lesson, sort_keys=True), MEASURE, sys.version):
+        digest.update(part.encode("utf-8") + b"\0")
+    paths = []
+    for top in RUN_INPUTS:
+        paths += [os.path.join(ROOT, top)] if os.path.isfile(os.path.join(ROOT, top)) else []
+        for folder, dirs, files in os.walk(os.path.join(ROOT, top)):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            paths += [os.path.join(folder, name) for name in files if not name.endswith(".pyc")]
+    for path in sorted(paths, key=lambda p: os.path.relpath(p, ROOT)):  # the same order in every copy
+        with open(path, "rb") as f:
+            digest.update(os.path.relpath(path, ROOT).encode() + b"\0" + f.read() + b"\0")
+    return digest.hexdigest()
+
+
+def run_lesson(path: str, fresh: bool = False) -> dict:
+    """The lesson at ``path`` run top to bottom in the course's environment (``MEASURE``'s output),
+    from RUNS_CACHE when a run with the same ``run_key`` is there (unless ``fresh``)."""
     import tempfile
 
-    path = os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb")
+    with open(path, encoding="utf-8") as f:
+        cached = os.path.join(RUNS_CACHE, run_key(json.load(f)) + ".json")
+    if not fresh and os.path.isfile(cached):
+        try:
+            with open(cached, encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            pass  # a damaged copy: run the lesson again, and replace it
     with tempfile.TemporaryDirectory() as scratch:
         done = subprocess.run([course_python(), "-c", MEASURE, ROOT, path, scratch],
                               capture_output=True, text=True, cwd=scratch)  # fmt: skip
     if done.returncode != 0:
-        sys.exit(f"course.py: {assignment} did not run top to bottom:\n{done.stderr[-3000:]}")
+        sys.exit(f"course.py: {os.path.basename(path)} did not run top to bottom:\n{done.stderr[-3000:]}")
     found = json.loads(done.stdout)
+    try:  # written whole or not at all: two syncs may finish the same lesson at once
+        os.makedirs(RUNS_CACHE, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=RUNS_CACHE, delete=False) as f:
+            json.dump(found, f)
+        os.replace(f.name, cached)
+    except OSError:
+        pass  # no cache (a read-only home): the next sync runs the lesson again
+    return found
+
+
+def measure(assignment: str, fresh: bool = False) -> dict:
+    """Run the source lesson top to bottom in the course's environment (or take the same run from
+    RUNS_CACHE); its account (`lesson_time`)."""
+    found = run_lesson(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"), fresh)
     return lesson_time(assignment, found["executed"], found["guides"])
 
 
@@ -1029,6 +1083,11 @@ def _dump(nb: dict) -> str:
 def sync(extra: list[str]) -> int:
     """Write the repository setting into every lesson, the student notebooks and the README, and the
     diagnosis-code tables into docs/codes.md."""
+    unknown = [a for a in extra if a != "--rerun"]
+    if unknown:
+        sys.exit(f"course.py: sync takes no {unknown[0]!r}; its one option is --rerun (run every lesson again, "
+                 f"even those whose run is kept in {RUNS_CACHE}).")  # fmt: skip
+    fresh = "--rerun" in extra
     where = settings()  # the badges and the install cell open the student edition, never the sources
     repository, branch = where["student_repository"], where["student_branch"]
     readme = os.path.join(ROOT, "README.md")
@@ -1064,7 +1123,7 @@ def sync(extra: list[str]) -> int:
             nb = json.load(f)
         with open(path, "w", encoding="utf-8") as f:
             f.write(_dump(synced_notebook(nb, repository, branch, assignment)))
-        times[assignment] = measure(assignment)
+        times[assignment] = measure(assignment, fresh)
         with open(path, "w", encoding="utf-8") as f:
             f.write(_dump(synced_notebook(nb, repository, branch, assignment, times[assignment])))
     with open(readme, "w", encoding="utf-8") as f:
@@ -1077,12 +1136,12 @@ def sync(extra: list[str]) -> int:
     # nbgrader runs the `alembic` command of its own environment when it creates a gradebook: that
     # environment's bin goes first on PATH, also when its python was called without activating it.
     env = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(nbgrader[0]), os.environ.get("PATH", "")])}
-    for assignment in assignments():
-        done = subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=ROOT,
-                              capture_output=True, text=True, env=env)  # fmt: skip
-        if done.returncode != 0:
-            print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
-            return done.returncode
+    # One nbgrader for every assignment ("*" matches each folder of notebooks/), not one start each.
+    done = subprocess.run([*nbgrader, "generate_assignment", "*", "--force"], cwd=ROOT,
+                          capture_output=True, text=True, env=env)  # fmt: skip
+    if done.returncode != 0:
+        print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
+        return done.returncode
     print(f"course.py: {len(assignments())} lessons and README.md now point at the student edition in {repository} "
           f"({branch}): build it with `python3 course.py student-edition` and push it there.")  # fmt: skip
     for path in changed:

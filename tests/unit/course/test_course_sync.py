@@ -4,6 +4,7 @@ import importlib.util
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -98,7 +99,7 @@ def test_install_cell_only_if_missing():
 
 @pytest.fixture
 def course_copy(tmp_path):
-    for name in ("course.py", "course_i18n.py", "pyproject.toml", "README.md"):
+    for name in ("course.py", "course_i18n.py", "pyproject.toml", "requirements.txt", "README.md"):
         shutil.copy(os.path.join(ROOT, name), tmp_path / name)
     shutil.copytree(os.path.join(ROOT, "notebooks"), tmp_path / "notebooks")
     shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), tmp_path)
@@ -160,6 +161,95 @@ def test_sync_refuses_tableless_codes(course_copy):
         load_course(str(course_copy)).sync([])
     assert (course_copy / "README.md").read_bytes() == before
     assert (course_copy / "docs" / "codes.md").read_text() == "# Codes\n\nNo tables here.\n"
+
+
+def test_sync_refuses_an_unknown_option_before_writing(course_copy):
+    before = (course_copy / "README.md").read_bytes()
+    with pytest.raises(SystemExit, match="sync takes no '--rerrun'; its one option is --rerun"):
+        load_course(str(course_copy)).sync(["--rerrun"])
+    assert (course_copy / "README.md").read_bytes() == before
+
+
+# ---- a lesson's run, kept between syncs ----
+
+
+def test_a_run_key_ignores_the_cells_sync_writes_and_follows_every_other():
+    nb = source_notebook(ASSIGNMENTS[0])
+    key = course.run_key(nb)
+    rewritten = json.loads(json.dumps(nb))
+    for cell in rewritten["cells"]:
+        if cell.get("id") in course.HANDED_OUT:
+            cell["source"] = "written again by another sync, for another repository"
+    assert course.run_key(rewritten) == key
+    edited = json.loads(json.dumps(nb))
+    edited["cells"][-1]["source"] = "".join(edited["cells"][-1]["source"]) + "\n"  # one newline more
+    assert course.run_key(edited) != key
+
+
+def test_a_run_key_follows_the_course_packages_and_pins(course_copy):
+    nb = source_notebook(ASSIGNMENTS[0])
+    copy = load_course(str(course_copy))
+    key = copy.run_key(nb)
+    assert key == course.run_key(nb), "every copy of the same course has the same key"
+    with open(course_copy / "gradlessons" / "__init__.py", "a") as f:
+        f.write("# a helper a lesson imports, changed\n")
+    assert copy.run_key(nb) != key
+    changed = copy.run_key(nb)
+    (course_copy / "requirements.txt").write_text((course_copy / "requirements.txt").read_text() + "tqdm==4.0.0\n")
+    assert copy.run_key(nb) != changed
+
+
+def _lesson_file(tmp_path) -> str:
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(json.dumps(source_notebook(ASSIGNMENTS[0])))
+    return str(path)
+
+
+class _Runs:
+    """Stands in for the kernel that runs a lesson: counts the runs and prints what MEASURE prints."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, command, **kwargs):
+        self.count += 1
+        found = {"executed": {"cells": [], "run": self.count}, "guides": {}}
+        return subprocess.CompletedProcess(command, 0, json.dumps(found), "")
+
+
+def test_a_kept_run_is_used_again_without_a_kernel(tmp_path, monkeypatch):
+    runs = _Runs()
+    monkeypatch.setattr(course, "RUNS_CACHE", str(tmp_path / "runs"))
+    monkeypatch.setattr(course.subprocess, "run", runs)
+    path = _lesson_file(tmp_path)
+    first = course.run_lesson(path)
+    assert course.run_lesson(path) == first and runs.count == 1
+    assert course.run_lesson(path, fresh=True)["executed"]["run"] == 2  # --rerun runs it, and keeps that run
+    assert course.run_lesson(path)["executed"]["run"] == 2 and runs.count == 2
+    assert os.listdir(tmp_path / "runs") == [course.run_key(json.loads(open(path).read())) + ".json"]
+
+
+def test_a_damaged_kept_run_is_run_again_and_replaced(tmp_path, monkeypatch):
+    runs = _Runs()
+    monkeypatch.setattr(course, "RUNS_CACHE", str(tmp_path / "runs"))
+    monkeypatch.setattr(course.subprocess, "run", runs)
+    path = _lesson_file(tmp_path)
+    course.run_lesson(path)
+    [kept] = (tmp_path / "runs").iterdir()
+    kept.write_text('{"executed": ')  # cut short
+    assert course.run_lesson(path)["executed"]["run"] == 2
+    assert json.loads(kept.read_text())["executed"]["run"] == 2
+
+
+def test_a_home_without_a_cache_still_runs_the_lesson(tmp_path, monkeypatch):
+    runs = _Runs()
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("")
+    monkeypatch.setattr(course, "RUNS_CACHE", str(blocked / "runs"))
+    monkeypatch.setattr(course.subprocess, "run", runs)
+    path = _lesson_file(tmp_path)
+    assert course.run_lesson(path)["executed"]["run"] == 1
+    assert course.run_lesson(path)["executed"]["run"] == 2  # nothing kept: run again
 
 
 def test_code_tables_regenerated():
