@@ -18,6 +18,7 @@ one replaced by student code is a change it reports.
 
 from __future__ import annotations
 
+import importlib.machinery
 import sys
 import types
 
@@ -30,7 +31,11 @@ STANDINS = {"checks": outside_checks, "i18n": i18n}
 def install() -> None:
     """Make ``import autograder.checks`` and ``import autograder.i18n`` find the stand-ins here."""
     package = types.ModuleType("autograder", "The grader, as a grading kernel sees it: only what notebooks import.")
-    package.__path__ = []  # a package with no folder: nothing else can be imported from it
+    # A package with no folder: nothing else can be imported from it.  Its spec says so too, and is
+    # there at all because a lesson's install cell asks importlib.util.find_spec("autograder"),
+    # which refuses a module without one.
+    package.__spec__ = importlib.machinery.ModuleSpec("autograder", None, is_package=True)
+    package.__spec__.submodule_search_locations = package.__path__ = []
     sys.modules["autograder"] = package
     for name, module in STANDINS.items():
         sys.modules[f"autograder.{name}"] = module

@@ -26,6 +26,9 @@ KERNEL = textwrap.dedent(
 
     standins.install()
     seen = {}
+    import importlib.util  # a lesson's install cell asks whether the course's packages are there
+
+    seen["found"] = importlib.util.find_spec("autograder") is not None
     from autograder.checks import NotYet, check, check_quiz, check_train_step  # what test cells say
     from autograder.i18n import use_language  # what a Portuguese lesson's install cell says
     import gradebox.i18n
@@ -55,7 +58,7 @@ def test_a_grading_kernels_autograder_is_the_job_sides_and_holds_nothing_else():
     assert printed == ["train_step: checked by the grader outside the notebook.",
                        "graph_ops: checked by the grader outside the notebook."]  # fmt: skip
     assert seen["outside"] == ["NotYet: train_step: this check runs outside the notebook, in the grader (ScoreChecks)"]
-    assert seen["check"] == "failed" and seen["language"] == "pt_BR"
+    assert seen["check"] == "failed" and seen["language"] == "pt_BR" and seen["found"]
     assert seen["modules"] == ["autograder", "autograder.checks", "autograder.i18n"]  # the stand-ins alone
 
 
