@@ -789,7 +789,7 @@ def account(
 
 def quiz_feedback_words(assignment: str) -> list[int]:
     """The words of each quick-check answer's explanation (`why`), in question order."""
-    path = os.path.join(ROOT, "autograder", "quizzes", f"{assignment}.json")
+    path = os.path.join(ROOT, "gradebox", "quizzes", f"{assignment}.json")
     if not os.path.exists(path):
         return []
     with open(path, encoding="utf-8") as f:
@@ -1177,7 +1177,7 @@ def write_editions() -> list[str]:
 # pushes to `student_repository` / `student_branch`: the repository every badge and install cell names.
 
 STUDENT_EDITION = os.path.join("build", "student-edition")  # the default --out (build/ is ignored by git)
-STUDENT_PACKAGES = ("autograder", "gradlessons")  # the self-check and the explorers: pyproject's packages.find
+STUDENT_PACKAGES = ("autograder", "gradebox", "gradlessons")  # the self-check, its job side, the explorers
 STUDENT_FILES = ("environment.yml", "postBuild")  # Binder's build (repo2docker)
 STUDENT_FOLDERS = ("lab",)  # the JupyterLab settings postBuild installs
 LICENSES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
@@ -1483,7 +1483,7 @@ def build_student_edition(out: str, commit: str = "HEAD") -> dict:
             identity += ["-c", f"{key}={fallback}"]
     message = (
         f"{EDITION_SUBJECT}{sha}\n\nBuilt by `python3 course.py student-edition` from that commit of the course's "
-        "sources: the student notebooks (release/), the packages autograder and gradlessons, Binder's files. "
+        "sources: the student notebooks (release/), the packages autograder, gradebox and gradlessons, Binder's files. "
         "No solution, hidden test or instructor's file is in it.\n"
     )
     _git([*identity, "commit", "-q", "-m", message], out)

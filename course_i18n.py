@@ -7,9 +7,9 @@ English is the one source (issue 37).  Translations live in gettext catalogues u
   ``msgctxt`` = ``<cell id>/<role>/<n>`` (where it is), ``msgid`` = the English text.  Change the
   English and the pair no longer matches: ``update_po`` keeps the old translation as *fuzzy*, with the
   old English beside it, and the catalogue test refuses fuzzy entries until a translator has looked.
-- one per package (``autograder.po``, ``gradlessons.po``), extracted from the code by Babel's Python
+- one per package (``autograder.po``, ``gradebox.po``, ``gradlessons.po``), extracted from the code by Babel's Python
   extractor (``_``, ``N_``, ``pgettext``, ``ngettext``), compiled by ``sync`` into the package's
-  ``_locale`` folder, where ``autograder.i18n`` reads it at run time with the standard library.
+  ``_locale`` folder, where ``gradebox.i18n`` reads it at run time with the standard library.
 - ``course.po``: the text ``course.py sync`` writes itself (the lesson-length cell, the badges).
 
 Babel is needed only here, by the authors' tools (``requirements-dev.txt``), never by a learner.
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LOCALE = os.path.join(ROOT, "locale")
-PACKAGES = ("autograder", "gradlessons")
+PACKAGES = ("autograder", "gradebox", "gradlessons")
 PACKAGE_KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
                     "npgettext": ((1, "c"), 2, 3)}  # fmt: skip
 CODE_SPAN = re.compile(r"`[^`\n]+`")
@@ -89,7 +89,7 @@ def package_template(package: str, root: str = ROOT):
                                                             comment_tags=("i18n:",)):  # fmt: skip
                 catalog.add(message, None, [(os.path.relpath(path, root), line)], auto_comments=comments,
                             context=context)  # fmt: skip
-    if package == "autograder":
+    if package == "gradebox":
         add_quiz_entries(catalog, root)
     return catalog
 
@@ -110,13 +110,13 @@ def _jinja_extract(fileobj, keywords, comment_tags, options):
 
 def quiz_entries(root: str = ROOT) -> Iterator[tuple[str, str, str, int | None]]:
     """(context, English text, file, line) of every quick check's ``why`` and ``hint``
-    (``autograder/quizzes/<lesson>.json``): the JSON stays English, and ``autograder.checks`` looks
+    (``gradebox/quizzes/<lesson>.json``): the JSON stays English, and ``gradebox.quick_checks`` looks
     each text up under ``quiz:<lesson>:<qN>:why`` (or ``:hint``) where it shows it."""
     import json
 
-    from autograder.checks import quiz_context
+    from gradebox.quick_checks import quiz_context
 
-    folder = os.path.join(root, "autograder", "quizzes")
+    folder = os.path.join(root, "gradebox", "quizzes")
     for name in sorted(os.listdir(folder)):
         if not name.endswith(".json"):
             continue
@@ -133,7 +133,7 @@ def quiz_entries(root: str = ROOT) -> Iterator[tuple[str, str, str, int | None]]
 
 
 def add_quiz_entries(catalog, root: str = ROOT) -> None:
-    """The quick checks' ``why`` and ``hint`` into the ``autograder`` template (see ``quiz_entries``)."""
+    """The quick checks' ``why`` and ``hint`` into the ``gradebox`` template (see ``quiz_entries``)."""
     shown_after = {"why": "✅ {question}: right.", "hint": "❌ {question}: not quite yet. Hint:"}
     for context, text, path, line in quiz_entries(root):
         _quiz, lesson, question, part = context.split(":")

@@ -57,7 +57,7 @@ c.ExecutePreprocessor.iopub_timeout = 10
 
 # --- Autograding: sandboxed, limited, and never stopped by one submission ---------------------
 # Every notebook runs in a kernel forked from a warm server inside bubblewrap (see
-# autograder/sandbox/; the nbgrader plug-ins are in autograder/grading/): no network, only its
+# autograder/host/; the nbgrader plug-ins are in autograder/grading/): no network, only its
 # own copy of the submission and the Python environment visible, its own user id, processes,
 # /tmp and limits.  Each limit stops that notebook only; its cells get a clear error and grading
 # goes on.  Without bubblewrap, grading refuses to start.
@@ -104,7 +104,7 @@ c.Autograde.autograde_preprocessors = [
 # the last one, finds the same errors for the cost of one check instead of one per preprocessor.
 c.Exporter.optimistic_validation = True
 # Limits (memory, processes, file size, output, time per check, per cell and per notebook): their
-# defaults live in autograder/sandbox/limits.py and nowhere else; override them here, e.g.
+# defaults live in gradebox/limits.py and nowhere else; override them here, e.g.
 #   c.SandboxLimits.memory_mb = 4096
 #   c.SandboxLimits.cell_seconds = 120      (or nbgrader's own c.ExecutePreprocessor.timeout)
 

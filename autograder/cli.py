@@ -10,13 +10,17 @@ import os
 import pkgutil
 import sys
 
+from gradebox.limits import DEFAULTS
+
 from . import i18n
-from .sandbox.limits import DEFAULT_JOBS, DEFAULT_JOBS_RULE, DEFAULTS
+from .host.limit_settings import DEFAULT_JOBS, DEFAULT_JOBS_RULE
 
 
 def _exercise_names() -> list[str]:
     """The exercises' module names, without importing them (and torch): `grade` needs neither."""
-    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exercises")
+    import gradebox  # the package alone: its __init__ imports nothing
+
+    folder = os.path.join(os.path.dirname(os.path.abspath(gradebox.__file__)), "exercises")
     return sorted(info.name for info in pkgutil.iter_modules([folder]) if not info.name.startswith("_"))
 
 
@@ -178,7 +182,7 @@ def _quiet_gradebook() -> None:
 def grade_main(args) -> int:
     from .grading.course import GradeError
     from .grading.grade import Grader, Shard
-    from .sandbox.bwrap import SandboxError
+    from .host.bwrap import SandboxError
 
     # What grading writes (autograded/, .autograder/, a SQLite gradebook) is the grader account's only.
     os.umask(0o077)
@@ -311,8 +315,8 @@ def export_main(args) -> int:
 
 
 def _start_server() -> None:
-    from .sandbox.bwrap import SandboxError
-    from .sandbox.client import shared_server
+    from .host.bwrap import SandboxError
+    from .host.client import shared_server
 
     try:
         shared_server("exercise")
@@ -342,7 +346,7 @@ def diagnose_main(args) -> int:
     import threading
     from dataclasses import replace
 
-    from .sandbox.bwrap import SandboxError
+    from .host.bwrap import SandboxError
 
     limits = replace(DEFAULTS, check_seconds=args.timeout, memory_mb=args.memory_mb)
     # The warm server starts (and imports torch, in the sandbox) while the judging process imports

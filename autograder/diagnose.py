@@ -1,11 +1,11 @@
 """The Python API behind the diagnose CLI and the notebook's own self-check.
 
 student code -> its run through the exercise's scenarios, where the student's code lives
-(``autograder.jobs``) -> one record per scenario -> the judge (``autograder.judge``), in a process
+(``gradebox.jobs``) -> one record per scenario -> the judge (``autograder.judge``), in a process
 the student's code never touched -> ``Verdict``.
 
 * a file (``diagnose_file``/``diagnose_files``): a job of the warm sandboxed server
-  (``sandbox.client``), its records judged in a judging process with limits (``judge.pool``);
+  (``host.client``), its records judged in a judging process with limits (``judge.pool``);
 * a notebook's function (``diagnose_function``, the self-check in a student's own notebook): each
   scenario in a child of the notebook's kernel (``jobs.run.run_in_children``), judged in the kernel.
   That protects the student's kernel; it is not a grade (grades come from the sandbox).
@@ -21,10 +21,12 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from . import exercises
+from gradebox import exercises
+from gradebox.limits import DEFAULTS, Limits
+from gradebox.tamper.provenance import provenance_problems
+
+from .host.limit_settings import DEFAULT_JOBS
 from .i18n import _
-from .sandbox.limits import DEFAULT_JOBS, DEFAULTS, Limits
-from .tamper.provenance import provenance_problems
 from .verdict import Verdict
 
 
@@ -32,7 +34,8 @@ def diagnose_function(
     exercise: str, fn, start: str = "fresh", seed: int = 0, limits: Limits = DEFAULTS
 ) -> tuple[Verdict, str]:
     """The verdict for a function object (a notebook's), and what the function printed."""
-    from .jobs.run import run_in_children
+    from gradebox.jobs.run import run_in_children
+
     from .judge import judge_safely, tampered_verdict
 
     scenarios = exercises.get(exercise).suite(start, seed)
@@ -48,8 +51,8 @@ def diagnose_file(
 ) -> Verdict:
     """The verdict for the function ``exercise`` defined in the Python file ``path``, run in the
     sandbox (a job of the warm server), judged in ``pool`` (the shared one by default)."""
+    from .host.client import run_exercise
     from .judge.pool import shared_pool
-    from .sandbox.client import run_exercise
 
     exercises.get(exercise).suite(start, seed)  # an unknown name or start fails here, before any job
     pool = pool or shared_pool(limits)
@@ -68,8 +71,8 @@ def diagnose_files(
     """Verdicts for many files, in the order given, ``jobs`` sandboxed jobs at a time (0: the
     default, ``DEFAULT_JOBS``).  The warm server starts once; a file that crashes, hangs or exits
     does not stop the others."""
+    from .host.client import shared_server
     from .judge.pool import shared_pool
-    from .sandbox.client import shared_server
 
     exercises.get(exercise).suite(start, seed)
     pool = shared_pool(limits)  # starts judging while the server boots
@@ -86,7 +89,7 @@ def diagnose_files(
 
 
 def _safe_file(exercise: str, path: str, start: str, seed: int, limits: Limits, pool) -> Verdict:
-    from .sandbox.client import SandboxError
+    from .host.client import SandboxError
 
     if not os.path.isfile(path):
         return Verdict(exercise, "error", _("There is no file at {path}.").format(path=path))

@@ -68,9 +68,16 @@ def student_files(work: str, n: int, exercise: str = "train_step") -> list[str]:
     return files
 
 
+def packages_at(ref: str) -> list[str]:
+    """The course's packages at a git revision: the job side (gradebox) has its own since issue 38,
+    and a revision from before it has none to archive."""
+    names = ["autograder", "gradebox", "gradlessons"]
+    return [n for n in names if subprocess.run(["git", "cat-file", "-e", f"{ref}:{n}"], cwd=ROOT).returncode == 0]
+
+
 def extract(ref: str, folder: str) -> str:
     """The grader as it was at a git revision, in ``folder``."""
-    archive = subprocess.run(["git", "archive", ref, "autograder", "gradlessons"], cwd=ROOT, capture_output=True)
+    archive = subprocess.run(["git", "archive", ref, *packages_at(ref)], cwd=ROOT, capture_output=True)
     if archive.returncode != 0:
         raise SystemExit(f"git archive {ref}: {archive.stderr.decode().strip()}")
     os.makedirs(folder, exist_ok=True)

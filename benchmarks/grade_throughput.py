@@ -29,7 +29,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from autograder.sandbox.limits import DEFAULT_JOBS, DEFAULT_JOBS_RULE  # noqa: E402 - the course's root, just above
+from autograder.host.limit_settings import DEFAULT_JOBS, DEFAULT_JOBS_RULE  # noqa: E402 - the course's root, just above
 
 LESSON = "lesson3_zeroing_grad"
 
@@ -66,9 +66,16 @@ def variants(good: dict[str, str]) -> list[dict[str, str]]:
     ]
 
 
+def packages_at(ref: str) -> list[str]:
+    """The course's packages at a git revision: the job side (gradebox) has its own since issue 38,
+    and a revision from before it has none to archive."""
+    names = ["autograder", "gradebox", "gradlessons"]
+    return [n for n in names if subprocess.run(["git", "cat-file", "-e", f"{ref}:{n}"], cwd=ROOT).returncode == 0]
+
+
 def extract(ref: str, folder: str) -> str:
     """The grader and the course config as they were at a git revision, in ``folder``."""
-    paths = ["autograder", "gradlessons", "notebooks", "nbgrader_config.py"]
+    paths = [*packages_at(ref), "notebooks", "nbgrader_config.py"]
     archive = subprocess.run(["git", "archive", ref, *paths], cwd=ROOT, capture_output=True)
     if archive.returncode != 0:
         raise SystemExit(f"git archive {ref}: {archive.stderr.decode().strip()}")

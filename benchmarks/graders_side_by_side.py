@@ -33,7 +33,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LESSON = "lesson3_zeroing_grad"
 sys.path.insert(0, ROOT)
-from autograder.sandbox.limits import DEFAULT_JOBS, DEFAULT_JOBS_RULE  # noqa: E402 - the course's root, just above
+from autograder.host.limit_settings import DEFAULT_JOBS, DEFAULT_JOBS_RULE  # noqa: E402 - the course's root, just above
 
 
 def make_class(course: str, db_url: str, n: int) -> None:

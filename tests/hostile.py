@@ -31,10 +31,10 @@ def train_step(model, optimizer, loss_fn, x, y):
 # autograd at the parameters the run really had (the judge's references cannot be imported).
 FORGERY = """
 import json as _json, os as _os, torch as _torch
-from autograder import exercises as _exercises
-from autograder.jobs.run import encode_record as _encode, run_scenario as _run
-from autograder.sandbox.protocol import write_frame as _write
-from autograder.exercises._lesson3.scenarios import build as _build
+from gradebox import exercises as _exercises
+from gradebox.jobs.run import encode_record as _encode, run_scenario as _run
+from gradebox.protocol import write_frame as _write
+from gradebox.exercises._lesson3.scenarios import build as _build
 
 REACHED_THE_JUDGE = []
 try:
@@ -101,8 +101,8 @@ _forge_all(_named)
 # Records that say nothing: a manual step with no rounds at all (its judge once passed an empty list).
 EMPTY_RECORDS = """
 import json as _json, os as _os
-from autograder.record import encode as _encode
-from autograder.sandbox.protocol import write_frame as _write
+from gradebox.record import encode as _encode
+from gradebox.protocol import write_frame as _write
 
 _empty = _encode({"observation": {"rounds": []}, "error": None, "tampered": []})
 _plan = _json.loads(_os.pread(0, 1 << 22, 0))
@@ -117,8 +117,8 @@ _os._exit(0)
 # level; JSON cannot), far deeper than any record, and a pickle where a record should be.
 SLOW_RECORDS = """
 import json as _json, os as _os, pickle as _pickle
-from autograder.record import MAGIC as _MAGIC
-from autograder.sandbox.protocol import write_frame as _write
+from gradebox.record import MAGIC as _MAGIC
+from gradebox.protocol import write_frame as _write
 
 _deep = ("[" * 100_000 + "]" * 100_000).encode()
 _nested = _MAGIC + len(_deep).to_bytes(8, "little") + _deep

@@ -10,8 +10,9 @@ import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import autograder.i18n as i18n
+import autograder.i18n as grader_i18n
 import course_i18n
+import gradebox.i18n as i18n
 
 PSEUDO = "xx"
 
@@ -22,7 +23,8 @@ def pseudo_language(folder: str, packages: tuple[str, ...] = course_i18n.PACKAGE
     made = course_i18n.compile_pseudo(packages, folder, PSEUDO)
     catalogues = [importlib.import_module(f"{package}.i18n").MESSAGES for package in packages]
     before = (i18n.LANGUAGES, [c.localedir for c in catalogues])
-    i18n.LANGUAGES = (*i18n.LANGUAGES, PSEUDO)
+    # The language is gradebox.i18n's (checked there); the grader re-exports the list (its CLI's choices).
+    i18n.LANGUAGES = grader_i18n.LANGUAGES = (*i18n.LANGUAGES, PSEUDO)
     for package, catalogue in zip(packages, catalogues):
         catalogue.localedir = made[package]
     i18n.translation.cache_clear()
@@ -30,7 +32,7 @@ def pseudo_language(folder: str, packages: tuple[str, ...] = course_i18n.PACKAGE
         with i18n.speaking(PSEUDO):
             yield PSEUDO
     finally:
-        i18n.LANGUAGES = before[0]
+        i18n.LANGUAGES = grader_i18n.LANGUAGES = before[0]
         for catalogue, localedir in zip(catalogues, before[1]):
             catalogue.localedir = localedir
         i18n.translation.cache_clear()

@@ -1,12 +1,12 @@
 """Judging a test's own functions in this process, as the sandboxed paths judge students' files:
-each scenario run by the job's code (``autograder.jobs.run``), its record written and read back in
+each scenario run by the job's code (``gradebox.jobs.run``), its record written and read back in
 the record format, and the verdict from the same judge (``autograder.judge``)."""
 
 from __future__ import annotations
 
-from autograder import exercises
-from autograder.jobs.run import encode_record, run_all
 from autograder.judge import judge_scenarios
+from gradebox import exercises
+from gradebox.jobs.run import encode_record, run_all
 
 
 def records_of(exercise: str, fn, scenarios: list, load=None) -> list[bytes]:

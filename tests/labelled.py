@@ -69,7 +69,7 @@ def diagnose_here(exercise: str, paths: list[str], timeout: float | None = None,
     from dataclasses import replace
 
     from autograder.diagnose import diagnose_files
-    from autograder.sandbox.limits import DEFAULTS
+    from gradebox.limits import DEFAULTS
 
     if timeout is not None:
         limits["check_seconds"] = timeout

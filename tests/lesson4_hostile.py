@@ -194,7 +194,7 @@ ATTACKS = [
         "predict",
         "rebinds_the_recorders_reader",
         _predict(
-            "import autograder.exercises._lesson4.recorder as recorder\n"
+            "import gradebox.exercises._lesson4.recorder as recorder\n"
             "hooks = torch._C._autograd._top_saved_tensors_default_hooks(False)\n"
             "torch._C._autograd._pop_saved_tensors_default_hooks()\n"
             "recorder._grad_fn = lambda tensor: None\nrecorder._grad_enabled = lambda: False\n"

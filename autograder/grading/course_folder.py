@@ -39,6 +39,7 @@ SERVED = {
     "hub/etc": "every server's Jupyter settings: the hub sets JUPYTER_CONFIG_PATH to hub/etc/jupyter "
     "(and hub/etc/student for students)",
     "autograder": "the lessons' checks import it; an environment installed with `pip install -e` imports it from here",
+    "gradebox": "the job side of the grader, which autograder imports: imported from here like autograder",
     "gradlessons": "the lessons' widgets and plots, imported from here like autograder",
 }
 

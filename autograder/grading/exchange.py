@@ -58,7 +58,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import check_mode, ignore_patterns, parse_utc
 from traitlets import Integer, Unicode
 
-from ..sandbox.folders import trusted_folder
+from ..host.folders import trusted_folder
 from .terminal import terminal_safe
 
 REFUSALS = os.path.join(".autograder", "refused-submissions")

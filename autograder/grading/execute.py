@@ -28,9 +28,9 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, default
 
+from ..host.client import template_server
+from ..host.limit_settings import SandboxLimits
 from ..i18n import N_, _, speaking
-from ..sandbox.client import template_server
-from ..sandbox.limits import SandboxLimits
 from .kernel import SandboxKernelManager
 from .language import learner_language
 from .notes import NOTE_CELL_TAG, add_note
@@ -134,7 +134,7 @@ class SandboxedExecute(Execute):
 
     @default("timeout")
     def _cell_seconds(self):
-        # Per cell: the course's default (autograder/sandbox/limits.py), unless the config sets
+        # Per cell: the course's default (gradebox/limits.py), unless the config sets
         # ExecutePreprocessor.timeout (or SandboxLimits.cell_seconds).
         return SandboxLimits(parent=self).cell_seconds
 
@@ -248,7 +248,7 @@ class SandboxedExecute(Execute):
                 self._stop(cell, *reason(CELL_TOO_LONG, seconds=self._cell_timeout))
         except DeadKernelError:
             if hasattr(self.km, "stop_reason"):
-                self._stop(cell, self.km.stop_reason())  # the sandbox's words (sandbox/client.py)
+                self._stop(cell, self.km.stop_reason())  # the sandbox's words (host/client.py)
             else:
                 self._stop(cell, *reason(KERNEL_DIED))
         else:

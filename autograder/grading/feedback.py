@@ -40,8 +40,9 @@ from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets import List, Unicode
 
+from gradebox.display import NOT_PASSED, PASSED, meaning_lines, shown_lines, wrapped
+
 from .. import codes as code_table
-from ..display import NOT_PASSED, PASSED, meaning_lines, shown_lines, wrapped
 from ..i18n import N_, _, checked, speaking
 from ..verdict import strip_case
 from .language import learner_language
@@ -153,7 +154,7 @@ RAISED = (
 # notebook>, line 4)": the error's name, its text and where, all Python's own words in any language.
 # The last such place when there are several, as the report's short_reason says it.
 _RAISED_IN_CELL = re.compile(r"\b([A-Z]\w*): .*\(<([^<>]*)>, line (\d+)\)", re.DOTALL)
-# The scoring job's own words (jobs/score.py, English in every edition) when no function was defined
+# The scoring job's own words (gradebox/jobs/score_job.py, English in every edition) when no function was defined
 # because an answer cell raised: "... (a cell raised NameError: name 'x' is not defined)."
 _CELL_RAISED = re.compile(r"\(a cell raised (\w+): ")
 

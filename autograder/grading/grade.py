@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import nbformat
 from tqdm import tqdm
 
-from ..sandbox.limits import DEFAULT_JOBS, SandboxLimits
+from ..host.limit_settings import DEFAULT_JOBS, SandboxLimits
 from .course import GRADED_FROM, CourseAssignment, GradeError
 from .gradebook import shared_engines
 from .ledger import write_ledger
@@ -281,7 +281,7 @@ class Grader:
         return self._grade_all(todo, everyone, started, outcomes)
 
     def _grade_all(self, todo: list[str], everyone: list[str], started: float, outcomes: dict) -> Summary:
-        from ..sandbox.client import shared_server
+        from ..host.client import shared_server
 
         interrupted = False
         if todo:

@@ -21,7 +21,7 @@ import stat
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..sandbox.limits import SandboxLimits
+from ..host.limit_settings import SandboxLimits
 from .notes import add_note, add_review
 
 REFUSED = ".refused"

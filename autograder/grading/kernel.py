@@ -18,8 +18,17 @@ from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
-from ..sandbox.client import JobProcess, shared_server, template_server
-from ..sandbox.limits import Limits, SandboxLimits
+from gradebox.limits import Limits
+
+from ..host.client import JobProcess, shared_server, template_server
+from ..host.limit_settings import SandboxLimits
+
+#: What a grading kernel's environment holds besides the basics the sandbox's client gives every job:
+#: nbgrader's word that the notebook is being autograded, and that its test cells' checks are scored
+#: outside the kernel (its ``autograder.checks`` is the job side's stand-in, which says so anyway;
+#: the variable tells any other code in the notebook the same).  The grader says it; the sandbox
+#: only applies what a request carries (``gradebox.box.confine``).
+KERNEL_ENV = {"NBGRADER_EXECUTION": "autograde", "AUTOGRADER_CHECKS": "outside"}
 
 
 def _copy_submission(source: str, target: str, limit: int) -> None:
@@ -51,7 +60,7 @@ class SandboxProvisioner(LocalProvisioner):
         limits = km.limits()
         if cwd and os.path.isdir(cwd):
             _copy_submission(cwd, work_dir, limits.submission_bytes)
-        self.process = km.server.spawn_kernel(km.job_dir, work_dir, km.connection_file, limits)
+        self.process = km.server.spawn_kernel(km.job_dir, km.connection_file, limits, KERNEL_ENV)
         self.pid, self.pgid = self.process.pid, None
         self.cwd = work_dir
         return self.connection_info
@@ -71,7 +80,7 @@ class SandboxKernelManager(AsyncKernelManager):
     template: list[str] | None = None  # shared cells this kernel should start after (see execute.py)
 
     def limits(self) -> Limits:
-        """The course's limits (autograder/sandbox/limits.py), as nbgrader_config.py sets them."""
+        """The course's limits (gradebox/limits.py), as nbgrader_config.py sets them."""
         return SandboxLimits(parent=self).limits()
 
     @property

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import psutil
 
-from ..sandbox.folders import UntrustedFolder, trusted_folders
+from ..host.folders import UntrustedFolder, trusted_folders
 from .course import GradeError
 
 FOLDER = ".autograder"

@@ -271,7 +271,7 @@ def notebook_quiz(nb) -> dict[str, str | None]:
 
 
 def course_quiz_keys(assignment: str) -> dict[str, str]:
-    """The right answer of each quick-check question, from the course's own key (autograder/quizzes/,
+    """The right answer of each quick-check question, from the course's own key (gradebox/quizzes/,
     which stores each answer's hash: the choice whose hash it is)."""
     from ..checks import _answer_hash, load_quiz
     from ..i18n import edition_of

@@ -11,7 +11,7 @@ ran, scores them from outside:
   hidden tests included), in notebook order;
 * one job of the sandbox's server (the one that ran the lesson's shared cells, so the answers run
   where they ran in the notebook) executes the answer cells in order and, at each test cell, runs
-  its checks, each scenario in a child of that job (``autograder.jobs.score``), and sends back one
+  its checks, each scenario in a child of that job (``gradebox.jobs.score_job``), and sends back one
   record per scenario: what the student's code did, never a verdict;
 * the judge runs in judging processes of the grader's (``autograder.judge.pool``), on the
   records; each test cell's outputs become the verdicts (an error when a check fails, which
@@ -48,11 +48,13 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import Unicode, default
 
+from gradebox.display import shown_lines
+from gradebox.limits import SCORE_GRACE_SECONDS, Limits
+
 from ..checks import FAILED_LINE
 from ..codes import in_words
-from ..display import shown_lines
+from ..host.limit_settings import SandboxLimits
 from ..i18n import ENGLISH, N_, _, speaking
-from ..sandbox.limits import SCORE_GRACE_SECONDS, Limits, SandboxLimits
 from .cell_label import recorded_label
 from .execute import NOT_RUN, STOPPED, SandboxedExecute, error_output, shared_cells
 from .language import english_lesson, learner_language
@@ -238,8 +240,8 @@ class ScoreChecks(NbGraderPreprocessor):
             return self._preprocess(nb, resources)
 
     def _preprocess(self, nb, resources):
+        from ..host.client import shared_server, template_server
         from ..judge.pool import shared_pool
-        from ..sandbox.client import shared_server, template_server
 
         plan, targets = self._plan(nb)
         self._quizzes(nb)
@@ -337,8 +339,8 @@ class ScoreChecks(NbGraderPreprocessor):
             job.close_files()
 
     def _write(self, cell, index: int, checks: list[dict], frames, ended, pool, blank: set[str], resources) -> None:
+        from ..host.client import in_order
         from ..i18n import language
-        from ..sandbox.client import in_order
         from ..verdict import Verdict
 
         lang = language()  # the learner's (preprocess speaks it); the metadata's message stays English

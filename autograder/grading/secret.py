@@ -2,7 +2,7 @@
 
 The hidden test cells are public: the repository that holds the lessons holds them, with the seed
 each hidden check is written with (``check_train_step(train_step, seed=11)``), and every scenario
-a seed builds can be rebuilt by anyone from ``autograder.exercises``.  A submission could then do
+a seed builds can be rebuilt by anyone from ``gradebox.exercises``.  A submission could then do
 the right thing only on the published hidden cases.  So, while grading, every check inside a test
 cell's hidden block runs with a seed of its own, derived from a secret that only the grader knows:
 

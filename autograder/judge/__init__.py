@@ -1,11 +1,11 @@
 """The judge: what runs in the GRADER on the records a job sent back, and gives the verdict.
 
-A job (``autograder.jobs``) ran the student's code through an exercise's scenarios and sent one
+A job (``gradebox.jobs``) ran the student's code through an exercise's scenarios and sent one
 record per scenario.  Those bytes are hostile: the judge reads them as data to validate, never as
 a verdict.  For one check (an exercise, a start and a seed):
 
-1. the scenarios are rebuilt here from the seed (``autograder.exercises``), the same ones the job ran;
-2. each record is decoded within bounds (``autograder.record``) and checked against the shape the
+1. the scenarios are rebuilt here from the seed (``gradebox.exercises``), the same ones the job ran;
+2. each record is decoded within bounds (``gradebox.record``) and checked against the shape the
    exercise's judge reads (``validate``, ``schema(scenario)``); inf or NaN where a value must be
    finite is the student's run going wrong, and is named as such;
 3. a scenario that raised, timed out, died, or found torch changed ends the check with that
@@ -37,10 +37,11 @@ import re
 from dataclasses import replace
 from types import ModuleType
 
-from .. import exercises
+from gradebox import exercises
+from gradebox.limits import DEFAULTS, Limits
+from gradebox.record import UnreadableRecord, decode
+
 from ..i18n import _, pgettext
-from ..record import UnreadableRecord, decode
-from ..sandbox.limits import DEFAULTS, Limits
 from ..verdict import Verdict, code_rank, listed, names_a_case, seen_with, together
 from .validate import Fields, Flag, InvalidRecord, ListOf, NotFinite, Text, check
 
@@ -67,7 +68,7 @@ def get(name: str) -> ModuleType:
         raise KeyError(f"unknown exercise {name!r}; the exercises are: {known}") from None
 
 
-# What a job may say of one scenario (``autograder.jobs.run``), or of a scenario's child that ended
+# What a job may say of one scenario (``gradebox.jobs.run``), or of a scenario's child that ended
 # without a record (the score job writes that in its place).  The observation's own shape is the
 # exercise's (``schema``); an error's observation is read only to name a mistake (``explain_error``).
 ERROR = Fields(
@@ -254,7 +255,7 @@ def _failed(exercise, failure: dict, limits: Limits) -> Verdict:
 
 
 def tampered_verdict(exercise: str, changes: list[str]) -> Verdict:
-    from ..tamper.watch import describe
+    from gradebox.tamper.watch import describe
 
     return Verdict(
         exercise,

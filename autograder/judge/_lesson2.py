@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises._lesson2 import MAX_EVALUATIONS, MAX_GRADIENT_NUMEL, MAX_GRADIENTS, MAX_VALUE_NUMEL
+from gradebox.exercises._lesson2 import MAX_EVALUATIONS, MAX_GRADIENT_NUMEL, MAX_GRADIENTS, MAX_VALUE_NUMEL
+
 from ..i18n import _
 from ..verdict import Verdict
 from .validate import Fields, Flag, ListOf, Number, OneOf, Optional, Tensor, Text

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises._lesson4 import InferenceScenario, build_model
-from ..exercises._lesson4.recorder import MAX_LOSS_CALLS, MAX_SCALARS
+from gradebox.exercises._lesson4 import InferenceScenario, build_model
+from gradebox.exercises._lesson4.recorder import MAX_LOSS_CALLS, MAX_SCALARS
+
 from ..i18n import N_, _
 from ..verdict import Verdict, first_failure
 from .validate import Fields, Flag, ListOf, Number, Optional, Tensor, Text

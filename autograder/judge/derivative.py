@@ -13,8 +13,9 @@ import math
 
 import torch
 
-from ..exercises._lesson2 import SCALAR_FUNCTIONS
-from ..exercises.derivative import NAME, Point
+from gradebox.exercises._lesson2 import SCALAR_FUNCTIONS
+from gradebox.exercises.derivative import NAME, Point
+
 from ..i18n import pgettext
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import contradiction, made_by_autograd, recorder_spec, returned_spec, tampered

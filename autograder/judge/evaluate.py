@@ -9,8 +9,9 @@ import math
 
 import torch
 
-from ..exercises._lesson4 import InferenceScenario, build_batches, build_loss
-from ..exercises.evaluate import NAME
+from gradebox.exercises._lesson4 import InferenceScenario, build_batches, build_loss
+from gradebox.exercises.evaluate import NAME
+
 from ..i18n import pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson4 import LOSS_CALLS, judge_all, recorder_tampered, reference_outputs, trace_schema, unseen

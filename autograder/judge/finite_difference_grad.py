@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises._lesson2 import FIELD_FUNCTIONS
-from ..exercises.finite_difference_grad import DEFAULT_EPS, NAME, Field, make_x
+from gradebox.exercises._lesson2 import FIELD_FUNCTIONS
+from gradebox.exercises.finite_difference_grad import DEFAULT_EPS, NAME, Field, make_x
+
 from ..i18n import pgettext
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import contradiction, recorder_spec, returned_spec, same, tampered, used_autograd

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises._lesson1 import FreezeScenario, build_model
-from ..exercises.freeze_all_but import NAME
+from gradebox.exercises._lesson1 import FreezeScenario, build_model
+from gradebox.exercises.freeze_all_but import NAME
+
 from ..i18n import pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson1 import expected_flags

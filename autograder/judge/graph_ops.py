@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..exercises._lesson1 import GraphScenario, build_graph
-from ..exercises.graph_ops import MAX_ITEMS, NAME
+from gradebox.exercises._lesson1 import GraphScenario, build_graph
+from gradebox.exercises.graph_ops import MAX_ITEMS, NAME
+
 from ..i18n import pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson1 import bfs_names, bfs_names_dedupe_by_name, bfs_names_with_repeats, dfs_orders

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises._lesson4 import InferenceScenario, build_batches
-from ..exercises.head_forward import NAME, build_pair, output_weights
+from gradebox.exercises._lesson4 import InferenceScenario, build_batches
+from gradebox.exercises.head_forward import NAME, build_pair, output_weights
+
 from ..i18n import pgettext
 from ..verdict import Verdict
 from ._lesson4 import OTHER_OUT, TENSOR_OUT, close, from_forward, judge_all, recorder_tampered, trace_schema, unseen

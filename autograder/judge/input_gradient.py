@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises.input_gradient import NAME, InputGradientScenario, build
+from gradebox.exercises.input_gradient import NAME, InputGradientScenario, build
+
 from ..i18n import pgettext
 from ..verdict import Verdict, first_failure, returned_kind
 from ._lesson2 import contradiction, recorder_spec, returned_spec, same, tampered

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import torch
 
-from ..exercises.make_trainable import NAME, InputScenario, build_input, snapshot_input
+from gradebox.exercises.make_trainable import NAME, InputScenario, build_input, snapshot_input
+
 from ..i18n import pgettext
 from ..verdict import Verdict
 from .texts import Texts

@@ -8,8 +8,9 @@ import functools
 
 import torch
 
-from ..exercises._lesson3.scenarios import Scenario
-from ..exercises.manual_sgd_step import NAME, make_params
+from gradebox.exercises._lesson3.scenarios import Scenario
+from gradebox.exercises.manual_sgd_step import NAME, make_params
+
 from ..i18n import N_, _, pgettext
 from ..verdict import Verdict, first_failure, together
 from .texts import Texts

@@ -28,8 +28,9 @@ import tempfile
 import threading
 from multiprocessing.connection import Connection
 
+from gradebox.limits import DEFAULTS, Limits
+
 from ..i18n import ENGLISH, _, checked, language, speaking
-from ..sandbox.limits import DEFAULTS, Limits
 from ..verdict import Verdict
 
 

@@ -6,8 +6,9 @@ returned tensor made by the model from ``x`` (``_lesson4``)."""
 
 from __future__ import annotations
 
-from ..exercises._lesson4 import InferenceScenario, build_batches
-from ..exercises.predict import NAME
+from gradebox.exercises._lesson4 import InferenceScenario, build_batches
+from gradebox.exercises.predict import NAME
+
 from ..i18n import pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson4 import (

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ..exercises._lesson3.scenarios import Scenario
-from ..exercises.train_step import NAME
+from gradebox.exercises._lesson3.scenarios import Scenario
+from gradebox.exercises.train_step import NAME
+
 from ..i18n import _, npgettext, pgettext
 from ..verdict import Verdict, returned_kind
 from ._lesson3.runs import SWAPPED_LOSS, correct, judge_runs, loss_matches, scaler_found_no_gradient, swapped_loss

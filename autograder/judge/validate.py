@@ -1,6 +1,6 @@
 """What a record may look like, checked before any judge reads it.
 
-A record comes from a process that ran student code (see ``autograder.record``): its shape is the
+A record comes from a process that ran student code (see ``gradebox.record``): its shape is the
 attacker's to choose.  Each exercise's judge declares, per scenario, the shape of the observation
 it reads (``schema(scenario)``), with these few specs; ``check(spec, value)`` walks the *spec*,
 not the value, so the work is bounded by what the judge expects, whatever the record holds.

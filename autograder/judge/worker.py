@@ -28,8 +28,9 @@ def main(argv: list[str]) -> None:
 
     import torch
 
+    from gradebox.limits import Limits
+
     from ..i18n import ENGLISH, _, checked, speaking
-    from ..sandbox.limits import Limits
     from . import judge_safely
 
     torch.set_num_threads(1)  # as in the jobs, whose runs the references are compared with

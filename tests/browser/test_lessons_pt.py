@@ -34,8 +34,8 @@ def lab_server(tmp_path_factory):
 
 def portuguese() -> dict:
     """What the page should show, from the catalogues."""
-    from autograder.display import NOT_PASSED
     from autograder.i18n import _ as autograder_text
+    from gradebox.display import NOT_PASSED
     from gradlessons.gradient_explorer.state import GradExplorerState
     from gradlessons.gradient_explorer.view import labels
 

@@ -163,8 +163,8 @@ def test_refused_run_boots_nothing(empty_course, locked, monkeypatch):
     seconds wasted."""
     import autograder.grading.grade as grade
     from autograder.grading.locks import grading_lock
+    from autograder.host import client
     from autograder.judge import pool
-    from autograder.sandbox import client
 
     started = []
     monkeypatch.setattr(client, "shared_server", lambda *args: started.append("server"))

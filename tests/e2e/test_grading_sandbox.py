@@ -23,9 +23,9 @@ try:
     group = open("/proc/self/autogroup").read().split()[-1]  # the group's nice
 except OSError:
     group = "none"
-import autograder
+import gradebox  # the job side: a grading kernel has nothing of autograder but its stand-ins
 print("PROBE", os.getuid(), status["NoNewPrivs"].strip(), status["CapEff"].strip(), status["CapBnd"].strip(),
-      os.getsid(0) == os.getpid(), group, autograder.__file__)
+      os.getsid(0) == os.getpid(), group, gradebox.__file__)
 """
 
 
@@ -111,10 +111,10 @@ def test_locked_down_as_unprivileged(tmp_path_factory, unprivileged_user):
 
 def test_clone_uses_its_own_grader(tmp_path):
     """Grading from a clone other than the one the environment was installed from: the kernels
-    import the grader from where the grading command imported it, and it is visible inside."""
+    import the job side from where the grading command imported it, and it is visible inside."""
     clone = copy_working_tree(str(tmp_path / "second-clone"), untracked=True)
     graded = probed_class(clone)
     done = grade(clone, cwd=clone)  # `python -m autograder` from the clone imports the clone's grader
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 graded" in done.stdout
-    assert probe_line(graded)[-1].startswith(os.path.join(clone, "autograder"))
+    assert probe_line(graded)[-1].startswith(os.path.join(clone, "gradebox"))

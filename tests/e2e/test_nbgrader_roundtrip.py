@@ -150,7 +150,7 @@ def test_lesson3_partial_credit(course, graded):
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_quick_checks_carry_no_points(assignment):
-    """The self-check tells right from wrong with the hashed keys shipped in autograder/quizzes/,
+    """The self-check tells right from wrong with the hashed keys shipped in gradebox/quizzes/,
     which anyone can try four letters against: the quick checks are formative."""
     cells = read(os.path.join(ROOT, "notebooks", assignment, f"{assignment}.ipynb"))["cells"]
     quiz = [

@@ -1,5 +1,5 @@
 """The quick checks do not give their answers away: the right option is not the longest one, the key
-letters are spread, and the key in autograder/quizzes/<id>.json is the source notebook's answer."""
+letters are spread, and the key in gradebox/quizzes/<id>.json is the source notebook's answer."""
 
 import collections
 import json

@@ -27,7 +27,7 @@ def verdicts():
 
 
 def test_40_files_cover_exercises():
-    from autograder.exercises import EXERCISES
+    from gradebox.exercises import EXERCISES
 
     assert len(FILES) >= 40
     assert {e for e, _, _, _ in FILES} == set(EXERCISES)

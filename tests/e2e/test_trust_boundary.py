@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.conftest import requires_bwrap
+from tests.conftest import ROOT, requires_bwrap
 from tests.course_copy import CORRECT_TRAIN_STEP
 from tests.hostile import EMPTY_RECORDS, FORGE_DIAGNOSE, INF_GRADIENTS, LOG_LINKS, SLOW_RECORDS, SNOOP
 
@@ -98,31 +98,41 @@ def test_jobs_cannot_touch_each_other(shared_folder, unprivileged_user, as_root)
     assert len(owns) == 4  # four jobs, each in its own folder, at the same time
 
 
-def test_grading_code_is_hidden(tmp_path):
+def test_a_jobs_file_system_holds_the_job_side_and_nothing_of_the_grader(tmp_path):
+    """A real job (diagnose's) tries the grader's modules, looks for its folder, and reads the mount
+    points: the judge and grading cannot be imported, the grader's package is nowhere on the job's
+    file system (in this clone it is not bound; installed in site-packages it would be covered), and
+    the job side is there and imports."""
+    grader = os.path.join(ROOT, "autograder")
     probe = (
-        "import os, autograder\n"
+        "import os\n"
         "def train_step(model, optimizer, loss_fn, x, y):\n"
-        "    package = os.path.dirname(autograder.__file__)\n"
         "    seen = []\n"
-        "    for name in ('judge', 'grading', '__pycache__'):\n"
-        "        seen.append(f'{name}={len(os.listdir(os.path.join(package, name)))}')\n"
-        "    for name in ('verdict.py', 'diagnose.py', 'codes.py', 'cli.py'):\n"
+        "    for name in ('autograder.judge', 'autograder.grading', 'autograder'):\n"
         "        try:\n"
-        "            seen.append(f'{name}={len(open(os.path.join(package, name)).read())}')\n"
-        "        except OSError:\n"
-        "            seen.append(f'{name}=closed')\n"
-        "    try:\n"
-        "        from autograder.judge import judge_check\n"
-        "        seen.append('judge_check=imported')\n"
-        "    except ImportError:\n"
-        "        seen.append('judge_check=missing')\n"
+        "            __import__(name)\n"
+        "            seen.append(f'{name}=imported')\n"
+        "        except ImportError:\n"
+        "            seen.append(f'{name}=missing')\n"
+        "    import gradebox, gradebox.jobs.profiles\n"
+        "    seen.append(f'gradebox={sorted(gradebox.jobs.profiles.PROFILES)}'.replace(' ', ''))\n"
+        f"    grader = {grader!r}\n"
+        "    files = os.listdir(grader) if os.path.isdir(grader) else []\n"
+        "    points = [line.split()[4] for line in open('/proc/self/mountinfo')]\n"
+        "    mine = [p for p in points if p == grader or p.startswith(grader + '/')]\n"
+        "    seen.append(f'grader_files={len(files)} grader_mounts={len(mine)}')\n"
+        "    job_side = os.path.dirname(gradebox.__file__)\n"
+        "    seen.append(f'gradebox_mounted={int(job_side in points)}')\n"
         "    raise RuntimeError(' '.join(seen))\n"
     )
     rows, _ = diagnose(tmp_path, "train_step", {"probe.py": probe})
     message = rows["probe.py"]["message"]
-    for part in ("judge=0", "grading=0", "__pycache__=0", "verdict.py=closed", "diagnose.py=closed",
-                 "codes.py=closed", "cli.py=closed", "judge_check=missing"):  # fmt: skip
+    for part in ("autograder.judge=missing", "autograder.grading=missing", "autograder=missing",
+                 "gradebox=['exercise','kernel']", "grader_files=0", "gradebox_mounted=1"):  # fmt: skip
         assert part in message, message
+    mounts = int(message.split("grader_mounts=")[1].split()[0])
+    installed = not os.path.isdir(grader) or grader.startswith(sys.prefix)
+    assert mounts == (1 if installed else 0), message  # covered only where a bound folder holds it
 
 
 # A torch function mode pushed when the student's file loads, and never taken off: it sees every

@@ -50,7 +50,7 @@ STEPS = ("login", "start", "lab", "list", "fetch", "answer", "self_check", "subm
 # What a failed spawn looks like to a browser (JupyterHub's spawn-pending and error pages).
 SPAWN_FAILED = re.compile(r"Spawn failed|spawn failed", re.IGNORECASE)
 REFRESH = re.compile(r"""<meta\s+http-equiv=["']refresh["']\s+content=["']\s*(\d+)""", re.IGNORECASE)
-PASSED = "✅ train_step"  # the head line of a passed check (autograder/display.py)
+PASSED = "✅ train_step"  # the head line of a passed check (gradebox/display.py)
 MAX_WAIT = 60.0  # the longest Retry-After a student honours at once (a page that asks for more is odd)
 
 

@@ -28,8 +28,9 @@ import functools
 
 import torch
 
-from ...exercises._lesson3.loops import optimizer_state
-from ...exercises._lesson3.scenarios import OPTIMIZER_NAMES, Scenario, build
+from gradebox.exercises._lesson3.loops import optimizer_state
+from gradebox.exercises._lesson3.scenarios import OPTIMIZER_NAMES, Scenario, build
+
 from ...i18n import _
 from ...verdict import Verdict
 from .hypotheses import ATOL, RTOL, close

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ...exercises._lesson3.scenarios import Scenario, build_model
+from gradebox.exercises._lesson3.scenarios import Scenario, build_model
+
 from .precision import SCENARIO, Precision, autocast
 
 # When several hypotheses explain a run equally well (a fresh start cannot tell "never clears"

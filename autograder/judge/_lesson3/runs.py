@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import torch
 
-from ...exercises._lesson3.scenarios import Scenario, build
+from gradebox.exercises._lesson3.scenarios import Scenario, build
+
 from ...i18n import N_, _, ngettext
 from ...verdict import Verdict
 from .effects import effects_problem

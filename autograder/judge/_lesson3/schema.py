@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 
-from ...exercises._lesson3.scenarios import Scenario, build_model
+from gradebox.exercises._lesson3.scenarios import Scenario, build_model
+
 from ..validate import Fields, Flag, Items, ListOf, Number, OneOf, Optional, Tensor, Text
 
 MAX_STEPS = 2000  # far more than any loop over a scenario's few batches takes, however wrong

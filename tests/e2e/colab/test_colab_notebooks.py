@@ -144,8 +144,8 @@ def test_installs_and_runs_alone(assignment, repository, colab_python, tmp_path)
     checks = "".join(t for c in notebook.cells for t in outputs(c, "stdout"))
     assert "✅" in checks and "❌" not in checks
     if assignment.endswith("_pt_br"):  # the installed packages carry the catalogue the install cell chose
-        from autograder.display import PASSED
         from autograder.i18n import _, speaking
+        from gradebox.display import PASSED
 
         with speaking("pt_BR"):
             assert f"✅ train_step: {_(PASSED)}" in checks and f": {PASSED}\n" not in checks, checks[:2000]

@@ -138,7 +138,7 @@ def test_scaler_only_loop_passes():
 
 
 def test_watch_leaves_scaler_working():
-    from autograder.exercises._lesson3 import recorder  # noqa: F401  (installs the watch)
+    from gradebox.exercises._lesson3 import recorder  # noqa: F401  (installs the watch)
 
     scaler = torch.amp.GradScaler("cpu")
     w = torch.nn.Parameter(torch.ones(2))

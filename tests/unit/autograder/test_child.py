@@ -11,7 +11,7 @@ WITHOUT_FORK = """
 import os, sys
 sys.modules["resource"] = None  # as on Windows: importing it fails
 del os.fork                     # as on Windows: no fork at all
-from autograder.sandbox.child import forking_is_safe
+from gradebox.box.child import forking_is_safe
 assert not forking_is_safe()
 from autograder.checks import check, check_train_step
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from autograder import codes
-from autograder.exercises import EXERCISES
+from gradebox.exercises import EXERCISES
 from tests.conftest import ROOT
 from tests.labelled import CORPUS, REALWORLD, labelled_files
 

@@ -14,7 +14,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
 
-from autograder import exercises
 from autograder.grading.score import ScoreChecks, checks_in
 from autograder.grading.secret import (
     FILE_NAME,
@@ -26,6 +25,7 @@ from autograder.grading.secret import (
     derive_seed,
 )
 from autograder.verdict import Verdict
+from gradebox import exercises
 from tests.conftest import ROOT
 from tests.course_copy import solutions
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.sandbox import Limits
+from gradebox.limits import Limits
 
 
 def correct(model, optimizer, loss_fn, x, y):

@@ -1,8 +1,8 @@
 """A diagnosis reads on any screen: the result in words beside the mark, one problem per line,
 lines wrapped between words and never inside one."""
 
-from autograder.display import NOT_PASSED, PASSED, WIDTH, problems, shown_lines, wrapped
 from autograder.verdict import Verdict, together
+from gradebox.display import NOT_PASSED, PASSED, WIDTH, problems, shown_lines, wrapped
 
 LONG = (
     "Gradients pile up across updates: every step() used the sum of all gradients computed so far, so "

@@ -4,8 +4,8 @@ only on the next run."""
 
 import torch
 
-from autograder import exercises
 from autograder.codes import MEANINGS
+from gradebox import exercises
 from tests.judging import verdict_of
 
 

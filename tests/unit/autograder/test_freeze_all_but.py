@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.exercises import freeze_all_but
-from autograder.exercises._lesson1 import build_model
 from autograder.judge._lesson1 import expected_flags
+from gradebox.exercises import freeze_all_but
+from gradebox.exercises._lesson1 import build_model
 
 
 def correct(model, trainable):

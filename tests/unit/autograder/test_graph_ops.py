@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.exercises import graph_ops
-from autograder.exercises._lesson1 import GRAPHS, GraphScenario, build_graph
 from autograder.judge._lesson1 import bfs_names, bfs_nodes
+from gradebox.exercises import graph_ops
+from gradebox.exercises._lesson1 import GRAPHS, GraphScenario, build_graph
 from tests.judging import observations_of
 
 

@@ -3,9 +3,9 @@
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.exercises import head_forward as exercise
-from autograder.exercises._lesson4 import build_batches
 from autograder.judge import head_forward as judge
+from gradebox.exercises import head_forward as exercise
+from gradebox.exercises._lesson4 import build_batches
 
 
 def test_reference_matches_backward():

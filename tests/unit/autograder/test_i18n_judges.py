@@ -14,10 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from autograder import display, exercises, verdict
+from autograder import verdict
 from autograder.i18n import speaking
 from autograder.judge import judge_check, judge_safely
 from autograder.verdict import Verdict, seen_with, strip_case, together
+from gradebox import display, exercises
 from tests.i18n_pseudo import pseudo_language, wrapped
 from tests.labelled import CORPUS, labelled_files
 
@@ -40,8 +41,8 @@ def bare_words(message: str) -> list[str]:
 @pytest.fixture(scope="module")
 def corpus_records():
     """(exercise, path, code, records, ended) of every labelled file, from one warm sandbox server."""
-    from autograder.sandbox.client import run_exercise, shared_server
-    from autograder.sandbox.limits import DEFAULTS
+    from autograder.host.client import run_exercise, shared_server
+    from gradebox.limits import DEFAULTS
 
     shared_server("exercise")
 
@@ -163,8 +164,8 @@ def test_a_count_chooses_its_plural_form_in_english_and_in_the_catalogue(tmp_pat
 
 def test_why_a_record_is_refused_is_told_in_the_language(tmp_path):
     """A record the grader cannot accept is named to the learner: its reason and the place in words."""
-    from autograder.jobs.run import encode_record
     from autograder.judge import judge_scenarios
+    from gradebox.jobs.run import encode_record
 
     scenarios = exercises.get("derivative").suite("all", 0)
     records = [encode_record({"observation": {"forged": 1}, "error": None, "tampered": []})] * len(scenarios)

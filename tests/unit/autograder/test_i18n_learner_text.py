@@ -162,14 +162,14 @@ def test_every_quick_check_line_with_its_why_and_hint_is_in_the_learners_languag
     assert flat(capsys.readouterr().out) == flat(f"❌ {question}: not quite yet. Hint: {item['hint']}")
 
 
-def test_every_quick_check_text_is_in_the_autograder_template_under_its_context():
-    template = course_i18n.package_template("autograder")
+def test_every_quick_check_text_is_in_the_gradebox_template_under_its_context():
+    template = course_i18n.package_template("gradebox")  # the quick checks are the job side's
     for lesson in LESSONS:
         for question, item in load_quiz(lesson).items():
             for part in ("why", "hint"):
                 entry = template.get(item[part], context=quiz_context(lesson, question, part))
                 assert entry is not None, (lesson, question, part)
-                assert entry.locations[0][0] == f"autograder/quizzes/{lesson}.json" and entry.locations[0][1]
+                assert entry.locations[0][0] == f"gradebox/quizzes/{lesson}.json" and entry.locations[0][1]
                 assert question in entry.auto_comments[0]
 
 
@@ -342,11 +342,11 @@ def test_an_unknown_language_is_a_clear_cli_error(capsys):
 def no_sandbox(monkeypatch):
     """diagnose without its judging process and warm server: files that do not exist need neither."""
     import autograder.cli
+    import autograder.host.client
     import autograder.judge.pool
-    import autograder.sandbox.client
 
     monkeypatch.setattr(autograder.judge.pool, "shared_pool", lambda *a, **k: None)
-    monkeypatch.setattr(autograder.sandbox.client, "shared_server", lambda *a, **k: None)
+    monkeypatch.setattr(autograder.host.client, "shared_server", lambda *a, **k: None)
     monkeypatch.setattr(autograder.cli, "_start_server", lambda: None)
 
 

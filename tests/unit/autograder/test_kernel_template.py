@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import types
 
-from autograder.jobs import kernel
+from gradebox.jobs import kernel_job as kernel
 
 
 def test_precompute_once_or_skip(monkeypatch):

@@ -1,4 +1,4 @@
-"""Lesson 2's recorder (autograder/exercises/_lesson2.py) and the judges that read its notes: what it
+"""Lesson 2's recorder (gradebox/exercises/_lesson2.py) and the judges that read its notes: what it
 sees below the student's objects, how it knows it was removed, and judges that give nothing for
 forged or contradictory notes while correct code keeps passing, through the notebook's self-check."""
 
@@ -11,20 +11,20 @@ import pytest
 import torch
 
 from autograder.checks import NotYet, check
-from autograder.exercises import derivative as derivative_ex
-from autograder.exercises import finite_difference_grad as fdg_ex
-from autograder.exercises import input_gradient as input_ex
-from autograder.exercises._lesson2 import (
+from autograder.judge import derivative as derivative_judge
+from autograder.judge import finite_difference_grad as fdg_judge
+from autograder.judge import input_gradient as input_judge
+from autograder.judge._lesson2 import contradiction
+from gradebox.exercises import derivative as derivative_ex
+from gradebox.exercises import finite_difference_grad as fdg_ex
+from gradebox.exercises import input_gradient as input_ex
+from gradebox.exercises._lesson2 import (
     MAX_EVALUATIONS,
     MAX_GRADIENT_NUMEL,
     SCALAR_FUNCTIONS,
     AutogradRecorder,
     recorded_call,
 )
-from autograder.judge import derivative as derivative_judge
-from autograder.judge import finite_difference_grad as fdg_judge
-from autograder.judge import input_gradient as input_judge
-from autograder.judge._lesson2 import contradiction
 from tests.judging import observations_of
 from tests.lesson2_attacks import ATTACKS, CASES, CORRECT, function_of
 

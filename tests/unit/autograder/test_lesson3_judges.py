@@ -7,8 +7,8 @@ verdict comes from the same judge the sandboxed paths use."""
 import pytest
 import torch
 
-from autograder import exercises
-from autograder.exercises._lesson3.scenarios import OPTIMIZERS, build
+from gradebox import exercises
+from gradebox.exercises._lesson3.scenarios import OPTIMIZERS, build
 from tests.judging import verdict_of
 
 

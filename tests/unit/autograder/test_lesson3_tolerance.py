@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import exercises
 from autograder.judge import judge_scenarios
 from autograder.judge._lesson3.effects import end_tolerance, replay_problem
 from autograder.judge._lesson3.hypotheses import RTOL
 from autograder.judge._lesson3.precision import SCENARIO, candidates
 from autograder.judge._lesson3.runs import _explained, _params_at_forward, effective_steps
-from autograder.record import decode, encode
+from gradebox import exercises
+from gradebox.record import decode, encode
 from tests.judging import observations_of, records_of, verdict_of
 from tests.lesson3_attacks import PASSED_BEFORE, THROW_AWAY, function_of, train_step_lr_off
 

@@ -1,4 +1,4 @@
-"""Lesson 4's recorder (autograder/exercises/_lesson4/recorder.py) and the judges that read it: what it
+"""Lesson 4's recorder (gradebox/exercises/_lesson4/recorder.py) and the judges that read it: what it
 sees of a call from below the student's objects, that it notices being switched off and puts torch's
 stacks back, and that the judges give no pass on a forged or incomplete trace."""
 
@@ -11,11 +11,11 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autograder import exercises
-from autograder.exercises import evaluate, head_forward, predict
-from autograder.exercises._lesson4 import build_batches, build_loss, build_model
 from autograder.judge import get as judge_of
 from autograder.judge.validate import InvalidRecord, check
+from gradebox import exercises
+from gradebox.exercises import evaluate, head_forward, predict
+from gradebox.exercises._lesson4 import build_batches, build_loss, build_model
 from tests.judging import observations_of, verdict_of
 from tests.lesson4_hostile import ATTACKS, CORRECT, OWN_PROCESS
 
@@ -342,9 +342,9 @@ def test_head_forward_stages_split_backbone_from_head():
 def test_rebinding_a_name_the_recorder_reads_torch_through_is_a_change(monkeypatch):
     """The recorder reads the grad mode and grad_fn through names taken at import; rebound, they would
     blind it (tests/lesson4_hostile.py's rebinds_the_recorders_reader): the tamper watch sees that."""
-    from autograder.exercises._lesson4 import recorder
-    from autograder.tamper.watch import start_watch
+    from gradebox.exercises._lesson4 import recorder
+    from gradebox.tamper.watch import start_watch
 
     changes = start_watch()
     monkeypatch.setattr(recorder, "_grad_fn", lambda tensor: None)
-    assert "autograder.exercises._lesson4.recorder._grad_fn" in changes()
+    assert "gradebox.exercises._lesson4.recorder._grad_fn" in changes()

@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.exercises import make_trainable
-from autograder.exercises.make_trainable import INPUTS, build_input
 from autograder.judge.make_trainable import expected_tensor
+from gradebox.exercises import make_trainable
+from gradebox.exercises.make_trainable import INPUTS, build_input
 
 
 def correct(values):

@@ -3,9 +3,9 @@
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.exercises import predict as exercise
-from autograder.exercises._lesson4 import build_batches, build_model
 from autograder.judge._lesson4 import reference_outputs
+from gradebox.exercises import predict as exercise
+from gradebox.exercises._lesson4 import build_batches, build_model
 
 
 def correct(model, x):

@@ -1,6 +1,6 @@
 """Lesson 1's quick checks, run: each keyed option is what torch does, and the tempting wrong
 options are not (the questions are in notebooks/lesson1_requires_grad, the keys in
-autograder/quizzes/lesson1_requires_grad.json)."""
+gradebox/quizzes/lesson1_requires_grad.json)."""
 
 import pytest
 import torch

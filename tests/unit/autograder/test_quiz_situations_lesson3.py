@@ -1,5 +1,5 @@
 """Each quick check of lesson 3, run: what happens in torch is what the keyed option says, and the
-tempting wrong options are false (keys in autograder/quizzes/lesson3_zeroing_grad.json)."""
+tempting wrong options are false (keys in gradebox/quizzes/lesson3_zeroing_grad.json)."""
 
 import pytest
 import torch

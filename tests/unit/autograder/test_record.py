@@ -1,4 +1,4 @@
-"""The record format (autograder.record): what a job writes and the judge reads.  It round-trips
+"""The record format (gradebox.record): what a job writes and the judge reads.  It round-trips
 what a record holds, and reading hostile bytes costs time in proportion to their size, never runs
 anything, and stays within the bounds."""
 
@@ -10,8 +10,8 @@ import time
 import pytest
 import torch
 
-from autograder.record import ALIGN, MAGIC, TENSOR, UnreadableRecord, decode, encode
-from autograder.sandbox.limits import RECORD
+from gradebox.limits import RECORD
+from gradebox.record import ALIGN, MAGIC, TENSOR, UnreadableRecord, decode, encode
 
 
 def _same(a, b) -> bool:

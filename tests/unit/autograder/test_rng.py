@@ -11,9 +11,9 @@ import threading
 import torch
 from torch import nn
 
-from autograder import exercises
-from autograder.exercises import _lesson1, _lesson4, head_forward, input_gradient
-from autograder.exercises._lesson3 import scenarios as lesson3
+from gradebox import exercises
+from gradebox.exercises import _lesson1, _lesson4, head_forward, input_gradient
+from gradebox.exercises._lesson3 import scenarios as lesson3
 
 # Every builder that seeds the global generator, with the scenarios it is given while judging.
 BUILDERS = [

@@ -12,9 +12,9 @@ import torch
 from autograder.grading.export import spreadsheet_safe
 from autograder.grading.intake import PLACEHOLDER, refusals, refuse_irregular
 from autograder.grading.score import checks_in, quiz_answer, quiz_question
-from autograder.sandbox.client import UidPool
-from autograder.tamper.provenance import provenance_problems
-from autograder.tamper.watch import start_watch
+from autograder.host.client import UidPool
+from gradebox.tamper.provenance import provenance_problems
+from gradebox.tamper.watch import start_watch
 
 # ---- tamper: the whole surface, not a short list of names ------------------------------------
 
@@ -120,7 +120,7 @@ def test_other_process_keeps_its_id(tmp_path):
     import subprocess
 
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from autograder.sandbox.client import UidPool; "
+        [sys.executable, "-c", "import sys, time; from autograder.host.client import UidPool; "
          f"uid, _ = UidPool({str(tmp_path)!r}, 63000, 2).take(); print(uid, flush=True); time.sleep(30)"],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

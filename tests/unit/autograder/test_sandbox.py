@@ -15,7 +15,7 @@ import tempfile
 
 import pytest
 
-from autograder.sandbox import bwrap
+from autograder.host import bwrap
 from tests.conftest import requires_bwrap
 from tests.course_copy import copy_working_tree
 from tests.labelled import diagnose_here
@@ -121,7 +121,7 @@ def test_scratch_files_allowed(tmp_path):
 
 
 def test_no_bubblewrap_refuses_to_run(tmp_path):
-    from autograder.sandbox.bwrap import NO_BUBBLEWRAP
+    from autograder.host.bwrap import NO_BUBBLEWRAP
 
     source = tmp_path / "student.py"
     source.write_text("open('ran.txt', 'w').write('x')\ndef manual_sgd_step(params, lr):\n    pass\n")
@@ -136,7 +136,7 @@ def test_no_bubblewrap_refuses_to_run(tmp_path):
 @pytest.mark.skipif(os.geteuid() != 0, reason="only as root does student code run as other users")
 def test_private_copy_refused(tmp_path):
     """A copy of the course made under umask 077: student code, run as other users, could not import
-    the grader's packages or the lessons' helpers."""
+    the job-side package or the lessons' helpers."""
     previous = os.umask(0o077)
     try:
         course = copy_working_tree(str(tmp_path / "copy"))
@@ -147,7 +147,7 @@ def test_private_copy_refused(tmp_path):
     command = [sys.executable, "-m", "autograder", "diagnose", "manual_sgd_step", str(source)]
     done = subprocess.run(command, capture_output=True, text=True, cwd=course, timeout=300)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "umask 077" in done.stderr and f"chmod -R a+rX {course}/autograder" in done.stderr, done.stderr
+    assert "umask 077" in done.stderr and f"chmod -R a+rX {course}/gradebox" in done.stderr, done.stderr
     assert done.stdout == "" and not (tmp_path / "ran.txt").exists()
 
 

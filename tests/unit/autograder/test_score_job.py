@@ -1,4 +1,4 @@
-"""The scoring job (autograder/jobs/score.py), run by the sandbox's warm server as grading runs it:
+"""The scoring job (gradebox/jobs/score_job.py), run by the sandbox's warm server as grading runs it:
 an answer cell that runs out of time ends with every process it started, so the checks after it
 are scored as usual instead of waiting out the job's own limit; and that time is the one the cell
 had in the kernel (``scoring_limits`` in autograder/grading/score.py)."""
@@ -10,11 +10,11 @@ from dataclasses import replace
 
 from traitlets.config import Config
 
-from autograder import exercises
 from autograder.grading.score import scoring_limits
+from autograder.host.client import in_order, shared_server
 from autograder.judge import judge_scenarios
-from autograder.sandbox.client import in_order, shared_server
-from autograder.sandbox.limits import DEFAULTS
+from gradebox import exercises
+from gradebox.limits import DEFAULTS
 from tests.conftest import requires_bwrap
 from tests.course_copy import CORRECT_TRAIN_STEP
 

@@ -1,13 +1,13 @@
-"""The code lock (autograder.tamper.code_lock): installed functions keep their code, tried in a child
+"""The code lock (gradebox.tamper.code_lock): installed functions keep their code, tried in a child
 (an audit hook is for good)."""
 
 import torch
 
-from autograder.tamper import code_lock, watch
+from gradebox.tamper import code_lock, watch
 
 
 def _in_child(work) -> bytes:
-    from autograder.sandbox.child import run_in_child
+    from gradebox.box.child import run_in_child
 
     outcome = run_in_child(work)
     assert outcome.record is not None, outcome.detail

@@ -1,9 +1,9 @@
-"""Provenance (autograder.tamper.provenance): every watched object defined by installed code, with
+"""Provenance (gradebox.tamper.provenance): every watched object defined by installed code, with
 no earlier snapshot to compare with."""
 
 import torch
 
-from autograder.tamper.provenance import provenance_problems
+from gradebox.tamper.provenance import provenance_problems
 
 
 def test_fresh_process_is_clean():
@@ -16,7 +16,7 @@ def test_replaced_optimizer_flagged(monkeypatch):
 
 
 def test_replaced_grader_flagged(monkeypatch):
-    import autograder.exercises._lesson3.recorder
+    import gradebox.exercises._lesson3.recorder
 
-    monkeypatch.setattr(autograder.exercises._lesson3.recorder, "grads", lambda params: [])
-    assert "autograder.exercises._lesson3.recorder.grads" in provenance_problems()
+    monkeypatch.setattr(gradebox.exercises._lesson3.recorder, "grads", lambda params: [])
+    assert "gradebox.exercises._lesson3.recorder.grads" in provenance_problems()

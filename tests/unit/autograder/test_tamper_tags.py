@@ -1,4 +1,4 @@
-"""The quick check (autograder.tamper.tags): dict version tags instead of touching every watched
+"""The quick check (gradebox.tamper.tags): dict version tags instead of touching every watched
 object, never calling a change unchanged, and quick for honest work in a forked child."""
 
 import sys
@@ -7,7 +7,7 @@ import warnings
 import pytest
 import torch
 
-from autograder.tamper import tags, watch
+from gradebox.tamper import tags, watch
 
 
 def _quick():
@@ -22,7 +22,7 @@ def test_interpreter_has_version_tags():
 
 
 def test_hooked_training_stays_quick():
-    from autograder.sandbox.child import run_in_child
+    from gradebox.box.child import run_in_child
 
     quick = _quick()
 
@@ -40,7 +40,7 @@ def test_hooked_training_stays_quick():
 
 
 def test_watched_warning_stays_quick(monkeypatch):
-    import autograder.jobs.run as watched  # a grader module: its dict is watched
+    import gradebox.jobs.run as watched  # a grader module: its dict is watched
 
     monkeypatch.delitem(vars(watched), "__warningregistry__", raising=False)
     quick = _quick()
@@ -107,8 +107,8 @@ def test_correct_solutions_stay_quick():
     check would take the slow way (or worse, call honest work tampered)."""
     import glob
 
-    from autograder import exercises
-    from autograder.sandbox.child import run_in_child
+    from gradebox import exercises
+    from gradebox.box.child import run_in_child
     from tests.course_copy import read, solutions
     from tests.judging import verdict_of
 

@@ -5,7 +5,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autograder.tamper.watch import start_watch
+from gradebox.tamper.watch import start_watch
 
 
 class Lying(TorchFunctionMode):

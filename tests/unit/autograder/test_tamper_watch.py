@@ -1,4 +1,4 @@
-"""The tamper watch (autograder.tamper.watch): a snapshot of torch and the grader taken before student
+"""The tamper watch (gradebox.tamper.watch): a snapshot of torch and the grader taken before student
 code runs, and what changed since; also sealed against student code that edits the watch itself."""
 
 import sys
@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from autograder.tamper import surfaces, watch
+from gradebox.tamper import surfaces, watch
 
 
 def test_sees_replaced_optimizer(monkeypatch):
@@ -28,11 +28,11 @@ def test_sees_global_optimizer_hook():
 
 
 def test_sees_replaced_grader(monkeypatch):
-    import autograder.exercises._lesson3.recorder
+    import gradebox.exercises._lesson3.recorder
 
     changes = watch.start_watch()
-    monkeypatch.setattr(autograder.exercises._lesson3.recorder, "grads", lambda params: [])
-    assert "autograder.exercises._lesson3.recorder.grads" in changes()
+    monkeypatch.setattr(gradebox.exercises._lesson3.recorder, "grads", lambda params: [])
+    assert "gradebox.exercises._lesson3.recorder.grads" in changes()
 
 
 def test_new_optimizers_not_tampering():
@@ -49,8 +49,8 @@ def test_watch_cannot_be_blinded(monkeypatch):
     monkeypatch.setattr(surfaces, "watched_objects", lambda: {})
     monkeypatch.setattr(watch, "watched_objects", lambda: {})
     monkeypatch.setattr(watch, "_same", lambda a, b: True)
-    assert "autograder.tamper.surfaces.watched_objects" in changes()
-    assert "autograder.tamper.watch.watched_objects" in changes()
+    assert "gradebox.tamper.surfaces.watched_objects" in changes()
+    assert "gradebox.tamper.watch.watched_objects" in changes()
 
 
 DEEP = {
@@ -99,7 +99,7 @@ def test_change_after_clean_seen(monkeypatch):
 
 
 def test_sealed_watch_is_every_jobs():
-    from autograder.sandbox.child import run_in_child
+    from gradebox.box.child import run_in_child
 
     def work() -> bytes:  # in a child: sealing is for good
         watch.seal()

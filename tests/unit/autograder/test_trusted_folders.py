@@ -1,4 +1,4 @@
-"""Folders the grader trusts are made by it or checked, never taken as found (autograder.sandbox.folders):
+"""Folders the grader trusts are made by it or checked, never taken as found (autograder.host.folders):
 the user-id locks of sandboxed jobs, the servers' scratch space, the course's .autograder/ locks.
 
 A folder "made first by another account" is made here as root and given to a throwaway account
@@ -15,9 +15,9 @@ import pytest
 
 from autograder.grading.course import GradeError
 from autograder.grading.locks import claim, grading_lock
-from autograder.sandbox import client
-from autograder.sandbox.bwrap import SandboxError
-from autograder.sandbox.folders import UntrustedFolder, trusted_folder, trusted_folders
+from autograder.host import client
+from autograder.host.bwrap import SandboxError
+from autograder.host.folders import UntrustedFolder, trusted_folder, trusted_folders
 
 STUDENT = "autograder-ann"
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="gives a folder to another account (chown): needs root")

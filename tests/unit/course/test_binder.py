@@ -57,7 +57,7 @@ def test_post_build_installs_and_lands(tmp_path):
         cwd=tmp_path, env=environ, capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip
     assert len(found) == 2 and all(path.startswith(str(env_dir)) for path in found), found
-    quizzes = list((env_dir / "lib").glob("python*/site-packages/autograder/quizzes/*.json"))
+    quizzes = list((env_dir / "lib").glob("python*/site-packages/gradebox/quizzes/*.json"))
     assert len(quizzes) == 4, "the quiz keys are package data"
 
     settings = env_dir / "share" / "jupyter" / "lab" / "settings" / "overrides.json"

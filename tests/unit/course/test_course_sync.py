@@ -106,7 +106,7 @@ def course_copy(tmp_path):
     # sync writes the code tables of docs/codes.md from autograder/codes.py, and builds the editions from the
     # catalogues (locale/) and the packages' messages
     shutil.copytree(os.path.join(ROOT, "locale"), tmp_path / "locale")
-    for package in ("autograder", "gradlessons"):
+    for package in ("autograder", "gradebox", "gradlessons"):
         shutil.copytree(os.path.join(ROOT, package), tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "docs").mkdir()
     shutil.copy(os.path.join(ROOT, "docs", "codes.md"), tmp_path / "docs" / "codes.md")
@@ -372,8 +372,8 @@ def test_questions_need_bold_labels():
 
 def test_question_in_going_deeper_reads_its_own_answer(tmp_path, monkeypatch):
     quiz = {"q1": {"why": "one two"}, "q2": {"why": "three four five six"}}
-    (tmp_path / "autograder" / "quizzes").mkdir(parents=True)
-    (tmp_path / "autograder" / "quizzes" / "lesson9.json").write_text(json.dumps(quiz))
+    (tmp_path / "gradebox" / "quizzes").mkdir(parents=True)
+    (tmp_path / "gradebox" / "quizzes" / "lesson9.json").write_text(json.dumps(quiz))
     monkeypatch.setattr(course, "ROOT", str(tmp_path))
     nb = {"cells": [md("# Lesson 9"), md("**Question 1.** A?"), md("## 2. Exercises"),
                     md("## Going deeper (optional): more"), md("**Question 2.** B?")]}  # fmt: skip

@@ -10,7 +10,7 @@ import unicodedata
 
 import pytest
 
-from autograder.exercises import EXERCISES
+from gradebox.exercises import EXERCISES
 from tests.conftest import LESSONS, ROOT
 
 _spec = importlib.util.spec_from_file_location("course_script", os.path.join(ROOT, "course.py"))

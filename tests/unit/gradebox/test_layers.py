@@ -1,0 +1,182 @@
+"""The trust boundary is a shape: two packages, and the imports go one way.
+
+``gradebox`` (the job side: all a sandboxed job may import) imports nothing of ``autograder`` (the
+grader), wherever the import is: at the top of a module, inside a function, or as a string handed to
+``importlib.import_module`` or ``__import__``.  The lessons' helpers, which jobs import too, do not
+either.  The sandbox's server starts no module by a name: its jobs are functions of a table of
+objects.  And the sandbox binds the job side, never the grader's package."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+from tests.conftest import ROOT, requires_bwrap
+
+JOB_SIDE = ("gradebox", "gradlessons")  # every package a job's file system holds
+GRADER = "autograder"
+# The only imports in the job side whose module is not a literal, and why each cannot reach the grader.
+DYNAMIC = {
+    "gradebox/exercises/__init__.py": "the package's own modules, by f'{__name__}.<module>'",
+    "gradebox/tamper/surfaces.py": "torch's modules, named in this module's own tables of literals",
+    "gradebox/tamper/tags.py": "torch's modules, named in surfaces.py's tables of literals",
+}
+IMPORTERS = {"import_module", "__import__"}
+
+
+def _absolute(module: str | None, level: int, package: str) -> str:
+    if not level:
+        return module or ""
+    parts = package.split(".")
+    base = parts[: len(parts) - level + 1]
+    return ".".join(base + ([module] if module else []))
+
+
+def _called(node: ast.Call) -> str | None:
+    """``import_module`` or ``__import__`` when ``node`` calls one of them (by any spelling)."""
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    return name if name in IMPORTERS else None
+
+
+def _literal(node: ast.expr, package: str) -> str | None:
+    """The module name a string argument names: a literal, or an f-string that starts with
+    ``__name__`` (the module's own package); None when it cannot be known from the source."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr) and node.values:
+        first = node.values[0]
+        if isinstance(first, ast.FormattedValue) and isinstance(first.value, ast.Name) and first.value.id == "__name__":
+            return package
+    return None
+
+
+def imports(path: str, package: str) -> tuple[set[str], list[int]]:
+    """Every module ``path`` imports, absolute, wherever in the file (top level or in a function, by a
+    statement or by a call with a string), and the lines of calls whose name is not in the source."""
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    found, unknown = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(node.module, node.level, package)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Call) and _called(node):
+            named = _literal(node.args[0], package) if node.args else None
+            if named is None:
+                unknown.append(node.lineno)
+            else:
+                found.add(named)
+    return found, unknown
+
+
+def modules(top: str) -> list[tuple[str, str]]:
+    """(path, the package its relative imports are relative to) of every module of ``top``."""
+    found = []
+    for folder, dirs, files in os.walk(os.path.join(ROOT, top)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                module = os.path.relpath(path[:-3], ROOT).replace(os.sep, ".")
+                package = module.removesuffix(".__init__") if name == "__init__.py" else module.rsplit(".", 1)[0]
+                found.append((path, package))
+    return found
+
+
+def _id(value: str) -> str:
+    return os.path.relpath(value, ROOT) if os.sep in value else ""
+
+
+JOB_MODULES = [m for top in JOB_SIDE for m in modules(top)]
+
+
+def test_the_job_side_is_found():
+    names = {os.path.relpath(p, ROOT) for p, _ in JOB_MODULES}
+    assert {"gradebox/box/server.py", "gradebox/jobs/kernel_job.py", "gradebox/jobs/score_job.py",
+            "gradebox/exercises/train_step.py", "gradebox/tamper/watch.py", "gradlessons/i18n.py"} <= names  # fmt: skip
+
+
+@pytest.mark.parametrize("path, package", JOB_MODULES, ids=_id)
+def test_the_job_side_imports_nothing_of_the_grader(path, package):
+    found, _ = imports(path, package)
+    into_grader = sorted(m for m in found if m == GRADER or m.startswith(f"{GRADER}."))
+    assert into_grader == [], f"{os.path.relpath(path, ROOT)} imports {into_grader}"
+
+
+@pytest.mark.parametrize("path, package", JOB_MODULES, ids=_id)
+def test_every_import_by_a_name_not_in_the_source_is_known(path, package):
+    _, unknown = imports(path, package)
+    where = os.path.relpath(path, ROOT)
+    assert not unknown or where in DYNAMIC, f"{where} imports by a name it computes, lines {unknown}"
+
+
+@pytest.mark.parametrize("path, package", modules("gradebox/box") + [(os.path.join(ROOT, "gradebox", "serve.py"),
+                                                                     "gradebox")], ids=_id)  # fmt: skip
+def test_the_server_starts_no_module_by_a_name(path, package):
+    """The sandbox (and its entry point) imports by statements only, and nothing of the job side but
+    the wire and the bounds (the entry point: the profiles too): a request names a kind, which is data."""
+    source = open(path, encoding="utf-8").read()
+    assert "importlib" not in source and "__import__" not in source and "import_module" not in source
+    found, unknown = imports(path, package)
+    assert unknown == []
+    allowed = ("gradebox.box", "gradebox.protocol", "gradebox.limits")
+    if path.endswith("serve.py"):
+        allowed += ("gradebox.jobs.profiles",)
+    inside = {m for m in found if m.startswith("gradebox")} - {"gradebox"}
+    assert {m for m in inside if not m.startswith(allowed)} == set(), path
+
+
+def test_every_job_is_a_function_of_the_table():
+    from gradebox.jobs import exercise_job, kernel_job, score_job
+    from gradebox.jobs.profiles import PROFILES
+
+    assert set(PROFILES) == {"kernel", "exercise"}
+    assert PROFILES["kernel"].jobs == {"kernel": kernel_job.main, "score": score_job.main}
+    assert PROFILES["exercise"].jobs == {"exercise": exercise_job.main}
+    assert PROFILES["kernel"].preload is kernel_job.preload and PROFILES["exercise"].preload is exercise_job.preload
+
+
+def test_the_walker_follows_every_kind_of_import(tmp_path):
+    """The test above would catch each way of importing the grader (so it can fail)."""
+    ways = [
+        "import autograder.judge",
+        "from autograder import judge",
+        "def f():\n    from autograder.grading import score",
+        "import importlib\nimportlib.import_module('autograder.judge')",
+        "__import__('autograder.verdict')",
+    ]
+    for text in ways:
+        probe = tmp_path / "probe.py"
+        probe.write_text(text)
+        found, _ = imports(str(probe), "gradebox.jobs")
+        assert any(m.startswith("autograder") for m in found), text
+    probe.write_text("import importlib\nname = 'autograder'\nimportlib.import_module(name + '.judge')")
+    assert imports(str(probe), "gradebox.jobs")[1] == [3]
+
+
+def test_exercises_have_job_and_judge():
+    from autograder import judge
+    from gradebox import exercises
+
+    assert set(exercises.EXERCISES) == set(judge.JUDGES) and len(judge.JUDGES) == 12
+    for name, module in judge.JUDGES.items():
+        assert callable(module.schema) and callable(module.judge), name
+        assert not hasattr(exercises.get(name), "judge"), name
+
+
+@requires_bwrap
+def test_bubblewrap_binds_the_job_side_and_nothing_of_the_grader(tmp_path):
+    from autograder.host import bwrap
+
+    args = bwrap.bwrap_command(str(tmp_path), ["true"])
+    bound = [args[i + 1] for i, a in enumerate(args) if a in ("--ro-bind", "--bind")]
+    covered = [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
+    grader, job_side = bwrap.grader_folder(), os.path.join(ROOT, "gradebox")
+    assert job_side in bound
+    assert not [b for b in bound if os.path.commonpath([b, grader]) == grader], "the grader's package is bound"
+    holding = [b for b in bound if os.path.commonpath([b, grader]) == b]
+    assert (grader in covered) == bool(holding), "a bound folder holds the grader's package and it is not covered"
