@@ -958,7 +958,7 @@ CACHE_HOME = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser
 RUNS_CACHE = os.path.join(CACHE_HOME, "autograd-course", "lesson-runs")
 # What a run's outputs can follow besides the lesson itself: the helpers the lessons import and the
 # checks they call, and the versions installed from these files.
-RUN_INPUTS = ("gradlessons", "autograder", "requirements.txt", "pyproject.toml")
+RUN_INPUTS = ("gradlessons", "gradebox", "autograder", "requirements.txt", "pyproject.toml")
 
 
 def run_key(nb: dict) -> str:
