@@ -128,7 +128,7 @@ c.Application.logging_config = {
     "formatters": {"console": {"class": "autograder.grading.terminal.TerminalSafeLogFormatter"}}
 }
 # Grades as CSV that a spreadsheet cannot read as formulas (nbgrader export --to grades.csv).
-c.ExportApp.plugin_class = "autograder.grading.export.SafeCsvExport"
+c.ExportApp.plugin_class = "autograder.grading.csv_export.SafeCsvExport"
 
 # The feedback and the formgrader's view of a submission open with a summary (each exercise, ✅ or ❌,
 # its code, the one-line fix) and show each test cell's distinct verdicts once, fix first: both are

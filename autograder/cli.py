@@ -1,6 +1,6 @@
 """``python -m autograder``: a thin command layer over ``autograder.diagnose`` (judge files),
 ``autograder.grading.grade`` (grade a class), ``autograder.grading.report`` (report on it),
-``autograder.grading.publish`` (scores to the LMS over LTI) and ``autograder.grading.lms`` (gradebook
+``autograder.grading.publish`` (scores to the LMS over LTI) and ``autograder.grading.lms_export`` (gradebook
 files for an LMS's import)."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--output", default=None, help="folder for the two files (default: COURSE/reports)")
     _instructor_language_option(report, "the HTML page (the CSV stays English: programs read it)")
 
-    from .grading.lms import FORMATS, LEFT_OUT_STATUS, MOODLE_IDS
+    from .grading.lms_export import FORMATS, LEFT_OUT_STATUS, MOODLE_IDS
     from .grading.publish import CONFIG_NAME
 
     publish = commands.add_parser(
@@ -180,7 +180,7 @@ def _quiet_gradebook() -> None:
 
 
 def grade_main(args) -> int:
-    from .grading.course import GradeError
+    from .grading.course_assignment import GradeError
     from .grading.grade import Grader, Shard
     from .host.bwrap import SandboxError
 
@@ -224,7 +224,7 @@ def grade_main(args) -> int:
 
 def _print_class_table(course: str, assignment: str, summary) -> None:
     """The students of this run, their scores, codes and notes (``report.class_table``)."""
-    from .grading.course import GradeError
+    from .grading.course_assignment import GradeError
     from .grading.report import build_report, class_table
 
     students = [o.student for o in summary.outcomes if o.status in ("graded", "skipped", "failed")]
@@ -240,7 +240,7 @@ def _print_class_table(course: str, assignment: str, summary) -> None:
 
 
 def report_main(args) -> int:
-    from .grading.course import GradeError
+    from .grading.course_assignment import GradeError
     from .grading.report import make_report
 
     os.umask(0o077)  # the report shows every student's grades: the grader account's only
@@ -272,7 +272,7 @@ def publish_main(args) -> int:
             f"publish needs the instructor's set, not installed here (no {', '.join(missing)}): run "
             "`python3 course.py install instructor`, or `pip install -r requirements-instructor.txt`."
         )
-    from .grading.course import GradeError
+    from .grading.course_assignment import GradeError
     from .grading.lms_record import ENVIRONMENT
     from .grading.publish import CONFIG_NAME, PublishError, publish, tool_jwks
 
@@ -297,8 +297,8 @@ def publish_main(args) -> int:
 
 
 def export_main(args) -> int:
-    from .grading.course import GradeError
-    from .grading.lms import export_lms
+    from .grading.course_assignment import GradeError
+    from .grading.lms_export import export_lms
 
     os.umask(0o077)  # every student's grade
     _quiet_gradebook()

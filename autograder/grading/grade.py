@@ -28,7 +28,7 @@ import nbformat
 from tqdm import tqdm
 
 from ..host.limit_settings import DEFAULT_JOBS, SandboxLimits
-from .course import GRADED_FROM, CourseAssignment, GradeError
+from .course_assignment import GRADED_FROM, CourseAssignment, GradeError
 from .gradebook import shared_engines
 from .ledger import write_ledger
 from .locks import Shard, claim, grading_lock

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import psutil
 
 from ..host.folders import UntrustedFolder, trusted_folders
-from .course import GradeError
+from .course_assignment import GradeError
 
 FOLDER = ".autograder"
 

@@ -1,7 +1,7 @@
 """``python -m autograder publish ASSIGNMENT``: each student's score, posted to the LMS's gradebook
 with LTI Advantage Assignment and Grade Services (AGS 2.0, https://www.imsglobal.org/spec/lti-ags/v2p0).
 
-The scores are the gradebook's, with ``nbgrader export``'s totals (``export.assignment_scores``:
+The scores are the gradebook's, with ``nbgrader export``'s totals (``csv_export.assignment_scores``:
 the raw score less the late penalty, never below zero).  Each one goes to the platform's line item
 for the assignment as an AGS score (§3.4)::
 
@@ -420,8 +420,8 @@ def publish(
     post is not an error: it is that student's outcome, and the others are posted."""
     from nbgrader.api import Gradebook
 
-    from .course import CourseAssignment
-    from .export import assignment_scores
+    from .course_assignment import CourseAssignment
+    from .csv_export import assignment_scores
 
     view = CourseAssignment(course, assignment)
     record = record or os.environ.get(ENVIRONMENT) or None

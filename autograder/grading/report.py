@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 
 from .. import codes as code_table
 from ..i18n import ENGLISH, N_, _, language, ngettext, pgettext, speaking
-from .course import CourseAssignment, GradeError
-from .export import spreadsheet_safe
+from .course_assignment import CourseAssignment, GradeError
+from .csv_export import spreadsheet_safe
 from .ledger import read_ledger
 from .sanitize import PAGE_POLICY
 from .terminal import terminal_safe

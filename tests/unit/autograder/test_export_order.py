@@ -8,7 +8,7 @@ import csv
 import pytest
 
 from autograder.cli import main
-from autograder.grading.export import SafeCsvExport
+from autograder.grading.csv_export import SafeCsvExport
 from tests.unit.autograder.gradebook_class import COURSE_ID, LESSON, db_url, make_class
 
 # added in an order that is neither the ids' nor the names'; two without names, as zip_collect leaves them

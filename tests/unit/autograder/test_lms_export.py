@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from autograder.cli import main
-from autograder.grading.export import SafeCsvExport
+from autograder.grading.csv_export import SafeCsvExport
 from tests.conftest import ROOT
 from tests.unit.autograder.gradebook_class import COURSE_ID, LESSON, db_url, make_class, set_late_penalty, set_score
 

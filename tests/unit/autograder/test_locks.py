@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from autograder.grading.course import GradeError
+from autograder.grading.course_assignment import GradeError
 from autograder.grading.locks import Shard, claim, grading_lock
 
 STUDENTS = [f"student{n:03d}" for n in range(1, 42)]

@@ -9,7 +9,7 @@ import sys
 import pytest
 import torch
 
-from autograder.grading.export import spreadsheet_safe
+from autograder.grading.csv_export import spreadsheet_safe
 from autograder.grading.intake import PLACEHOLDER, refusals, refuse_irregular
 from autograder.grading.score import checks_in, quiz_answer, quiz_question
 from autograder.host.client import UidPool
@@ -182,7 +182,7 @@ def test_formulas_marked_as_text():
 def test_nbgrader_export_is_quoted(tmp_path):
     from nbgrader.api import Gradebook
 
-    from autograder.grading.export import SafeCsvExport
+    from autograder.grading.csv_export import SafeCsvExport
 
     db = f"sqlite:///{tmp_path / 'gradebook.db'}"
     with Gradebook(db) as gb:

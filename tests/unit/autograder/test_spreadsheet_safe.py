@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from autograder.grading.export import spreadsheet_safe
+from autograder.grading.csv_export import spreadsheet_safe
 from autograder.grading.report import ClassReport, StudentRow, write_csv
 
 HIDDEN = [

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from autograder.grading.course import GradeError
+from autograder.grading.course_assignment import GradeError
 from autograder.grading.locks import claim, grading_lock
 from autograder.host import client
 from autograder.host.bwrap import SandboxError

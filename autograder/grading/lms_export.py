@@ -1,10 +1,10 @@
 """``python -m autograder export ASSIGNMENT --format canvas|moodle``: a gradebook file that the LMS
 imports as it is, for schools without LTI (``publish`` posts the same scores over LTI).
 
-The scores are ``nbgrader export``'s totals (``export.assignment_scores``).  A student with no
+The scores are ``nbgrader export``'s totals (``csv_export.assignment_scores``).  A student with no
 submission gets an empty cell: no grade from this file (``--missing-as-zero`` writes 0, as
 nbgrader's export does); so does a submission that still needs manual grading.  Every text cell
-is spreadsheet-safe (``export.spreadsheet_safe``).
+is spreadsheet-safe (``csv_export.spreadsheet_safe``).
 
 **Canvas** (Grades > Import; "How do I import grades in the Gradebook?", Canvas Instructor Guide:
 https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807,
@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI reads this module's names without nbgrader's import time
-    from .export import Score
+    from .csv_export import Score
 
 FORMATS = ("canvas", "moodle")
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -84,7 +84,7 @@ class Column:
 
 def read_roster(path: str | None) -> dict[str, dict[str, str]]:
     """student_id -> {column: value} of the roster CSV (empty values left out)."""
-    from .course import GradeError
+    from .course_assignment import GradeError
 
     if not path:
         return {}
@@ -195,7 +195,7 @@ def scores_max(scores: list[Score]) -> float:
 
 
 def _load_record(record: str | None) -> dict | None:
-    from .course import GradeError
+    from .course_assignment import GradeError
     from .lms_record import LmsRecordError, RecordFolder
 
     folder = RecordFolder.of_course(record)
@@ -206,7 +206,7 @@ def _load_record(record: str | None) -> dict | None:
 
 
 def write_rows(path: str, rows: list[list]) -> None:
-    from .export import spreadsheet_safe
+    from .csv_export import spreadsheet_safe
 
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -238,8 +238,8 @@ def export_lms(
     GradeError, when no student would be in the file."""
     from nbgrader.api import Gradebook
 
-    from .course import CourseAssignment, GradeError
-    from .export import assignment_scores
+    from .course_assignment import CourseAssignment, GradeError
+    from .csv_export import assignment_scores
 
     if fmt not in FORMATS:
         raise GradeError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
