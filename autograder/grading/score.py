@@ -69,7 +69,6 @@ CHECKS = {
     "check_train_accumulated": "train_accumulated",
     "check_manual_sgd_step": "manual_sgd_step",
 }
-OUTSIDE = "AUTOGRADER_CHECKS"  # set to "outside" in grading kernels: checks there only say so
 
 
 def _meta(cell) -> dict:
