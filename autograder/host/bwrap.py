@@ -84,14 +84,23 @@ def grader_folder() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # <root>/autograder/host/bwrap.py
 
 
+def grader_copies() -> list[str]:
+    """Every copy of the grader's package this Python could import: the one it did, and any other on
+    its import path or in its site-packages.  A clone graded in place while ``pip install .`` also put
+    a copy into the environment (Binder's postBuild does) has two, and the second one matters as much."""
+    import site
+
+    roots = [*sys.path, *site.getsitepackages(), site.getusersitepackages()]
+    others = {os.path.join(os.path.abspath(root), "autograder") for root in roots if root}
+    return sorted({grader_folder(), *(o for o in others if os.path.isfile(os.path.join(o, "__init__.py")))})
+
+
 def _covered() -> list[str]:
-    """The grader's package when a bound folder holds it (installed into site-packages beside the
-    rest, in the environment or the system's): covered, so that no job can see it.  In a
+    """Each copy of the grader's package that a bound folder holds (installed into site-packages
+    beside the rest, in the environment or the system's): covered, so that no job can see one.  In a
     clone it lies outside every bound folder and does not exist inside at all."""
-    grader = grader_folder()
     tops = [*readable_paths(), *SYSTEM_FOLDERS]
-    inside = any(os.path.commonpath([grader, top]) == top for top in tops)
-    return [grader] if inside else []
+    return [c for c in grader_copies() if any(os.path.commonpath([c, top]) == top for top in tops)]
 
 
 def package_roots() -> list[str]:

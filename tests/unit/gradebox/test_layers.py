@@ -180,3 +180,25 @@ def test_bubblewrap_binds_the_job_side_and_nothing_of_the_grader(tmp_path):
     assert not [b for b in bound if os.path.commonpath([b, grader]) == grader], "the grader's package is bound"
     holding = [b for b in bound if os.path.commonpath([b, grader]) == b]
     assert (grader in covered) == bool(holding), "a bound folder holds the grader's package and it is not covered"
+
+
+@requires_bwrap
+def test_a_second_copy_of_the_grader_in_a_bound_folder_is_covered_too(tmp_path, monkeypatch):
+    """A clone graded in place whose environment also holds an installed copy (``pip install .``, as
+    Binder's postBuild does): the grader imported the clone's, and the environment's is as readable."""
+    from autograder.host import bwrap
+
+    site_packages = tmp_path / "env" / "lib" / "site-packages"
+    (site_packages / "autograder" / "judge").mkdir(parents=True)
+    (site_packages / "autograder" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(site_packages))
+    unbound = tmp_path / "elsewhere"  # on the import path, but in no folder a job sees
+    (unbound / "autograder").mkdir(parents=True)
+    (unbound / "autograder" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(unbound))
+    bound_before = bwrap.readable_paths
+    monkeypatch.setattr(bwrap, "readable_paths", lambda: [*bound_before(), str(tmp_path / "env")])
+    args = bwrap.bwrap_command(str(tmp_path / "scratch"), ["true"])
+    covered = [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
+    assert str(site_packages / "autograder") in covered
+    assert str(unbound / "autograder") not in covered  # nothing to hide where no job can look
