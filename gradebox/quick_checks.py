@@ -10,6 +10,7 @@ context, ``quiz_context``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -25,11 +26,19 @@ def _answer_hash(assignment: str, question: str, answer: str) -> str:
     return hashlib.sha256(f"{assignment}:{question}:{answer}".encode()).hexdigest()
 
 
+@functools.cache
+def known_quizzes() -> frozenset[str]:
+    """The assignments whose quick-check keys ship with the package (quizzes/<assignment>.json)."""
+    return frozenset(name.removesuffix(".json") for name in os.listdir(QUIZ_DIR) if name.endswith(".json"))
+
+
 def load_quiz(assignment: str) -> dict:
-    path = os.path.join(QUIZ_DIR, f"{assignment}.json")
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no quick check is known for {assignment!r} (looked for {path})")
-    with open(path, encoding="utf-8") as f:
+    """The key of one assignment's quick checks.  ``assignment`` is read from a notebook's cell, so it
+    only ever picks one of the keys the package ships: never a path (the grader reads this too, and a
+    name like ``../../home/student/x`` would have it open a file a student can write)."""
+    if assignment not in known_quizzes():
+        raise FileNotFoundError(f"no quick check is known for {assignment!r}")
+    with open(os.path.join(QUIZ_DIR, f"{assignment}.json"), encoding="utf-8") as f:
         return json.load(f)
 
 

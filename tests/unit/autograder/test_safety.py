@@ -3,6 +3,7 @@ tamper watch over whole surfaces, the checks read from a test cell, unique user 
 submission folder may hold, spreadsheet-safe CSV and one grading run per course."""
 
 import csv
+import json
 import os
 import sys
 
@@ -94,6 +95,20 @@ def test_all_checks_read_in_order():
         {"exercise": "manual_sgd_step", "function": "manual_sgd_step", "start": "fresh", "seed": 31, "hidden": True},
     ]
     assert checks_in("print('no checks')") == [] and checks_in("def (") == []
+
+
+def test_a_quiz_named_by_a_path_opens_no_file(tmp_path):
+    """A check cell's assignment is read from the notebook: a name that walks out of the package's
+    keys must not make the grader open a file there, even one that exists and holds a key."""
+    from gradebox.quick_checks import QUIZ_DIR, known_quizzes, load_quiz
+
+    planted = tmp_path / "planted.json"
+    planted.write_text(json.dumps({"q1": {"answer_sha256": "0" * 64}}))
+    walk = os.path.relpath(str(planted)[: -len(".json")], QUIZ_DIR)
+    assert walk.startswith("..") and os.path.isfile(os.path.join(QUIZ_DIR, walk + ".json"))
+    with pytest.raises(FileNotFoundError, match="no quick check is known"):
+        load_quiz(walk)
+    assert "lesson3_zeroing_grad" in known_quizzes() and load_quiz("lesson3_zeroing_grad")["q1"]
 
 
 def test_quiz_answer_read_never_run():
