@@ -82,6 +82,16 @@ class Server:
         self.watchdog = Watchdog()
 
     def spawn(self, request: dict, received: list[int]) -> dict:
+        """Fork the job's keeper, which takes the files the grader sent (``received``).  The server's
+        own copies are closed whatever happens: it lives for a whole class, and every job's files
+        (plan, log, records: memory files) would otherwise stay open, memory and all, in it."""
+        try:
+            return self._spawn(request, received)
+        finally:
+            for fd in received:
+                os.close(fd)
+
+    def _spawn(self, request: dict, received: list[int]) -> dict:
         if request.get("kind") not in self.profile.jobs:
             return {"error": f"this server runs no job of kind {request.get('kind')!r}"}
         fds = dict(zip([n for n in FDS if n in request.get("files", ())], received))
