@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import uuid
+from types import MappingProxyType
 
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
@@ -28,7 +29,7 @@ from ..host.limit_settings import SandboxLimits
 #: outside the kernel (its ``autograder.checks`` is the job side's stand-in, which says so anyway;
 #: the variable tells any other code in the notebook the same).  The grader says it; the sandbox
 #: only applies what a request carries (``gradebox.box.confine``).
-KERNEL_ENV = {"NBGRADER_EXECUTION": "autograde", "AUTOGRADER_CHECKS": "outside"}
+KERNEL_ENV = MappingProxyType({"NBGRADER_EXECUTION": "autograde", "AUTOGRADER_CHECKS": "outside"})
 
 
 def _copy_submission(source: str, target: str, limit: int) -> None:

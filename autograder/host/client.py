@@ -245,8 +245,11 @@ class ServerProcess:
     def spawn_kernel(self, job_dir: str, connection_file: str, limits: Limits, env: dict[str, str]) -> JobProcess:
         """A notebook's kernel.  What its environment holds beyond the basics (``_environment``) is the
         caller's to say: grading passes nbgrader's variables (``grading/kernel.py``)."""
-        env = {**self._environment(), **env}
-        return self.spawn("kernel", job_dir, limits, env=env, connection_file=connection_file)
+        base = self._environment()
+        if set(env) & set(base):  # PATH picks the interpreter every job runs: only the sandbox says it
+            raise ValueError(f"a kernel's environment may add variables, not replace the sandbox's own: "
+                             f"{sorted(set(env) & set(base))}")  # fmt: skip
+        return self.spawn("kernel", job_dir, limits, env={**base, **env}, connection_file=connection_file)
 
     def spawn_exercise(self, job_dir: str, source: str, exercise: str, start: str, seed: int, limits: Limits):
         """A job that runs the function ``exercise`` of the file ``source`` (in job_dir/work)."""
