@@ -17,5 +17,6 @@ package alone (with the lessons' helpers and the Python environment) into every 
   cell runs in any kernel, how a verdict is shown, and the learner's language (``_locale/``, this
   package's own catalogue).
 
-Nothing here knows a right answer: no reference value, no expected answer, no verdict.
+Nothing here knows a right answer: no reference value, no expected answer, no verdict (the quick
+checks' keys are hashes, shipped to students too, and carry no points).
 """
