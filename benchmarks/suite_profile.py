@@ -38,7 +38,9 @@ from benchmarks.results import record  # noqa: E402 - the course's root, just ab
 
 # Kinds of process, first match wins: the command line is searched for the pattern.
 KINDS = [
-    ("sandbox jobs (forked from a warm server)", r"autograder\.sandbox\.server"),
+    # gradebox.serve since the job side became a package of its own (autograder.sandbox.server before)
+    ("sandbox jobs (forked from a warm server)", r"gradebox\.serve|autograder\.sandbox\.server"),
+    ("judging workers", r"autograder\.judge\.worker"),
     ("Chromium", r"chrom(e|ium)"),
     ("kernels outside the sandbox", r"ipykernel"),
     ("grade and report commands", r"-m autograder\b"),

@@ -49,6 +49,10 @@ def test_suite_profile_kinds_by_command_not_folder():
     assert kind_of("/venv/bin/python -m pytest -q") == kind_of("/venv/bin/pytest tests") == "pytest"
     assert kind_of("/usr/bin/bwrap --bind /tmp/pytest-of-root/pytest-3/x /x") == "other"
     assert kind_of("/venv/bin/python -m ipykernel_launcher -f /tmp/pytest-of-root/k.json").startswith("kernels")
+    server = "python -I -c import sys; sys.path[:0] = ['/c']; from gradebox.serve import main; main(sys.argv[1:])"
+    assert kind_of(server).startswith("sandbox jobs")
+    worker = "python -I -c from autograder.judge.worker import main; main(sys.argv[1:]) 8 13"
+    assert kind_of(worker) == "judging workers"
 
 
 @requires_bwrap
