@@ -958,7 +958,7 @@ CACHE_HOME = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser
 RUNS_CACHE = os.path.join(CACHE_HOME, "autograd-course", "lesson-runs")
 # What a run's outputs can follow besides the lesson itself: the helpers the lessons import and the
 # checks they call, and the versions installed from these files.
-RUN_INPUTS = ("gradlessons", "gradebox", "autograder", "requirements.txt", "pyproject.toml")
+RUN_INPUTS = ("gradlessons", "gradebox", "autograder", "requirements.txt")
 
 
 def run_key(nb: dict) -> str:
@@ -967,7 +967,7 @@ def run_key(nb: dict) -> str:
     pinned versions.  The same key is the same run, whichever copy of the course made it."""
     digest = hashlib.sha256()
     lesson = {**nb, "cells": [c for c in nb["cells"] if c.get("id") not in HANDED_OUT]}
-    for part in (json.dumps(lesson, sort_keys=True), MEASURE, sys.version):
+    for part in (json.dumps(lesson, sort_keys=True), MEASURE, sys.version, _project_pins()):
         digest.update(part.encode("utf-8") + b"\0")
     paths = []
     for top in RUN_INPUTS:
@@ -979,6 +979,17 @@ def run_key(nb: dict) -> str:
         with open(path, "rb") as f:
             digest.update(os.path.relpath(path, ROOT).encode() + b"\0" + f.read() + b"\0")
     return digest.hexdigest()
+
+
+def _project_pins() -> str:
+    """What pyproject.toml says the course's packages need ([project]), and not its settings: a new
+    repository in [tool.autograd-course] changes every badge, never what a lesson's run shows."""
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f).get("project", {})
+    needs = ("requires-python", "dependencies", "optional-dependencies")
+    return json.dumps({key: project.get(key) for key in needs}, sort_keys=True)
 
 
 def run_lesson(path: str, fresh: bool = False) -> dict:

@@ -197,6 +197,12 @@ def test_a_run_key_follows_the_course_packages_and_pins(course_copy):
     changed = copy.run_key(nb)
     (course_copy / "requirements.txt").write_text((course_copy / "requirements.txt").read_text() + "tqdm==4.0.0\n")
     assert copy.run_key(nb) != changed
+    changed = copy.run_key(nb)
+    set_repository(course_copy, GITHUB + ".git")  # every badge changes, not what a lesson's run shows
+    assert copy.run_key(nb) == changed
+    pyproject = (course_copy / "pyproject.toml").read_text()
+    (course_copy / "pyproject.toml").write_text(pyproject.replace("dependencies = [", 'dependencies = [\n  "tqdm",', 1))
+    assert copy.run_key(nb) != changed
 
 
 def _lesson_file(tmp_path) -> str:
