@@ -23,7 +23,8 @@ DYNAMIC = {
     "gradebox/tamper/surfaces.py": "torch's modules, named in this module's own tables of literals",
     "gradebox/tamper/tags.py": "torch's modules, named in surfaces.py's tables of literals",
 }
-IMPORTERS = {"import_module", "__import__"}
+# Calls that import (or find, or run) a module named by their first argument.
+IMPORTERS = {"import_module", "__import__", "find_spec", "run_module", "resolve_name"}
 
 
 def _absolute(module: str | None, level: int, package: str) -> str:
@@ -34,10 +35,28 @@ def _absolute(module: str | None, level: int, package: str) -> str:
     return ".".join(base + ([module] if module else []))
 
 
-def _called(node: ast.Call) -> str | None:
-    """``import_module`` or ``__import__`` when ``node`` calls one of them (by any spelling)."""
+def _called(node: ast.Call, aliases: dict[str, str]) -> str | None:
+    """The importer ``node`` calls (by any spelling: ``importlib.import_module``, ``import_module``, or
+    a name it was imported under: ``from importlib import import_module as load``), else None."""
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+    name = aliases.get(name, name)
     return name if name in IMPORTERS else None
+
+
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Every other name an importer is imported under in this module."""
+    return {
+        alias.asname: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname and alias.name in IMPORTERS
+    }
+
+
+def _keyword(node: ast.Call, name: str) -> str | None:
+    found = next((k.value for k in node.keywords if k.arg == name), None)
+    return found.value if isinstance(found, ast.Constant) and isinstance(found.value, str) else None
 
 
 def _literal(node: ast.expr, package: str) -> str | None:
@@ -56,7 +75,7 @@ def imports(path: str, package: str) -> tuple[set[str], list[int]]:
     """Every module ``path`` imports, absolute, wherever in the file (top level or in a function, by a
     statement or by a call with a string), and the lines of calls whose name is not in the source."""
     tree = ast.parse(open(path, encoding="utf-8").read())
-    found, unknown = set(), []
+    found, unknown, aliases = set(), [], _aliases(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -64,8 +83,10 @@ def imports(path: str, package: str) -> tuple[set[str], list[int]]:
             module = _absolute(node.module, node.level, package)
             found.add(module)
             found.update(f"{module}.{alias.name}" for alias in node.names)
-        elif isinstance(node, ast.Call) and _called(node):
+        elif isinstance(node, ast.Call) and _called(node, aliases):
             named = _literal(node.args[0], package) if node.args else None
+            if named is not None and named.startswith("."):  # import_module(".judge", package="autograder")
+                named = _keyword(node, "package") and _keyword(node, "package") + named
             if named is None:
                 unknown.append(node.lineno)
             else:
@@ -148,6 +169,11 @@ def test_the_walker_follows_every_kind_of_import(tmp_path):
         "def f():\n    from autograder.grading import score",
         "import importlib\nimportlib.import_module('autograder.judge')",
         "__import__('autograder.verdict')",
+        "from importlib import import_module as load\nload('autograder.judge')",
+        "import importlib\nimportlib.import_module('.judge', package='autograder')",
+        "import importlib.util\nimportlib.util.find_spec('autograder.judge')",
+        "import runpy\nrunpy.run_module('autograder.cli')",
+        "import pkgutil\npkgutil.resolve_name('autograder.judge:JUDGES')",
     ]
     for text in ways:
         probe = tmp_path / "probe.py"
