@@ -46,6 +46,7 @@ import subprocess
 import sys
 import time as clock
 import venv
+from functools import cache
 from urllib.parse import quote
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -620,7 +621,23 @@ def synced_notebook(nb: dict, repository: str, branch: str, assignment: str, tim
     for cell in (badges, install):
         cell["source"] = _lines(cell["source"])
     told = [] if time is None else [time_cell(nb, time, lang)]
+    cells = [_with_declared_points(cell) for cell in cells]
     return {**nb, "cells": [badges, cells[0], install, *told, *cells[1:]]}
+
+
+@cache
+def declared_points() -> dict[str, int]:
+    """The points of every exercise's test cells, by grade id, as the exercises declare them
+    (``gradexercises/<exercise>/__init__.py``): what `sync` writes into the lessons."""
+    return {grade_id: points for e in _codes_module().EXERCISES.values() for grade_id, points in e.points.items()}
+
+
+def _with_declared_points(cell: dict) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    points = declared_points().get(meta.get("grade_id"))
+    if points is None or not meta.get("grade") or meta.get("points") == points:
+        return cell
+    return {**cell, "metadata": {**cell["metadata"], "nbgrader": {**meta, "points": points}}}
 
 
 def readme_block(repository: str, branch: str) -> str:
@@ -958,7 +975,7 @@ CACHE_HOME = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser
 RUNS_CACHE = os.path.join(CACHE_HOME, "autograd-course", "lesson-runs")
 # What a run's outputs can follow besides the lesson itself: the helpers the lessons import and the
 # checks they call, and the versions installed from these files.
-RUN_INPUTS = ("gradlessons", "gradebox", "autograder", "requirements.txt")
+RUN_INPUTS = ("gradlessons", "gradebox", "gradexercises", "autograder", "requirements.txt")
 
 
 def run_key(nb: dict) -> str:
@@ -1058,6 +1075,7 @@ def rates_text() -> str:
 
 
 CODES = re.compile(r"(<!-- codes: ([\w ]+?) \(made by .*?-->\n).*?(<!-- /codes -->)", re.S)
+EXERCISES_BLOCK = re.compile(r"(<!-- exercises \(made by .*?-->\n).*?(<!-- /exercises -->)", re.S)
 CODES_DOC = os.path.join("docs", "codes.md")  # where the diagnosis-code tables live, written by `sync`
 
 
@@ -1070,8 +1088,10 @@ def _codes_module():
 
 
 def codes_blocks(text: str) -> str:
-    """``text`` (docs/codes.md) with every diagnosis-code table written again from autograder/codes.py."""
+    """``text`` (docs/codes.md) with every diagnosis-code table, and the table of the exercises, written
+    again from autograder/codes.py (which reads the exercises' declarations, gradexercises/)."""
     codes = _codes_module()
+    text = EXERCISES_BLOCK.sub(lambda m: f"{m[1]}{codes.exercises_table()}\n{m[2]}", text)
     return CODES.sub(lambda m: f"{m[1]}{codes.table(m[2].split())}\n{m[3]}", text)
 
 
@@ -1188,7 +1208,8 @@ def write_editions() -> list[str]:
 # pushes to `student_repository` / `student_branch`: the repository every badge and install cell names.
 
 STUDENT_EDITION = os.path.join("build", "student-edition")  # the default --out (build/ is ignored by git)
-STUDENT_PACKAGES = ("autograder", "gradebox", "gradlessons")  # the self-check, its job side, the explorers
+# The self-check, its job side and its exercises; the explorers.
+STUDENT_PACKAGES = ("autograder", "gradebox", "gradexercises", "gradlessons")
 STUDENT_FILES = ("environment.yml", "postBuild")  # Binder's build (repo2docker)
 STUDENT_FOLDERS = ("lab",)  # the JupyterLab settings postBuild installs
 LICENSES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
@@ -1494,7 +1515,8 @@ def build_student_edition(out: str, commit: str = "HEAD") -> dict:
             identity += ["-c", f"{key}={fallback}"]
     message = (
         f"{EDITION_SUBJECT}{sha}\n\nBuilt by `python3 course.py student-edition` from that commit of the course's "
-        "sources: the student notebooks (release/), the packages autograder, gradebox and gradlessons, Binder's files. "
+        "sources: the student notebooks (release/), the packages autograder, gradebox, gradexercises and gradlessons, "
+        "Binder's files. "
         "No solution, hidden test or instructor's file is in it.\n"
     )
     _git([*identity, "commit", "-q", "-m", message], out)

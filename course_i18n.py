@@ -70,6 +70,18 @@ def _python_files(package: str, root: str = ROOT) -> Iterator[str]:
         for name in sorted(files):
             if name.endswith(".py"):
                 yield os.path.join(folder, name)
+    yield from _exercise_files(package, root)
+
+
+def _exercise_files(package: str, root: str = ROOT) -> Iterator[str]:
+    """The exercises' files whose words a package says (``gradexercises``, one folder per exercise):
+    each ``job.py`` speaks through ``gradebox.i18n``, the judges and the declarations' meanings
+    through ``autograder.i18n``."""
+    if package not in ("autograder", "gradebox") or not os.path.isdir(os.path.join(root, "gradexercises")):
+        return
+    for path in _python_files("gradexercises", root):
+        if (os.path.basename(path) == "job.py") == (package == "gradebox"):
+            yield path
 
 
 def package_template(package: str, root: str = ROOT):

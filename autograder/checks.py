@@ -22,14 +22,14 @@ from dataclasses import replace
 
 from gradebox.display import shown_lines
 from gradebox.limits import DEFAULTS
+from gradebox.named_checks import named_checks
 from gradebox.not_yet import FAILED_LINE, NotYet
 from gradebox.outside_checks import outside
 from gradebox.quick_checks import QUIZ_DIR, _answer_hash, check_quiz, load_quiz, quiz_context, quiz_text
 
 from .i18n import _, ngettext
 
-__all__ = ["FAILED_LINE", "QUIZ_DIR", "NotYet", "check", "check_manual_sgd_step", "check_quiz",
-           "check_train_accumulated", "check_train_step", "load_quiz", "quiz_context", "quiz_text",
+__all__ = ["FAILED_LINE", "QUIZ_DIR", "NotYet", "check", "check_quiz", "load_quiz", "quiz_context", "quiz_text",
            "_answer_hash"]  # fmt: skip
 
 
@@ -82,22 +82,8 @@ def check(exercise: str, fn, start: str = "fresh", seed: int = 0, timeout: float
     _check(exercise, fn, start, seed, timeout)
 
 
-def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float | None = None) -> None:
-    """Check ``train_step`` from a fresh start (``start="fresh"``) or with stale gradients
-    left in the parameters before the first call (``start="dirty"``)."""
-    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
-    _check("train_step", train_step, start, seed, timeout)
-
-
-def check_train_accumulated(
-    train_accumulated, start: str = "fresh", seed: int = 0, timeout: float | None = None
-) -> None:
-    """Check ``train_accumulated`` (see ``check_train_step`` for ``start``)."""
-    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
-    _check("train_accumulated", train_accumulated, start, seed, timeout)
-
-
-def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float | None = None) -> None:
-    """Check ``manual_sgd_step`` on tensors of several shapes and dtypes."""
-    __tracebackhide__ = True  # IPython then shows the student's cell, not the grader's frames
-    _check("manual_sgd_step", manual_sgd_step, "fresh", seed, timeout)
+# check_train_step, check_train_accumulated, check_manual_sgd_step, ...: one per exercise whose
+# declaration names a check (gradexercises/<name>/__init__.py), each calling _check.
+_NAMED = named_checks(_check, __name__)
+globals().update(_NAMED)
+__all__ += list(_NAMED)

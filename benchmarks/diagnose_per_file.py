@@ -71,7 +71,7 @@ def student_files(work: str, n: int, exercise: str = "train_step") -> list[str]:
 def packages_at(ref: str) -> list[str]:
     """The course's packages at a git revision: the job side (gradebox) has its own since issue 38,
     and a revision from before it has none to archive."""
-    names = ["autograder", "gradebox", "gradlessons"]
+    names = ["autograder", "gradebox", "gradexercises", "gradlessons"]
     return [n for n in names if subprocess.run(["git", "cat-file", "-e", f"{ref}:{n}"], cwd=ROOT).returncode == 0]
 
 

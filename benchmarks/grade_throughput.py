@@ -69,7 +69,7 @@ def variants(good: dict[str, str]) -> list[dict[str, str]]:
 def packages_at(ref: str) -> list[str]:
     """The course's packages at a git revision: the job side (gradebox) has its own since issue 38,
     and a revision from before it has none to archive."""
-    names = ["autograder", "gradebox", "gradlessons"]
+    names = ["autograder", "gradebox", "gradexercises", "gradlessons"]
     return [n for n in names if subprocess.run(["git", "cat-file", "-e", f"{ref}:{n}"], cwd=ROOT).returncode == 0]
 
 

@@ -16,11 +16,11 @@ kernel run with ``AUTOGRADER_CHECKS=outside``: one wording for both.
 from __future__ import annotations
 
 from .i18n import _
+from .named_checks import named_checks
 from .not_yet import FAILED_LINE, NotYet
 from .quick_checks import check_quiz, load_quiz, quiz_context, quiz_text
 
-__all__ = ["FAILED_LINE", "NotYet", "check", "check_manual_sgd_step", "check_quiz", "check_train_accumulated",
-           "check_train_step", "load_quiz", "outside", "quiz_context", "quiz_text"]  # fmt: skip
+__all__ = ["FAILED_LINE", "NotYet", "check", "check_quiz", "load_quiz", "outside", "quiz_context", "quiz_text"]
 
 
 def outside(exercise: str) -> None:
@@ -35,7 +35,8 @@ def outside(exercise: str) -> None:
     raise error
 
 
-# The signatures are ``autograder.checks``'s: a test cell calls them with the same arguments.
+# The signatures are ``autograder.checks``'s: a test cell calls them with the same arguments
+# (both are made from the exercises' declarations, ``named_checks``).
 
 
 def check(exercise: str, fn, start: str = "fresh", seed: int = 0, timeout: float | None = None) -> None:
@@ -43,18 +44,11 @@ def check(exercise: str, fn, start: str = "fresh", seed: int = 0, timeout: float
     outside(exercise)
 
 
-def check_train_step(train_step, start: str = "fresh", seed: int = 0, timeout: float | None = None) -> None:
+def _outside(exercise: str, fn, start: str, seed: int, timeout: float | None) -> None:
     __tracebackhide__ = True
-    outside("train_step")
+    outside(exercise)
 
 
-def check_train_accumulated(
-    train_accumulated, start: str = "fresh", seed: int = 0, timeout: float | None = None
-) -> None:
-    __tracebackhide__ = True
-    outside("train_accumulated")
-
-
-def check_manual_sgd_step(manual_sgd_step, seed: int = 0, timeout: float | None = None) -> None:
-    __tracebackhide__ = True
-    outside("manual_sgd_step")
+_NAMED = named_checks(_outside, __name__)
+globals().update(_NAMED)
+__all__ += list(_NAMED)

@@ -18,9 +18,10 @@ id, grader account and instructors' group.
 * the course folder (a clone of this repository) belongs to root and to the instructors' group,
   except the grader account's working folders and files (``GRADER_FOLDERS``, ``GRADER_FILES``): its
   shared server (the hub's service, which TAs use too) releases, collects and grades there, and may
-  change nothing else.  What every student's server runs (hub/etc/, autograder/, gradebox/, gradlessons/, the
-  hub's environment) and what root runs (hub/, course.py, nbgrader_config.py) is not writable by the
-  grader account or the group: a TA could otherwise run code in every student's server, or as root.
+  change nothing else.  What every student's server runs (hub/etc/, autograder/, gradebox/,
+  gradexercises/, gradlessons/, the hub's environment) and what root runs (hub/, course.py,
+  nbgrader_config.py) is not writable by the grader account or the group: a TA could otherwise run
+  code in every student's server, or as root.
   The grader account cannot add an entry at the top of the course folder either, and the top has a
   default ACL closed to others, so a file made there later by root under any umask starts closed
   (autograder/grading/course_folder.py says why the top must stay passable, and how grading checks it);
@@ -29,7 +30,8 @@ id, grader account and instructors' group.
   the gradebook, reports/, .autograder/ (grading records, refused submissions), the git history
   and the hub's own files (its database and cookie secret, if it keeps them in hub/, stay root's
   only).  What students' servers read from it stays readable (``OPEN`` below: hub/etc/,
-  autograder/, gradebox/, gradlessons/, and the hub's Python environment if it lives in the course folder);
+  autograder/, gradebox/, gradexercises/, gradlessons/, and the hub's Python environment if it lives
+  in the course folder);
   the folders on the way to them can be passed through but not listed;
 * the instructors' group, ``--instructors-group`` (default ``instructors-<course id>``), is made
   if it is missing, and the grader account and the roster's instructors and TAs who have an account
@@ -400,7 +402,7 @@ class Writers:
         return found
 
 
-def imported_from(names: tuple[str, ...] = ("autograder", "gradebox", "gradlessons")) -> list[str]:
+def imported_from(names: tuple[str, ...] = ("autograder", "gradebox", "gradexercises", "gradlessons")) -> list[str]:
     """The folders the hub's environment imports the course's packages from, as any server would
     (an isolated interpreter, started outside the course folder)."""
     code = "import importlib.util, os, sys\n" + "".join(

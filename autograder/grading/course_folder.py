@@ -40,6 +40,7 @@ SERVED = {
     "(and hub/etc/student for students)",
     "autograder": "the lessons' checks import it; an environment installed with `pip install -e` imports it from here",
     "gradebox": "the job side of the grader, which autograder imports: imported from here like autograder",
+    "gradexercises": "the exercises (their declarations, job sides and judges), which autograder and gradebox import",
     "gradlessons": "the lessons' widgets and plots, imported from here like autograder",
 }
 

@@ -42,6 +42,7 @@ import ast
 import shutil
 import subprocess
 from dataclasses import replace
+from inspect import Parameter, Signature
 
 from nbformat.v4 import new_output
 from nbgrader.coursedir import CourseDirectory
@@ -50,6 +51,8 @@ from traitlets import Unicode, default
 
 from gradebox.display import shown_lines
 from gradebox.limits import SCORE_GRACE_SECONDS, Limits
+from gradebox.named_checks import signature
+from gradexercises import EXERCISES
 
 from ..checks import FAILED_LINE
 from ..codes import in_words
@@ -62,12 +65,14 @@ from .notes import add_note, add_review
 from .secret import configured_path, course_secret, default_path, derive_seed
 from .structure import released_notebook
 
-# The check functions of autograder.checks: name -> (exercise, or None when the first argument names it).
-CHECKS = {
-    "check": None,
-    "check_train_step": "train_step",
-    "check_train_accumulated": "train_accumulated",
-    "check_manual_sgd_step": "manual_sgd_step",
+# How a test cell calls each check function of autograder.checks: ``check`` names its exercise in
+# its first argument; each named check (``check_train_step``) is declared by its exercise.
+GENERIC_CHECK = Signature([Parameter(name, Parameter.POSITIONAL_OR_KEYWORD) for name in ("exercise", "fn")]
+                          + [Parameter(name, Parameter.POSITIONAL_OR_KEYWORD, default=None)
+                             for name in ("start", "seed", "timeout")])  # fmt: skip
+CHECKS: dict[str, tuple[str | None, Signature]] = {
+    "check": (None, GENERIC_CHECK),
+    **{e.check: (e.name, signature(e)) for e in EXERCISES.values() if e.check},
 }
 
 
@@ -112,21 +117,19 @@ def checks_in(source: str, begin: str = HIDDEN_BEGIN, end: str = HIDDEN_END) -> 
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CHECKS):
             continue
-        args = list(node.args)
-        exercise = CHECKS[node.func.id]
+        exercise, shape = CHECKS[node.func.id]
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            continue  # check(*args) or check(**options): nothing to read without running the cell
+        try:
+            given = shape.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments
+        except TypeError:
+            continue  # a call the function itself would refuse: the cell fails when it runs
         if exercise is None:
-            if not args:
-                continue
-            exercise = _literal(args.pop(0))
-        keywords = {k.arg: k.value for k in node.keywords}
-        fn = args[0] if args else keywords.get({"check": "fn"}.get(node.func.id, exercise))
+            exercise = _literal(given["exercise"])
+        fn = given.get("fn", given.get(exercise))
         if not isinstance(exercise, str) or not isinstance(fn, ast.Name):
             continue
-        start = keywords.get("start", args[1] if len(args) > 1 and node.func.id != "check_manual_sgd_step" else None)
-        seed = keywords.get("seed")
-        if seed is None:
-            position = 1 if node.func.id == "check_manual_sgd_step" else 2
-            seed = args[position] if len(args) > position else None
+        start, seed = given.get("start"), given.get("seed")
         found.append(
             {
                 "line": (node.lineno, node.col_offset),

@@ -3,12 +3,14 @@
 ``bwrap_command`` builds the server's root from an allow-list, not by hiding things: the system's
 programs and libraries, the Python environment, the job-side package (``gradebox``) and the lessons'
 helpers (``gradlessons``, which notebooks import), each from wherever the grader imported it,
-read-only, plus one scratch folder.  The grader's own package (``autograder``: the judge, grading,
-the CLI, everything that knows a right answer) is not bound: nothing of it exists inside, for no job
-and not the server either.  Where it lies inside a bound folder anyway (installed into the Python
-environment's site-packages, beside everything else), that one folder is covered by an empty
-read-only file system.  The course (gradebook.db, notebooks/, release/, other students' work), home
-folders and everything else do not exist inside.  No network.
+read-only; the exercises' declarations and job sides (``gradexercises/*/job.py``), bound file by
+file onto an empty folder, so that no judge is there; and one scratch folder.  The grader's own
+package (``autograder``: the judge, grading, the CLI, everything that knows a right answer) is not
+bound: nothing of it exists inside, for no job and not the server either.  Where it lies inside a
+bound folder anyway (installed into the Python environment's site-packages, beside everything
+else), that one folder is covered by an empty read-only file system, and so is any second copy of
+the exercises.  The course (gradebook.db, notebooks/, release/, other students' work), home folders
+and everything else do not exist inside.  No network.
 
 ``gradebox/box/confine.py`` is the other half of the policy: what each job does to itself, inside.
 
@@ -84,29 +86,58 @@ def grader_folder() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # <root>/autograder/host/bwrap.py
 
 
-def grader_copies() -> list[str]:
-    """Every copy of the grader's package this Python could import: the one it did, and any other on
-    its import path or in its site-packages.  A clone graded in place while ``pip install .`` also put
-    a copy into the environment (Binder's postBuild does) has two, and the second one matters as much."""
+def exercises_folder() -> str:
+    """The exercises' package, ``gradexercises/``, wherever it was imported from: a job sees only its
+    declarations and job sides (``gradexercises.job_side_files``), never a judge."""
+    import gradexercises
+
+    return gradexercises.FOLDER
+
+
+def _copies(package: str, imported: str) -> list[str]:
+    """Every copy of ``package`` this Python could import: the one it did, and any other on its import
+    path or in its site-packages.  A clone graded in place while ``pip install .`` also put a copy
+    into the environment (Binder's postBuild does) has two, and the second one matters as much."""
     import site
 
     roots = [*sys.path, *site.getsitepackages(), site.getusersitepackages()]
-    others = {os.path.join(os.path.abspath(root), "autograder") for root in roots if root}
-    return sorted({grader_folder(), *(o for o in others if os.path.isfile(os.path.join(o, "__init__.py")))})
+    others = {os.path.join(os.path.abspath(root), package) for root in roots if root}
+    return sorted({imported, *(o for o in others if os.path.isfile(os.path.join(o, "__init__.py")))})
+
+
+def grader_copies() -> list[str]:
+    """Every copy of the grader's package this Python could import (``_copies``)."""
+    return _copies("autograder", grader_folder())
 
 
 def _covered() -> list[str]:
-    """Each copy of the grader's package that a bound folder holds (installed into site-packages
-    beside the rest, in the environment or the system's): covered, so that no job can see one.  In a
-    clone it lies outside every bound folder and does not exist inside at all."""
+    """Each copy of the grader's package, and each copy of the exercises' other than the one a job
+    reads (``_exercise_binds``), that a bound folder holds (installed into site-packages beside the
+    rest, in the environment or the system's): covered, so that no job can see one.  In a clone they
+    lie outside every bound folder and do not exist inside at all."""
     tops = [*readable_paths(), *SYSTEM_FOLDERS]
-    return [c for c in grader_copies() if any(os.path.commonpath([c, top]) == top for top in tops)]
+    judges = [c for c in _copies("gradexercises", exercises_folder()) if c != exercises_folder()]
+    return [c for c in [*grader_copies(), *judges] if any(os.path.commonpath([c, top]) == top for top in tops)]
+
+
+def _exercise_binds() -> list[str]:
+    """The exercises' folder as an empty file system that holds only its job-side files, bound one by
+    one: what a job may read of an exercise is a list of what it may, not of what it may not."""
+    folder = exercises_folder()
+    import gradexercises
+
+    args = ["--tmpfs", folder]
+    for path in gradexercises.job_side_files(folder):
+        if os.path.dirname(path) != folder:
+            args += ["--perms", "0755", "--dir", os.path.dirname(path)]
+        args += ["--ro-bind", path, path]
+    return [*args, "--remount-ro", folder]
 
 
 def package_roots() -> list[str]:
     """The folders the job side's packages were imported from: the server imports them from the
     same place, whichever course folder is graded."""
-    return sorted({os.path.dirname(folder) for folder in _package_folders()})
+    return sorted({os.path.dirname(folder) for folder in [*_package_folders(), exercises_folder()]})
 
 
 def readable_paths() -> list[str]:
@@ -135,11 +166,11 @@ def check_readable_by_jobs() -> None:
     """``SandboxError`` when jobs, running as other users, could not read what they import."""
     if os.geteuid() != 0:
         return  # every job keeps the grader's user id: what the grader reads, they read
-    tops, packages = readable_paths(), _package_folders()
+    tops, packages = readable_paths(), [*_package_folders(), exercises_folder()]
     found = unreadable_by_jobs(packages, [t for t in tops if t not in packages])
     if found:
         shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
-        fix = " ".join(t for t in tops if any(f == t or f.startswith(t + os.sep) for f in found))
+        fix = " ".join(t for t in [*tops, exercises_folder()] if any(f == t or f.startswith(t + os.sep) for f in found))
         raise SandboxError(
             f"student code runs as other users here, and they cannot read {shown}: readable by their owner "
             f"only, as a copy made under umask 077 is. Make them readable by everyone (chmod -R a+rX {fix}) "
@@ -178,7 +209,7 @@ def bwrap_command(scratch: str, command: list[str]) -> list[str]:
     args = [bubblewrap(), *_system_binds()]
     check_readable_by_jobs()
     made: set[str] = {"/usr", "/etc", "/dev", "/proc", "/tmp", "/bin", "/lib", "/lib64", "/sbin"}
-    for path in [*readable_paths(), scratch]:
+    for path in [*readable_paths(), exercises_folder(), scratch]:
         for parent in _parents(path):
             if parent not in made and not any(parent.startswith(m + "/") for m in ("/usr", "/etc")):
                 args += ["--perms", "0755", "--dir", parent]  # bwrap would make it 0700
@@ -186,6 +217,7 @@ def bwrap_command(scratch: str, command: list[str]) -> list[str]:
     for path in readable_paths():
         args += ["--ro-bind", path, path]
     args += _cover(_covered())
+    args += _exercise_binds()
     args += ["--bind", scratch, scratch]
     # /tmp is read-only: a place shared by all jobs would let them pass files around. (A private
     # tmpfs per job would hide an environment or scratch folder that lives under /tmp.)

@@ -24,19 +24,20 @@ scenarios for reasons outside them, a record it cannot read), the verdict fails 
 Every message is written in the learner's language when the judge runs (``autograder.i18n``: each
 judge's ``MESSAGES`` entry is a function that looks its text up then, never at import).
 
-One module per exercise here (``judge/<exercise>.py``): ``judge``, ``schema``, its messages and
-references, and optionally ``explain_error(error, scenario) -> Verdict | None``.  Nothing in this package is
-visible inside the sandbox: the bubblewrap policy hides it.
+Each exercise's judge is ``gradexercises/<exercise>/judge.py``: ``judge``, ``schema``, its messages
+and references, and optionally ``explain_error(error, scenario) -> Verdict | None``; this package
+holds what the judges share (``_lesson1`` ... ``_lesson4``, ``validate``, ``texts``) and the pool
+of judging workers.  Nothing of it, and no judge, is on a job's file system (``host/bwrap.py``).
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import re
 from dataclasses import replace
 from types import ModuleType
 
+import gradexercises
 from gradebox import exercises
 from gradebox.limits import DEFAULTS, Limits
 from gradebox.record import UnreadableRecord, decode
@@ -44,20 +45,6 @@ from gradebox.record import UnreadableRecord, decode
 from ..i18n import _, pgettext
 from ..verdict import Verdict, code_rank, listed, names_a_case, seen_with, together
 from .validate import Fields, Flag, InvalidRecord, ListOf, NotFinite, Text, check
-
-
-def _discover() -> dict[str, ModuleType]:
-    found = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name in ("validate", "pool", "worker"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(module, "NAME") and hasattr(module, "judge"):
-            found[module.NAME] = module
-    return found
-
-
-JUDGES: dict[str, ModuleType] = _discover()
 
 
 def get(name: str) -> ModuleType:
@@ -334,6 +321,12 @@ def _not_finite(exercise, judge, scenario, error: NotFinite) -> Verdict:
         ).format(where=where, case=scenario.name),
     )
 
+
+# Every judge, imported now, as the judging workers preload them.  (Last in this module, but for
+# ``__all__``: a judge imports what it shares with the others from this package.)
+JUDGES: dict[str, ModuleType] = {
+    name: importlib.import_module(f"gradexercises.{name}.judge") for name in gradexercises.EXERCISES
+}
 
 __all__ = [
     "judge_scenarios",

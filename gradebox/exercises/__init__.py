@@ -1,6 +1,7 @@
-"""The graded exercises, one module per exercise, found by name in this package.
+"""The job side of the graded exercises: their registry, and the helpers their scenarios share.
 
-Each module defines:
+Each exercise is a folder of ``gradexercises`` (see there); its job side, ``gradexercises/<name>/job.py``,
+defines:
 
 * ``NAME``: the function the student writes (also the solution cell's grade id);
 * ``suite(start, seed) -> list``: the scenarios of one check (frozen, picklable descriptions);
@@ -9,35 +10,22 @@ Each module defines:
   lists, dicts and None: what the function returned, the final state of what it was given, and
   what the instrumentation saw.
 
-This package is the job's side: it builds scenarios and runs them, and knows nothing of the
-right answers.  Each exercise's judge (its references, its verdicts) is ``autograder.judge.<name>``,
-in the grader, where no student code runs.
+This package holds what several exercises' job sides share (``_lesson1`` ... ``_lesson4``, ``_rng``)
+and knows nothing of the right answers: each exercise's judge is ``gradexercises/<name>/judge.py``,
+which the sandbox never binds.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from types import ModuleType
+
+import gradexercises
 
 
 def type_name(value) -> str:
     """The name of a value's type, as a record holds it (a class name is the student's to choose)."""
     return type(value).__name__[:100]
-
-
-def _discover() -> dict[str, ModuleType]:
-    found = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(module, "NAME") and hasattr(module, "run"):
-            found[module.NAME] = module
-    return found
-
-
-EXERCISES: dict[str, ModuleType] = _discover()
 
 
 def get(name: str) -> ModuleType:
@@ -46,3 +34,11 @@ def get(name: str) -> ModuleType:
     except KeyError:
         known = ", ".join(sorted(EXERCISES))
         raise KeyError(f"unknown exercise {name!r}; the exercises are: {known}") from None
+
+
+# Every job side, imported now: a server preloads this package before its tamper watch is sealed,
+# so no job imports an exercise's module while student code runs.  (Last in this module: each job
+# side imports the helpers above.)
+EXERCISES: dict[str, ModuleType] = {
+    name: importlib.import_module(f"gradexercises.{name}.job") for name in gradexercises.EXERCISES
+}

@@ -21,10 +21,13 @@ from .surfaces import GRADER_PACKAGES, HOOK_TABLES, Hook, watched_objects
 
 TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 GRADER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # gradebox/, not gradebox/tamper/
-# The grader's package is installed beside this one (a clone holds both; pyproject installs both):
-# its functions are installed code too.  Found by path, never imported (gradebox imports nothing of
-# autograder); inside a job the folder is not there, and nothing of it is loaded.
-GRADER_DIRS = (GRADER_DIR, os.path.join(os.path.dirname(GRADER_DIR), "autograder"))
+# The grader's package and the exercises' are installed beside this one (a clone holds all three;
+# pyproject installs them together): their functions are installed code too.  Found by path, never
+# imported (gradebox imports nothing of autograder); inside a job the grader's folder is not there,
+# and nothing of it is loaded.
+GRADER_DIRS = tuple(
+    os.path.join(os.path.dirname(GRADER_DIR), name) for name in ("gradebox", "gradexercises", "autograder")
+)
 # Where installed code lives: torch, the standard library, site-packages and the grader.  A function
 # on a watched surface defined anywhere else was written by student code (a notebook cell, a file).
 GRADER_HOMES = tuple(

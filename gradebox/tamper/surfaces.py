@@ -51,9 +51,10 @@ SURFACES = (
     "torch.optim.Optimizer",
 )
 # Names Python itself adds to a class on first use: copyreg caches __slotnames__ when a tensor is pickled.
-#: The packages whose modules are the grader's own: the job side, and the grader (in a student's own
-#: kernel, and as the stand-ins a grading kernel's `import autograder` finds, gradebox.jobs.standins).
-GRADER_PACKAGES = ("gradebox", "autograder")
+#: The packages whose modules are the grader's own: the job side, the exercises (their declarations and
+#: job sides; their judges in a student's own kernel), and the grader (in a student's own kernel, and as
+#: the stand-ins a grading kernel's `import autograder` finds, gradebox.jobs.standins).
+GRADER_PACKAGES = ("gradebox", "gradexercises", "autograder")
 
 
 def is_grader_module(name: str) -> bool:

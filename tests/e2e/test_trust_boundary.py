@@ -101,14 +101,15 @@ def test_jobs_cannot_touch_each_other(shared_folder, unprivileged_user, as_root)
 def test_a_jobs_file_system_holds_the_job_side_and_nothing_of_the_grader(tmp_path):
     """A real job (diagnose's) tries the grader's modules, looks for its folder, and reads the mount
     points: the judge and grading cannot be imported, the grader's package is nowhere on the job's
-    file system (in this clone it is not bound; installed in site-packages it would be covered), and
-    the job side is there and imports."""
+    file system (in this clone it is not bound; installed in site-packages it would be covered), the
+    exercise's folder holds its declaration and job side but not its judge, and the job side is
+    there and imports."""
     grader = os.path.join(ROOT, "autograder")
     probe = (
         "import os\n"
         "def train_step(model, optimizer, loss_fn, x, y):\n"
         "    seen = []\n"
-        "    for name in ('autograder.judge', 'autograder.grading', 'autograder'):\n"
+        "    for name in ('autograder.judge', 'autograder.grading', 'autograder', 'gradexercises.train_step.judge'):\n"
         "        try:\n"
         "            __import__(name)\n"
         "            seen.append(f'{name}=imported')\n"
@@ -123,12 +124,16 @@ def test_a_jobs_file_system_holds_the_job_side_and_nothing_of_the_grader(tmp_pat
         "    seen.append(f'grader_files={len(files)} grader_mounts={len(mine)}')\n"
         "    job_side = os.path.dirname(gradebox.__file__)\n"
         "    seen.append(f'gradebox_mounted={int(job_side in points)}')\n"
+        "    import gradexercises.train_step.job as job\n"
+        "    folder = os.path.dirname(job.__file__)\n"
+        "    seen.append(f'exercise_files={sorted(os.listdir(folder))}'.replace(' ', ''))\n"
         "    raise RuntimeError(' '.join(seen))\n"
     )
     rows, _ = diagnose(tmp_path, "train_step", {"probe.py": probe})
     message = rows["probe.py"]["message"]
     for part in ("autograder.judge=missing", "autograder.grading=missing", "autograder=missing",
-                 "gradebox=['exercise','kernel']", "grader_files=0", "gradebox_mounted=1"):  # fmt: skip
+                 "gradebox=['exercise','kernel']", "grader_files=0", "gradebox_mounted=1",
+                 "gradexercises.train_step.judge=missing", "exercise_files=['__init__.py','job.py']"):  # fmt: skip
         assert part in message, message
     mounts = int(message.split("grader_mounts=")[1].split()[0])
     installed = not os.path.isdir(grader) or grader.startswith(sys.prefix)

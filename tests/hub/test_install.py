@@ -112,7 +112,7 @@ def test_only_server_files_are_open(course):
         assert (uid, gid) == (owner, group), relative
         if stat.S_ISLNK(mode):
             continue
-        if relative.startswith(("hub/etc", "autograder", "gradebox", "gradlessons")):
+        if relative.startswith(("hub/etc", "autograder", "gradebox", "gradexercises", "gradlessons")):
             assert mode & 0o004, relative
         elif relative in (".", "hub"):
             assert stat.S_IMODE(mode) == 0o2751, relative  # passed through, never listed

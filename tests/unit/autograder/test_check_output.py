@@ -98,7 +98,8 @@ def test_grader_shows_verdicts_once():
 
 
 def test_fresh_pass_points_to_dirty():
-    from autograder.judge import train_accumulated, train_step
+    from gradexercises.train_accumulated import judge as train_accumulated
+    from gradexercises.train_step import judge as train_step
 
     fresh = [SimpleNamespace(start="fresh", accum_steps=2)] * 2
     both = [*fresh, SimpleNamespace(start="dirty", accum_steps=3)]
@@ -109,7 +110,7 @@ def test_fresh_pass_points_to_dirty():
 
 
 def test_says_function_not_loop():
-    from autograder.judge import train_step
+    from gradexercises.train_step import judge as train_step
 
     sc = SimpleNamespace(name="a scenario", start="fresh")
     for key, make in train_step.MESSAGES.items():

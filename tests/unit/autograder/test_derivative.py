@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.judge import derivative as judge
-from gradebox.exercises import derivative as ex
 from gradebox.exercises._lesson2 import SCALAR_FUNCTIONS
+from gradexercises.derivative import job as ex
+from gradexercises.derivative import judge as judge
 from tests.judging import observations_of
 
 ANALYTIC = {

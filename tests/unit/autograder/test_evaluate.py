@@ -3,9 +3,9 @@
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.judge import evaluate as judge
-from gradebox.exercises import evaluate as exercise
 from gradebox.exercises._lesson4 import build_batches, build_loss, build_model
+from gradexercises.evaluate import job as exercise
+from gradexercises.evaluate import judge as judge
 from tests.judging import observations_of
 
 

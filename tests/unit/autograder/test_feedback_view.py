@@ -119,8 +119,9 @@ def _judge_messages():
 
     import autograder.judge
 
-    for info in pkgutil.walk_packages(autograder.judge.__path__, "autograder.judge."):
-        messages = getattr(importlib.import_module(info.name), "MESSAGES", None)
+    shared = [info.name for info in pkgutil.walk_packages(autograder.judge.__path__, "autograder.judge.")]
+    for name in shared + [module.__name__ for module in autograder.judge.JUDGES.values()]:
+        messages = getattr(importlib.import_module(name), "MESSAGES", None)
         for key, value in (messages or {}).items() if isinstance(messages, dict) else ():
             if callable(value):
                 try:
@@ -128,7 +129,7 @@ def _judge_messages():
                 except (TypeError, AttributeError, KeyError, IndexError):
                     continue  # worded from the record: its fix is checked by the judge's own tests
             if isinstance(value, str):
-                yield info.name, key, value
+                yield name, key, value
 
 
 def test_every_fix_names_the_thing_to_change():

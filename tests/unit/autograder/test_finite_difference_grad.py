@@ -4,10 +4,10 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.judge import finite_difference_grad as judge
 from autograder.judge._lesson2 import same
-from gradebox.exercises import finite_difference_grad as ex
 from gradebox.exercises._lesson2 import FIELD_FUNCTIONS
+from gradexercises.finite_difference_grad import job as ex
+from gradexercises.finite_difference_grad import judge as judge
 from tests.judging import observations_of
 
 SEEDS = [0, 1, 11, 12, 13]

@@ -5,8 +5,8 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.judge._lesson1 import expected_flags
-from gradebox.exercises import freeze_all_but
 from gradebox.exercises._lesson1 import build_model
+from gradexercises.freeze_all_but import job as freeze_all_but
 
 
 def correct(model, trainable):

@@ -7,8 +7,8 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.judge._lesson1 import bfs_names, bfs_nodes
-from gradebox.exercises import graph_ops
 from gradebox.exercises._lesson1 import GRAPHS, GraphScenario, build_graph
+from gradexercises.graph_ops import job as graph_ops
 from tests.judging import observations_of
 
 

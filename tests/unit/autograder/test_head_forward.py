@@ -3,9 +3,9 @@
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.judge import head_forward as judge
-from gradebox.exercises import head_forward as exercise
 from gradebox.exercises._lesson4 import build_batches
+from gradexercises.head_forward import job as exercise
+from gradexercises.head_forward import judge as judge
 
 
 def test_reference_matches_backward():

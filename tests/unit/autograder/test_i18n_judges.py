@@ -145,7 +145,8 @@ def test_a_count_chooses_its_plural_form_in_english_and_in_the_catalogue(tmp_pat
     """No "time(s)": one msgid pair per count, so a language with other plural rules can say it."""
     from types import SimpleNamespace
 
-    from autograder.judge import train_accumulated, train_step
+    from gradexercises.train_accumulated import judge as train_accumulated
+    from gradexercises.train_step import judge as train_step
 
     sc = SimpleNamespace(n_batches=6, accum_steps=3, name="a case")
     run = SimpleNamespace(losses=[1.0, 2.0, 3.0], k=3)

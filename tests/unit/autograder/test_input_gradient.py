@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.judge import input_gradient as judge
-from gradebox.exercises import input_gradient as ex
+from gradexercises.input_gradient import job as ex
+from gradexercises.input_gradient import judge as judge
 from tests.judging import observations_of
 
 

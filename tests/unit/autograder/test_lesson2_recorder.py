@@ -11,13 +11,7 @@ import pytest
 import torch
 
 from autograder.checks import NotYet, check
-from autograder.judge import derivative as derivative_judge
-from autograder.judge import finite_difference_grad as fdg_judge
-from autograder.judge import input_gradient as input_judge
 from autograder.judge._lesson2 import contradiction
-from gradebox.exercises import derivative as derivative_ex
-from gradebox.exercises import finite_difference_grad as fdg_ex
-from gradebox.exercises import input_gradient as input_ex
 from gradebox.exercises._lesson2 import (
     MAX_EVALUATIONS,
     MAX_GRADIENT_NUMEL,
@@ -25,6 +19,12 @@ from gradebox.exercises._lesson2 import (
     AutogradRecorder,
     recorded_call,
 )
+from gradexercises.derivative import job as derivative_ex
+from gradexercises.derivative import judge as derivative_judge
+from gradexercises.finite_difference_grad import job as fdg_ex
+from gradexercises.finite_difference_grad import judge as fdg_judge
+from gradexercises.input_gradient import job as input_ex
+from gradexercises.input_gradient import judge as input_judge
 from tests.judging import observations_of
 from tests.lesson2_attacks import ATTACKS, CASES, CORRECT, function_of
 

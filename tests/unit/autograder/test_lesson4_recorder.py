@@ -14,8 +14,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from autograder.judge import get as judge_of
 from autograder.judge.validate import InvalidRecord, check
 from gradebox import exercises
-from gradebox.exercises import evaluate, head_forward, predict
 from gradebox.exercises._lesson4 import build_batches, build_loss, build_model
+from gradexercises.evaluate import job as evaluate
+from gradexercises.head_forward import job as head_forward
+from gradexercises.predict import job as predict
 from tests.judging import observations_of, verdict_of
 from tests.lesson4_hostile import ATTACKS, CORRECT, OWN_PROCESS
 

@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from autograder.diagnose import diagnose_function
-from autograder.judge.make_trainable import expected_tensor
-from gradebox.exercises import make_trainable
-from gradebox.exercises.make_trainable import INPUTS, build_input
+from gradexercises.make_trainable import job as make_trainable
+from gradexercises.make_trainable.job import INPUTS, build_input
+from gradexercises.make_trainable.judge import expected_tensor
 
 
 def correct(values):

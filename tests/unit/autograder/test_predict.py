@@ -4,8 +4,8 @@ import torch
 
 from autograder.diagnose import diagnose_function
 from autograder.judge._lesson4 import reference_outputs
-from gradebox.exercises import predict as exercise
 from gradebox.exercises._lesson4 import build_batches, build_model
+from gradexercises.predict import job as exercise
 
 
 def correct(model, x):

@@ -12,8 +12,10 @@ import torch
 from torch import nn
 
 from gradebox import exercises
-from gradebox.exercises import _lesson1, _lesson4, head_forward, input_gradient
+from gradebox.exercises import _lesson1, _lesson4
 from gradebox.exercises._lesson3 import scenarios as lesson3
+from gradexercises.head_forward import job as head_forward
+from gradexercises.input_gradient import job as input_gradient
 
 # Every builder that seeds the global generator, with the scenarios it is given while judging.
 BUILDERS = [

@@ -148,6 +148,7 @@ def test_private_copy_refused(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, cwd=course, timeout=300)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "umask 077" in done.stderr and f"chmod -R a+rX {course}/gradebox" in done.stderr, done.stderr
+    assert f"{course}/gradexercises" in done.stderr, done.stderr  # the exercises' job sides are read too
     assert done.stdout == "" and not (tmp_path / "ran.txt").exists()
 
 

@@ -106,7 +106,7 @@ def course_copy(tmp_path):
     # sync writes the code tables of docs/codes.md from autograder/codes.py, and builds the editions from the
     # catalogues (locale/) and the packages' messages
     shutil.copytree(os.path.join(ROOT, "locale"), tmp_path / "locale")
-    for package in ("autograder", "gradebox", "gradlessons"):
+    for package in ("autograder", "gradebox", "gradexercises", "gradlessons"):
         shutil.copytree(os.path.join(ROOT, package), tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "docs").mkdir()
     shutil.copy(os.path.join(ROOT, "docs", "codes.md"), tmp_path / "docs" / "codes.md")

@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 
 # conda-forge spells a few packages differently from PyPI.
 CONDA_NAME = {"torch": "pytorch"}
-OWN_PACKAGES = ("autograder", "gradebox", "gradlessons")
+OWN_PACKAGES = ("autograder", "gradebox", "gradexercises", "gradlessons")
 # Pinned for pip but not for Binder: what only an instructor's `python -m autograder publish` needs
 # (students never publish, and pylti1p3 is a PyPI package); requirements-instructor.txt says so too.
 INSTRUCTOR_ONLY = {"pylti1p3", "pyjwt", "jwcrypto", "cryptography"}

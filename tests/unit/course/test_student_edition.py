@@ -21,7 +21,7 @@ course = load_course()
 GIT = ["git", "-c", "user.name=course tests", "-c", "user.email=tests@localhost", "-c", "init.defaultBranch=main"]
 # Everything a student may have, by top-level name: the allow-list the edition is built from.
 STUDENT_TOP = {".gitignore", "README.md", "pyproject.toml", "environment.yml", "postBuild", "lab", "release",
-               "autograder", "gradebox", "gradlessons"}  # fmt: skip
+               "autograder", "gradebox", "gradexercises", "gradlessons"}  # fmt: skip
 
 
 def git(cwd, *args: str) -> str:

@@ -3,23 +3,26 @@
 ``gradebox`` (the job side: all a sandboxed job may import) imports nothing of ``autograder`` (the
 grader), wherever the import is: at the top of a module, inside a function, or as a string handed to
 ``importlib.import_module`` or ``__import__``.  The lessons' helpers, which jobs import too, do not
-either.  The sandbox's server starts no module by a name: its jobs are functions of a table of
-objects.  And the sandbox binds the job side, never the grader's package."""
+either, and neither do the exercises' job-side files (``gradexercises``: the declarations and each
+``job.py``), which import no judge either.  The sandbox's server starts no module by a name: its
+jobs are functions of a table of objects.  And the sandbox binds the job side, never the grader's
+package, and of the exercises only their job-side files."""
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 
 import pytest
 
 from tests.conftest import ROOT, requires_bwrap
 
-JOB_SIDE = ("gradebox", "gradlessons")  # every package a job's file system holds
+JOB_SIDE = ("gradebox", "gradlessons")  # every package a job's file system holds whole
 GRADER = "autograder"
+JUDGE = re.compile(r"gradexercises\.[^.]+\.judge(\.|$)")  # an exercise's judge (a name or an f-string's pattern)
 # The only imports in the job side whose module is not a literal, and why each cannot reach the grader.
 DYNAMIC = {
-    "gradebox/exercises/__init__.py": "the package's own modules, by f'{__name__}.<module>'",
     "gradebox/tamper/surfaces.py": "torch's modules, named in this module's own tables of literals",
     "gradebox/tamper/tags.py": "torch's modules, named in surfaces.py's tables of literals",
 }
@@ -60,14 +63,21 @@ def _keyword(node: ast.Call, name: str) -> str | None:
 
 
 def _literal(node: ast.expr, package: str) -> str | None:
-    """The module name a string argument names: a literal, or an f-string that starts with
-    ``__name__`` (the module's own package); None when it cannot be known from the source."""
+    """The module name a string argument names: a literal, or the pattern of an f-string (``__name__``
+    as the module's own package, any other value as ``*``: ``f"gradexercises.{name}.job"`` is
+    ``gradexercises.*.job``); None when it cannot be known from the source."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr) and node.values:
-        first = node.values[0]
-        if isinstance(first, ast.FormattedValue) and isinstance(first.value, ast.Name) and first.value.id == "__name__":
-            return package
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value.value, ast.Name) and value.value.id == "__name__":
+                parts.append(package)
+            else:
+                parts.append("*")
+        return "".join(parts)
     return None
 
 
@@ -112,19 +122,33 @@ def _id(value: str) -> str:
     return os.path.relpath(value, ROOT) if os.sep in value else ""
 
 
-JOB_MODULES = [m for top in JOB_SIDE for m in modules(top)]
+def exercise_modules() -> list[tuple[str, str]]:
+    """(path, package) of every file of ``gradexercises`` that a job's file system holds."""
+    import gradexercises
+
+    found = []
+    for path in gradexercises.job_side_files():
+        module = os.path.relpath(path[:-3], ROOT).replace(os.sep, ".")
+        is_package = path.endswith("__init__.py")
+        found.append((path, module.removesuffix(".__init__") if is_package else module.rsplit(".", 1)[0]))
+    return found
+
+
+JOB_MODULES = [m for top in JOB_SIDE for m in modules(top)] + exercise_modules()
 
 
 def test_the_job_side_is_found():
     names = {os.path.relpath(p, ROOT) for p, _ in JOB_MODULES}
     assert {"gradebox/box/server.py", "gradebox/jobs/kernel_job.py", "gradebox/jobs/score_job.py",
-            "gradebox/exercises/train_step.py", "gradebox/tamper/watch.py", "gradlessons/i18n.py"} <= names  # fmt: skip
+            "gradexercises/train_step/job.py", "gradexercises/train_step/__init__.py", "gradexercises/_lesson3.py",
+            "gradebox/tamper/watch.py", "gradlessons/i18n.py"} <= names  # fmt: skip
+    assert not [name for name in names if name.endswith("judge.py")]
 
 
 @pytest.mark.parametrize("path, package", JOB_MODULES, ids=_id)
 def test_the_job_side_imports_nothing_of_the_grader(path, package):
     found, _ = imports(path, package)
-    into_grader = sorted(m for m in found if m == GRADER or m.startswith(f"{GRADER}."))
+    into_grader = sorted(m for m in found if m == GRADER or m.startswith(f"{GRADER}.") or JUDGE.match(m))
     assert into_grader == [], f"{os.path.relpath(path, ROOT)} imports {into_grader}"
 
 
@@ -180,6 +204,11 @@ def test_the_walker_follows_every_kind_of_import(tmp_path):
         probe.write_text(text)
         found, _ = imports(str(probe), "gradebox.jobs")
         assert any(m.startswith("autograder") for m in found), text
+    for text in ["from gradexercises.train_step import judge", "from .judge import judge",
+                 "import importlib\nimportlib.import_module(f'gradexercises.{name}.judge')"]:  # fmt: skip
+        probe.write_text(text)
+        found, _ = imports(str(probe), "gradexercises.train_step")
+        assert any(JUDGE.match(m) for m in found), text
     probe.write_text("import importlib\nname = 'autograder'\nimportlib.import_module(name + '.judge')")
     assert imports(str(probe), "gradebox.jobs")[1] == [3]
 
@@ -228,3 +257,41 @@ def test_a_second_copy_of_the_grader_in_a_bound_folder_is_covered_too(tmp_path, 
     covered = [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
     assert str(site_packages / "autograder") in covered
     assert str(unbound / "autograder") not in covered  # nothing to hide where no job can look
+
+
+@requires_bwrap
+def test_bubblewrap_binds_each_exercise_job_side_and_no_judge(tmp_path):
+    """Of the exercises, a job's file system holds an empty folder and, bound onto it one by one, the
+    declarations and the job sides: a judge is not there to read, whatever the job tries."""
+    import gradexercises
+    from autograder.host import bwrap
+
+    args = bwrap.bwrap_command(str(tmp_path), ["true"])
+    bound = [args[i + 1] for i, a in enumerate(args) if a in ("--ro-bind", "--bind")]
+    folder = gradexercises.FOLDER
+    assert args[args.index("--tmpfs", args.index(folder) - 1) + 1] == folder
+    inside = sorted(os.path.relpath(b, folder) for b in bound if os.path.commonpath([b, folder]) == folder)
+    assert "train_step/job.py" in inside and "train_step/__init__.py" in inside and "__init__.py" in inside
+    assert [b for b in inside if b.endswith("judge.py") or "__pycache__" in b or b == "."] == []
+    assert len([b for b in inside if b.endswith("/job.py")]) == len(gradexercises.EXERCISES)
+    remount = next(i for i, a in enumerate(args) if a == "--remount-ro" and args[i + 1] == folder)
+    binds = [i for i, a in enumerate(args) if a == "--ro-bind" and os.path.commonpath([args[i + 1], folder]) == folder]
+    assert max(binds) < remount  # bound before the empty folder becomes read-only
+
+
+@requires_bwrap
+def test_a_second_copy_of_the_exercises_in_a_bound_folder_is_covered(tmp_path, monkeypatch):
+    """The exercises installed into the environment besides the clone the grader imported: that copy's
+    judges are as readable as the environment, so the whole copy is covered."""
+    from autograder.host import bwrap
+
+    site_packages = tmp_path / "env" / "lib" / "site-packages"
+    (site_packages / "gradexercises" / "train_step").mkdir(parents=True)
+    (site_packages / "gradexercises" / "__init__.py").write_text("")
+    (site_packages / "gradexercises" / "train_step" / "judge.py").write_text("")
+    monkeypatch.syspath_prepend(str(site_packages))
+    bound_before = bwrap.readable_paths
+    monkeypatch.setattr(bwrap, "readable_paths", lambda: [*bound_before(), str(tmp_path / "env")])
+    args = bwrap.bwrap_command(str(tmp_path / "scratch"), ["true"])
+    covered = [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
+    assert str(site_packages / "gradexercises") in covered
