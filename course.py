@@ -628,7 +628,10 @@ def synced_notebook(nb: dict, repository: str, branch: str, assignment: str, tim
 @cache
 def declared_points() -> dict[str, int]:
     """The points of every exercise's test cells, by grade id, as the exercises declare them
-    (``gradexercises/<exercise>/__init__.py``): what `sync` writes into the lessons."""
+    (``gradexercises/<exercise>/__init__.py``): what `sync` writes into the lessons.  None in a course
+    folder without the grader (a bare copy that only builds notebooks)."""
+    if not os.path.isfile(os.path.join(ROOT, "autograder", "codes.py")):
+        return {}
     return {grade_id: points for e in _codes_module().EXERCISES.values() for grade_id, points in e.points.items()}
 
 
