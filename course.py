@@ -382,8 +382,6 @@ STUDENT_SETTINGS = os.path.join(ROOT, "lab", "etc", "student")
 # And, when there is no class exchange on this machine (a learner at home), no Assignment List either: it
 # would only log "Unwritable directory … contact your instructor" tracebacks while the learner works.
 SOLO_SETTINGS = os.path.join(ROOT, "lab", "etc", "solo")
-# Where nbgrader_config.py and hub/etc/jupyter/nbgrader_config.py put the exchange (AUTOGRADER_EXCHANGE).
-DEFAULT_EXCHANGE = "/srv/nbgrader/exchange"
 
 
 def lab_environment(environ, instructor: bool = False, lang: str | None = None) -> dict:
@@ -394,7 +392,10 @@ def lab_environment(environ, instructor: bool = False, lang: str | None = None) 
     if instructor:
         course = [SERVER_SETTINGS]
     else:
-        exchange = environ.get("AUTOGRADER_EXCHANGE") or DEFAULT_EXCHANGE
+        from autograder.settings import SETTINGS  # the standard library's only: no venv needed
+
+        # Where nbgrader_config.py and hub/etc/jupyter/nbgrader_config.py put the exchange.
+        exchange = SETTINGS.value("exchange", environ) or SETTINGS.default("exchange")
         course = [STUDENT_SETTINGS, SERVER_SETTINGS]
         if not os.path.isdir(exchange):
             course.insert(0, SOLO_SETTINGS)
