@@ -1076,6 +1076,17 @@ def codes_blocks(text: str) -> str:
     return CODES.sub(lambda m: f"{m[1]}{codes.table(m[2].split())}\n{m[3]}", text)
 
 
+SETTINGS_TABLES = re.compile(r"(<!-- settings: ([\w ]+?) \(made by .*?-->\n).*?(<!-- /settings -->)", re.S)
+SETTINGS_DOC = os.path.join("docs", "instructor.md")  # where the settings tables live, written by `sync`
+
+
+def settings_blocks(text: str) -> str:
+    """``text`` (docs/instructor.md) with every settings table written again from autograder/settings.py."""
+    from autograder.settings import table  # the standard library's only: no venv needed
+
+    return SETTINGS_TABLES.sub(lambda m: f"{m[1]}{table(m[2].split())}\n{m[3]}", text)
+
+
 def stats(extra: list[str]) -> int:
     """Run every lesson, then print the README's table and each part's account, activity by activity."""
     times = {assignment: measure(assignment) for assignment in assignments()}
@@ -1093,8 +1104,8 @@ def _dump(nb: dict) -> str:
 
 
 def sync(extra: list[str]) -> int:
-    """Write the repository setting into every lesson, the student notebooks and the README, and the
-    diagnosis-code tables into docs/codes.md."""
+    """Write the repository setting into every lesson, the student notebooks and the README, the
+    diagnosis-code tables into docs/codes.md and the settings tables into docs/instructor.md."""
     unknown = [a for a in extra if a != "--rerun"]
     if unknown:
         sys.exit(f"course.py: sync takes no {unknown[0]!r}; its one option is --rerun (run every lesson again, "
@@ -1117,6 +1128,10 @@ def sync(extra: list[str]) -> int:
     if not CODES.search(codes_text):
         sys.exit(f"course.py: {CODES_DOC} has no code table block (a line `<!-- codes: EXERCISE ... -->` ... "
                  "`<!-- /codes -->`).")  # fmt: skip
+    settings_doc = os.path.join(ROOT, SETTINGS_DOC)
+    if not SETTINGS_TABLES.search(open(settings_doc, encoding="utf-8").read()):
+        sys.exit(f"course.py: {SETTINGS_DOC} has no settings table block (a line `<!-- settings: GROUP ... -->` ... "
+                 "`<!-- /settings -->`).")  # fmt: skip
     import course_i18n
 
     if importlib.util.find_spec("babel") is None:  # the catalogues need Babel (requirements-dev.txt)
@@ -1143,6 +1158,10 @@ def sync(extra: list[str]) -> int:
         f.write(lengths.sub(lambda _: length_block(times), text, count=1))
     with open(codes_doc, "w", encoding="utf-8") as f:
         f.write(codes_blocks(codes_text))
+    with open(settings_doc, encoding="utf-8") as f:
+        settings_text = f.read()
+    with open(settings_doc, "w", encoding="utf-8") as f:
+        f.write(settings_blocks(settings_text))
     # The student notebooks come from the sources, through nbgrader as always.
     nbgrader = [course_python(), "-m", "nbgrader"]
     # nbgrader runs the `alembic` command of its own environment when it creates a gradebook: that
