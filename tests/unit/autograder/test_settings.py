@@ -247,8 +247,6 @@ PLUMBING = {
 }
 #: Files that may not import the registry, and why.
 OUTSIDE = {
-    # runs on an instructor's own machine too (``--hub`` and a token), with the standard library alone
-    "hub/prestart.py",
     # the registry and its mechanism: where settings are read
     "autograder/settings.py",
     "gradebox/settings.py",
