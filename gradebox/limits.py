@@ -132,6 +132,7 @@ class RecordBounds:
     max_depth: int = 32  # nesting of lists and dicts
     max_tensors: int = 20_000
     max_rank: int = 8  # dimensions of one tensor
+    max_frames: int = 4096  # records one job may write: a notebook's checks times their scenarios
 
 
 RECORD = RecordBounds()
