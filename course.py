@@ -1129,7 +1129,8 @@ def sync(extra: list[str]) -> int:
         sys.exit(f"course.py: {CODES_DOC} has no code table block (a line `<!-- codes: EXERCISE ... -->` ... "
                  "`<!-- /codes -->`).")  # fmt: skip
     settings_doc = os.path.join(ROOT, SETTINGS_DOC)
-    if not SETTINGS_TABLES.search(open(settings_doc, encoding="utf-8").read()):
+    settings_text = open(settings_doc, encoding="utf-8").read() if os.path.exists(settings_doc) else ""
+    if not SETTINGS_TABLES.search(settings_text):
         sys.exit(f"course.py: {SETTINGS_DOC} has no settings table block (a line `<!-- settings: GROUP ... -->` ... "
                  "`<!-- /settings -->`).")  # fmt: skip
     import course_i18n
@@ -1158,8 +1159,6 @@ def sync(extra: list[str]) -> int:
         f.write(lengths.sub(lambda _: length_block(times), text, count=1))
     with open(codes_doc, "w", encoding="utf-8") as f:
         f.write(codes_blocks(codes_text))
-    with open(settings_doc, encoding="utf-8") as f:
-        settings_text = f.read()
     with open(settings_doc, "w", encoding="utf-8") as f:
         f.write(settings_blocks(settings_text))
     # The student notebooks come from the sources, through nbgrader as always.
