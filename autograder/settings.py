@@ -7,11 +7,16 @@ Who reads what:
   (``c.SandboxLimits.<name>``), ``--jobs``'s default, the language of its reports, the secret's
   file, the sandbox's scratch folder and binary;
 * a sandboxed job reads nothing: the grader hands it what it needs as data (its limits in each
-  request, the torch threads in its server's options), since a job may not trust its environment,
-  and the job-side package may not import this one;
-* the hub (``hub/jupyterhub_config.py``, ``hub/etc/jupyter/nbgrader_config.py``, ``hub/install.py``,
-  ``hub/prestart.py``) reads its own group, ``hub``: it runs in the course's environment, where this
-  package is installed.
+  request), since a job may not trust its environment (bubblewrap clears it anyway), and the
+  job-side package may not import this one;
+* the hub (``hub/jupyterhub_config.py``, ``capacity.py``, ``lti.py``, ``install.py``, ``prestart.py``
+  and ``hub/etc/jupyter/nbgrader_config.py``) reads the groups ``hub``, ``capacity`` and ``lti``: it
+  runs in the course's environment, where this package is installed (the course image installs it
+  too), and install.py and prestart.py, started by any python3 from the course folder, import it
+  from there.
+
+Precedence: nbgrader's config, else the environment, else the default (``gradebox.settings`` says
+why); a bad value is an error naming the variable or trait, the value and what is expected.
 
 The limits are declared on the job side (``gradebox.limits.LIMITS``, with the mechanism,
 ``gradebox.settings``), because ``Limits`` is built from them there; this table re-exports them, so
@@ -34,7 +39,8 @@ from gradebox.limits import LIMITS
 from gradebox.settings import CONFIG, DEFAULT, ENVIRONMENT, OLD_PREFIX, PREFIX, Setting, SettingError, Settings
 from gradebox.settings import renamed as renamed
 
-__all__ = ["CONFIG", "DEFAULT", "ENVIRONMENT", "OLD_PREFIX", "PREFIX", "SETTINGS", "SettingError", "renamed"]
+__all__ = ["CONFIG", "DEFAULT", "ENVIRONMENT", "GROUPS", "OLD_PREFIX", "PREFIX", "SETTINGS", "SettingError",
+           "described", "described_text", "renamed", "table"]  # fmt: skip
 
 #: The groups, in the order the command and the docs show them.
 GROUPS = {
@@ -44,6 +50,7 @@ GROUPS = {
     "capacity": "A class that logs in at once, and what each student's server may use (hub/capacity.py)",
     "lti": "Logins from the LMS, with AUTOGRADER_AUTH=lti13 (hub/lti.py)",
 }
+PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")  # the password of a URL: user:password@host
 SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)\s*$", re.IGNORECASE)
 
 
@@ -89,7 +96,7 @@ GRADING = [
         "Submissions graded, or files diagnosed, at once (--jobs)",
         low=1,
         default_text="one more than the CPUs",
-    ),  # fmt: skip
+    ),
     _grading("language", str, "en", "The language of grade's table and the class report (--lang)", choices=LANGUAGES),
     _grading(
         "secret_file",
@@ -97,14 +104,14 @@ GRADING = [
         "",
         "The course secret's file; empty: .autograder/course-secret",
         trait="ScoreChecks.secret_file",
-    ),  # fmt: skip
+    ),
     _grading(
         "lms_record",
         str,
         "",
         "The course's LMS record folder (kept by the hub); empty: none",
         trait="NameUnnamedStudent.lms_record",
-    ),  # fmt: skip
+    ),
     _grading("scratch", str, "", "Where the sandbox's servers keep their folders; empty: /var/tmp"),
     _grading("bwrap", str, "bwrap", "The bubblewrap binary the sandbox runs"),
 ]
@@ -116,7 +123,7 @@ HUB = [
     _hub("course_root", str, "", "With one course: its folder (default: the roster's)"),
     _hub("grader_user", str, "", "With one course: its grader account (default: the roster's)"),
     _hub("grader_home", str, "", "With one course: the grading server's HOME (default: the account's)"),
-    _hub("db_url", str, "", "The gradebook's database URL; {course} is each course's id, - as _"),
+    _hub("db_url", str, "", "The gradebook's database URL; {course} is each course's id, - as _", secret=True),
     _hub("hub_state", str, "", "The hub's state folder (database, cookie secret); empty: hub/"),
     _hub("hub_ip", str, "0.0.0.0", "Where the hub listens"),
     _hub("hub_port", int, 8000, "The hub's port", low=1, high=65535),
@@ -130,10 +137,12 @@ HUB = [
         "file",
         "How assignments travel: file (a shared folder) or ngshare",
         choices=("file", "ngshare"),
-    ),  # fmt: skip
+    ),
     _hub("exchange", str, "/srv/nbgrader/exchange", "nbgrader's exchange folder, for the file exchange"),
     _hub("ngshare_port", int, 10101, "ngshare's port, for the ngshare exchange", low=1, high=65535),
-    _hub("ngshare_db_url", str, "", "ngshare's database; empty: ngshare.sqlite in the hub's state folder"),
+    _hub(
+        "ngshare_db_url", str, "", "ngshare's database; empty: ngshare.sqlite in the hub's state folder", secret=True
+    ),  # fmt: skip
     _hub("ngshare_url", str, "", "ngshare's URL, set by the hub for every server with the ngshare exchange"),
     _hub("frame_ancestors", str, "", "LMS origins that may show the servers in a frame; the hub sets it under LTI"),
 ]
@@ -154,7 +163,7 @@ CAPACITY = [
         low=0,
         expect=COUNT,
         default_text="two per core",
-    ),  # fmt: skip
+    ),
     _capacity("start_timeout", int, 120, "Seconds one server's start may take", low=0, expect=SECONDS),
     _capacity("http_timeout", int, 120, "Seconds a started server may take to answer", low=0, expect=SECONDS),
     _capacity(
@@ -163,7 +172,7 @@ CAPACITY = [
         "cgroup",
         "Who holds each student to the limits: cgroup (no systemd needed), systemd, or local (no limits)",
         choices=("cgroup", "systemd", "local"),
-    ),  # fmt: skip
+    ),
     _capacity(
         "mem_limit",
         str,
@@ -171,7 +180,7 @@ CAPACITY = [
         "Memory of a student's server and all it runs; 0: none",
         parse=size,
         expect="a size such as 2G, 1536M or 0 (no limit)",
-    ),  # fmt: skip
+    ),
     _capacity(
         "cpu_limit",
         float,
@@ -179,7 +188,7 @@ CAPACITY = [
         "Cores a student may use together; 0: none",
         low=0,
         expect="a number of cores, e.g. 1 or 0.5 (0: no limit)",
-    ),  # fmt: skip
+    ),
     _capacity(
         "tasks_limit",
         int,
@@ -187,7 +196,7 @@ CAPACITY = [
         "Processes and threads of one student's server (stops a fork bomb)",
         low=0,
         expect=COUNT,
-    ),  # fmt: skip
+    ),
     _capacity(
         "cull_idle",
         int,
@@ -195,7 +204,7 @@ CAPACITY = [
         "Seconds without activity before the culler stops a server; 0: no culler",
         low=0,
         expect=SECONDS,
-    ),  # fmt: skip
+    ),
     _capacity("cull_every", int, 300, "Seconds between the culler's looks", low=0, expect=SECONDS),
 ]
 
@@ -218,35 +227,35 @@ LTI = [
         "",
         "https or http for the hub's own URLs; empty: as the request came",
         choices=("", "https", "http"),
-    ),  # fmt: skip
+    ),
     _lti(
         "lti_create_accounts",
         bool,
         None,
         "1: make each user's system account at their first launch",
         default_text="1 as root with a local spawner, else 0",
-    ),  # fmt: skip
+    ),
     _lti(
         "lti_in_frame",
         bool,
         None,
         "1: the hub and its servers may be shown inside the LMS's page",
         default_text="1 with AUTOGRADER_LTI_URI_SCHEME=https, else 0",
-    ),  # fmt: skip
+    ),
     _lti(
         "lti_frame_ancestors",
         str,
         "",
         "The LMS origins that may frame it (Canvas: add your Canvas's own)",
         default_text="the issuer's and the authorization URL's origins",
-    ),  # fmt: skip
+    ),
     _lti(
         "lms_records",
         str,
         "",
         "The folder of each course's LMS record and tool key",
         default_text="lms/ in the hub's state folder",
-    ),  # fmt: skip
+    ),
 ]
 #: What AUTOGRADER_AUTH=lti13 cannot start without.
 LTI_REQUIRED = ("lti_issuer", "lti_client_id", "lti_deployment_id", "lti_authorize_url", "lti_jwks_url")
@@ -260,11 +269,17 @@ def described(environ: Mapping[str, str] | None = None, config: Mapping | None =
     settings`` (``--json`` prints this list)."""
     values = SETTINGS.read(environ, config)
     return [
-        {"name": s.name, "group": s.group, "value": values[s.name].value, "source": values[s.name].source,
-         "origin": values[s.name].origin, "default": s.default_text or s.default_value(), "env": s.env,
-         "trait": s.trait and f"c.{s.trait}", "expected": s.expected(), "help": s.help}
+        {"name": s.name, "group": s.group, "value": _shown_value(s, values[s.name].value),
+         "source": values[s.name].source, "origin": values[s.name].origin,
+         "default": s.default_text or s.default_value(), "env": s.env, "trait": s.trait and f"c.{s.trait}",
+         "expected": s.expected(), "help": s.help}
         for s in SETTINGS
     ]  # fmt: skip
+
+
+def _shown_value(setting: Setting, value: object) -> object:
+    """``value``, but for a secret setting's password, which is replaced by ***."""
+    return PASSWORD.sub(r"\1***@", value) if setting.secret and isinstance(value, str) else value
 
 
 def described_text(rows: list[dict]) -> str:

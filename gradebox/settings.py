@@ -49,7 +49,8 @@ class Setting:
     """One setting, declared once.  ``default`` may be a function of nothing, for a default that
     depends on the machine (``default_text`` then says it in words, for help and docs).  ``parse``
     turns a text into a value, raising ValueError, where the type alone does not (a size such as
-    2G); ``expect`` says what a value must be where ``expected`` would not say it well."""
+    2G); ``expect`` says what a value must be where ``expected`` would not say it well; a ``secret``
+    one (a database URL with its password) is never shown whole."""
 
     name: str
     kind: type
@@ -64,6 +65,7 @@ class Setting:
     default_text: str | None = None
     parse: Callable[[str], object] | None = None
     expect: str | None = None
+    secret: bool = False
 
     def default_value(self) -> object:
         return self.default() if callable(self.default) else self.default

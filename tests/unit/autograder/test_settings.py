@@ -213,6 +213,16 @@ def test_the_command_reads_nbgrader_config(monkeypatch, tmp_path, capsys):
         DEFAULT_JOBS, "default", "one more than the CPUs")  # fmt: skip
 
 
+def test_the_command_never_shows_a_database_password(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("AUTOGRADER_DB_URL", "postgresql://autograd:s3cret@127.0.0.1:5432/gradebook_{course}")
+    monkeypatch.setenv("AUTOGRADER_NGSHARE_DB_URL", "sqlite:////srv/hub/ngshare.sqlite")
+    monkeypatch.chdir(tmp_path)
+    assert main(["settings"]) == 0 and main(["settings", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "s3cret" not in out and out.count("postgresql://autograd:***@127.0.0.1:5432/gradebook_{course}") == 2
+    assert out.count("sqlite:////srv/hub/ngshare.sqlite") == 2
+
+
 def test_the_command_stops_on_a_bad_value_naming_it(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("AUTOGRADER_JOBS", "abc")
     monkeypatch.chdir(tmp_path)
