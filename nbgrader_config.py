@@ -104,10 +104,11 @@ c.Autograde.autograde_preprocessors = [
 # nbconvert checks the notebook against the format's schema after every preprocessor; once, after
 # the last one, finds the same errors for the cost of one check instead of one per preprocessor.
 c.Exporter.optimistic_validation = True
-# Limits (memory, processes, file size, output, time per check, per cell and per notebook): their
-# defaults live in gradebox/limits.py and nowhere else; override them here, e.g.
+# Limits (memory, processes, file size, output, time per check, per cell and per notebook): each is
+# declared once, with its default and help, in gradebox/limits.py; override them here, e.g.
 #   c.SandboxLimits.memory_mb = 4096
 #   c.SandboxLimits.cell_seconds = 120      (or nbgrader's own c.ExecutePreprocessor.timeout)
+# `python -m autograder settings` prints every setting, its value here and where it came from.
 
 # Student outputs and Markdown are sanitized wherever they are shown as HTML: the formgrader's view
 # of a submission and the feedback (autograder/grading/sanitize.py, on bleach): no script, no on*
