@@ -383,8 +383,6 @@ STUDENT_SETTINGS = os.path.join(ROOT, "lab", "etc", "student")
 # And, when there is no class exchange on this machine (a learner at home), no Assignment List either: it
 # would only log "Unwritable directory … contact your instructor" tracebacks while the learner works.
 SOLO_SETTINGS = os.path.join(ROOT, "lab", "etc", "solo")
-# Where nbgrader_config.py and hub/etc/jupyter/nbgrader_config.py put the exchange (AUTOGRADER_EXCHANGE).
-DEFAULT_EXCHANGE = "/srv/nbgrader/exchange"
 
 
 def lab_environment(environ, instructor: bool = False, lang: str | None = None) -> dict:
@@ -395,7 +393,10 @@ def lab_environment(environ, instructor: bool = False, lang: str | None = None) 
     if instructor:
         course = [SERVER_SETTINGS]
     else:
-        exchange = environ.get("AUTOGRADER_EXCHANGE") or DEFAULT_EXCHANGE
+        from autograder.settings import SETTINGS  # the standard library's only: no venv needed
+
+        # Where nbgrader_config.py and hub/etc/jupyter/nbgrader_config.py put the exchange.
+        exchange = SETTINGS.value("exchange", environ) or SETTINGS.default("exchange")
         course = [STUDENT_SETTINGS, SERVER_SETTINGS]
         if not os.path.isdir(exchange):
             course.insert(0, SOLO_SETTINGS)
@@ -1098,6 +1099,17 @@ def codes_blocks(text: str) -> str:
     return CODES.sub(lambda m: f"{m[1]}{codes.table(m[2].split())}\n{m[3]}", text)
 
 
+SETTINGS_TABLES = re.compile(r"(<!-- settings: ([\w ]+?) \(made by .*?-->\n).*?(<!-- /settings -->)", re.S)
+SETTINGS_DOC = os.path.join("docs", "instructor.md")  # where the settings tables live, written by `sync`
+
+
+def settings_blocks(text: str) -> str:
+    """``text`` (docs/instructor.md) with every settings table written again from autograder/settings.py."""
+    from autograder.settings import table  # the standard library's only: no venv needed
+
+    return SETTINGS_TABLES.sub(lambda m: f"{m[1]}{table(m[2].split())}\n{m[3]}", text)
+
+
 def stats(extra: list[str]) -> int:
     """Run every lesson, then print the README's table and each part's account, activity by activity."""
     times = {assignment: measure(assignment) for assignment in assignments()}
@@ -1115,8 +1127,8 @@ def _dump(nb: dict) -> str:
 
 
 def sync(extra: list[str]) -> int:
-    """Write the repository setting into every lesson, the student notebooks and the README, and the
-    diagnosis-code tables into docs/codes.md."""
+    """Write the repository setting into every lesson, the student notebooks and the README, the
+    diagnosis-code tables into docs/codes.md and the settings tables into docs/instructor.md."""
     unknown = [a for a in extra if a != "--rerun"]
     if unknown:
         sys.exit(f"course.py: sync takes no {unknown[0]!r}; its one option is --rerun (run every lesson again, "
@@ -1139,6 +1151,11 @@ def sync(extra: list[str]) -> int:
     if not CODES.search(codes_text):
         sys.exit(f"course.py: {CODES_DOC} has no code table block (a line `<!-- codes: EXERCISE ... -->` ... "
                  "`<!-- /codes -->`).")  # fmt: skip
+    settings_doc = os.path.join(ROOT, SETTINGS_DOC)
+    settings_text = open(settings_doc, encoding="utf-8").read() if os.path.exists(settings_doc) else ""
+    if not SETTINGS_TABLES.search(settings_text):
+        sys.exit(f"course.py: {SETTINGS_DOC} has no settings table block (a line `<!-- settings: GROUP ... -->` ... "
+                 "`<!-- /settings -->`).")  # fmt: skip
     import course_i18n
 
     if importlib.util.find_spec("babel") is None:  # the catalogues need Babel (requirements-dev.txt)
@@ -1165,6 +1182,8 @@ def sync(extra: list[str]) -> int:
         f.write(lengths.sub(lambda _: length_block(times), text, count=1))
     with open(codes_doc, "w", encoding="utf-8") as f:
         f.write(codes_blocks(codes_text))
+    with open(settings_doc, "w", encoding="utf-8") as f:
+        f.write(settings_blocks(settings_text))
     # The student notebooks come from the sources, through nbgrader as always.
     nbgrader = [course_python(), "-m", "nbgrader"]
     # nbgrader runs the `alembic` command of its own environment when it creates a gradebook: that

@@ -8,9 +8,12 @@ import os
 
 from autograder.grading.course_folder import keep_closed
 from autograder.quiet import encrypt_kernels, server_debugging
-from autograder.settings import setting
+from autograder.settings import SETTINGS
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+# The course's settings from the environment (`python -m autograder settings` lists them): read once,
+# every value checked.
+settings = SETTINGS.read(only=["db_url", "course_id", "exchange", "exchange_kind"])
 
 # The course root is this folder, wherever nbgrader is started from below it.
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
@@ -24,18 +27,16 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 # The gradebook: a SQLite file next to this file, or a database server named by AUTOGRADER_DB_URL
 # (a hub sets it to PostgreSQL, which several graders may write at once; see hub/).
-c.CourseDirectory.db_url = os.environ.get("AUTOGRADER_DB_URL") or "sqlite:///" + os.path.join(
-    c.CourseDirectory.root, "gradebook.db"
-)
+c.CourseDirectory.db_url = settings.db_url or "sqlite:///" + os.path.join(c.CourseDirectory.root, "gradebook.db")
 # A course id, used by the exchange and the formgrader (a hub serving several courses from clones of
 # this folder gives each grading server its own).
-c.CourseDirectory.course_id = os.environ.get("AUTOGRADER_COURSE_ID") or "autograd-course"
+c.CourseDirectory.course_id = settings.course_id or SETTINGS.default("course_id")
 # The exchange folder assignments, submissions and feedback travel through: the one docs/instructor.md
 # makes (`install -d -m 1777 /srv/nbgrader/exchange`) and the hub's servers use
 # (hub/etc/jupyter/nbgrader_config.py), not nbgrader's /usr/local/share/nbgrader/exchange, which a
 # release would make under a loose mode and the formgrader, reading this file, would not find.
 # AUTOGRADER_EXCHANGE names another.
-c.Exchange.root = setting("EXCHANGE", "/srv/nbgrader/exchange")
+c.Exchange.root = settings.exchange
 # The instructor's language: the class report and `grade`'s class table (not the students'
 # feedback, which follows their edition): AUTOGRADER_LANGUAGE=en (the default) or pt_BR, read by
 # autograder.grading.language.instructor_language; `--lang` overrides it.
@@ -103,10 +104,11 @@ c.Autograde.autograde_preprocessors = [
 # nbconvert checks the notebook against the format's schema after every preprocessor; once, after
 # the last one, finds the same errors for the cost of one check instead of one per preprocessor.
 c.Exporter.optimistic_validation = True
-# Limits (memory, processes, file size, output, time per check, per cell and per notebook): their
-# defaults live in gradebox/limits.py and nowhere else; override them here, e.g.
+# Limits (memory, processes, file size, output, time per check, per cell and per notebook): each is
+# declared once, with its default and help, in gradebox/limits.py; override them here, e.g.
 #   c.SandboxLimits.memory_mb = 4096
 #   c.SandboxLimits.cell_seconds = 120      (or nbgrader's own c.ExecutePreprocessor.timeout)
+# `python -m autograder settings` prints every setting, its value here and where it came from.
 
 # Student outputs and Markdown are sanitized wherever they are shown as HTML: the formgrader's view
 # of a submission and the feedback (autograder/grading/sanitize.py, on bleach): no script, no on*
@@ -169,5 +171,5 @@ c.FileNameCollectorPlugin.named_regexp = (
 # what it copies private modes (OwnerCheckedCollect.folder_mode, .file_mode) under umask 077.
 # On a hub with AUTOGRADER_EXCHANGE_KIND=ngshare, hub/etc/jupyter/nbgrader_config.py selects ngshare's
 # collect instead (ngshare files each submission under the hub login that sent it).
-if setting("EXCHANGE_KIND", "file") == "file":
+if settings.exchange_kind == "file":
     c.ExchangeFactory.collect = "autograder.grading.exchange.OwnerCheckedCollect"

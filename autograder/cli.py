@@ -6,13 +6,15 @@ files for an LMS's import)."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
 from gradebox.limits import DEFAULTS
 
 from . import i18n
-from .host.limit_settings import DEFAULT_JOBS, DEFAULT_JOBS_RULE
+from .host.limit_settings import DEFAULT_JOBS_RULE
+from .settings import SETTINGS, SettingError
 
 
 def _exercise_names() -> list[str]:
@@ -25,6 +27,7 @@ def _exercise_names() -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     defaults = DEFAULTS
+    jobs = SETTINGS.value("jobs")  # $AUTOGRADER_JOBS, else the default: a bad value stops here, named
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     diagnose = commands.add_parser(
@@ -37,8 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     diagnose.add_argument(
         "--jobs",
         type=int,
-        default=DEFAULT_JOBS,
-        help=f"files judged at once (default: {DEFAULT_JOBS_RULE}, here %(default)s)",
+        default=jobs,
+        help=f"files judged at once (default: $AUTOGRADER_JOBS, else {DEFAULT_JOBS_RULE}; here %(default)s)",
     )
     diagnose.add_argument(
         "--timeout", type=float, default=defaults.check_seconds, help="seconds per file (default: %(default)s)"
@@ -74,8 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--jobs",
         type=int,
-        default=DEFAULT_JOBS,
-        help=f"submissions graded at once (default: {DEFAULT_JOBS_RULE}, here %(default)s)",
+        default=jobs,
+        help=f"submissions graded at once (default: $AUTOGRADER_JOBS, else {DEFAULT_JOBS_RULE}; here %(default)s)",
     )
     grade.add_argument("--force", action="store_true", help="grade again what is already graded")
     grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")
@@ -141,6 +144,16 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--moodle-id", default="email", choices=tuple(MOODLE_IDS),
                         help="Moodle: the user field to match on (default: %(default)s)")  # fmt: skip
     export.add_argument("--missing-as-zero", action="store_true", help="0 for no submission (default: empty)")
+
+    settings = commands.add_parser(
+        "settings",
+        help="print every setting, its value, where the value came from, and its help",
+        description="Every setting of the course (autograder/settings.py), read as grading would read it: "
+        "from nbgrader_config.py (--config), else the environment, else its default.",
+    )
+    settings.add_argument("--json", action="store_true", help="one JSON list, for machines")
+    settings.add_argument("--config", default="nbgrader_config.py",
+                          help="the nbgrader config to read, if it exists (default: %(default)s here)")  # fmt: skip
     return parser
 
 
@@ -263,7 +276,6 @@ INSTRUCTOR_MODULES = ("pylti1p3", "jwcrypto", "cryptography")
 
 def publish_main(args) -> int:
     import importlib.util
-    import json
 
     missing = [name for name in INSTRUCTOR_MODULES if importlib.util.find_spec(name) is None]
     if missing:  # a .venv that `course.py lab` set up has the student set only
@@ -272,14 +284,13 @@ def publish_main(args) -> int:
             "`python3 course.py install instructor`, or `pip install -r requirements-instructor.txt`."
         )
     from .grading.course_assignment import GradeError
-    from .grading.lms_record import ENVIRONMENT
     from .grading.publish import CONFIG_NAME, PublishError, publish, tool_jwks
 
     os.umask(0o077)  # the ledger names students and their scores
     _quiet_gradebook()
     try:
         if args.jwks:
-            record = args.record or os.environ.get(ENVIRONMENT) or None
+            record = args.record or SETTINGS.value("lms_record") or None
             print(json.dumps(tool_jwks(args.config or os.path.join(args.course, CONFIG_NAME), record), indent=1))
             return 0
         if not args.assignment:
@@ -324,7 +335,12 @@ def _start_server() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SettingError as error:  # --jobs's default comes from the environment
+        return _fail(str(error))
+    if args.command == "settings":
+        return settings_main(args)
     if args.command == "grade":
         return grade_main(args)
     if args.command == "report":
@@ -334,6 +350,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         return export_main(args)
     return diagnose_main(args)
+
+
+def _nbgrader_config(path: str):
+    """The config nbgrader_config.py at ``path`` sets, or None when there is no such file."""
+    if not os.path.isfile(path):
+        return None
+    from traitlets.config.loader import PyFileConfigLoader
+
+    folder, name = os.path.split(os.path.abspath(path))
+    return PyFileConfigLoader(name, path=folder).load_config()
+
+
+def settings_main(args) -> int:
+    """``python -m autograder settings``: ``autograder.settings.described``, as text or JSON."""
+    from .settings import described, described_text
+
+    try:
+        rows = described(config=_nbgrader_config(args.config))
+    except SettingError as error:
+        return _fail(f"a setting does not fit:\n{error}")
+    print(json.dumps(rows, indent=1) if args.json else described_text(rows))
+    return 0
 
 
 def diagnose_main(args) -> int:

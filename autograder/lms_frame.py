@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import re
 
+from .settings import SETTINGS
+
 FRAME_COOKIES = {"samesite": "None", "secure": True, "partitioned": True}
 ANCESTOR = re.compile(r"'self'|https?://[A-Za-z0-9.\-]+(:\d+)?")
 
@@ -42,7 +44,7 @@ def allow_partitioned_cookies() -> None:
 
 def allow_lms_frame(c, environ=os.environ) -> None:
     """Set the server's frame-ancestors policy from the hub's setting, if it gave one."""
-    ancestors = frame_ancestors(environ.get("AUTOGRADER_FRAME_ANCESTORS", ""))
+    ancestors = frame_ancestors(SETTINGS.value("frame_ancestors", environ))
     if ancestors is None:
         return
     allow_partitioned_cookies()

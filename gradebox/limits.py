@@ -1,64 +1,78 @@
 """Every bound on student code and on what comes back from it, with its default, in one place.
 
-``Limits`` is what one sandboxed job may use: a notebook's kernel (grading), one file's run of an
-exercise (``diagnose``), a notebook's checks scored outside its kernel, or one check in a test cell
-(the in-notebook self-check); and what the judge may spend on one check's records.  Its defaults
+``LIMITS`` declares each limit once (a ``gradebox.settings.Setting``: default, help, bounds, the
+nbgrader trait that overrides it); ``Limits``, a frozen dataclass made from it, is what one
+sandboxed job may use: a notebook's kernel (grading), one file's run of an exercise (``diagnose``),
+a notebook's checks scored outside its kernel, or one check in a test cell (the in-notebook
+self-check); and what the judge may spend on one check's records.  Its defaults
 are the course's defaults; nothing else in the code states them.  A job gets its limits in its
 request (``Limits(**request["limits"])``).
 
 * ``python -m autograder diagnose`` takes them, with ``--timeout`` and ``--memory-mb`` on top;
 * grading (``python -m autograder grade`` and plain ``nbgrader autograde``) reads them through
   ``SandboxLimits`` (``autograder/host/limit_settings.py``, the grader's side: a traitlets class
-  whose settings ``nbgrader_config.py`` may override, ``c.SandboxLimits.memory_mb = 4096``);
+  made from ``LIMITS``, whose settings ``nbgrader_config.py`` may override,
+  ``c.SandboxLimits.memory_mb = 4096``); ``python -m autograder settings`` prints them;
 * the test-cell checks take ``check_seconds`` and ``memory_mb``.
 
 The bounds below ``Limits`` are not settings: they size the sandbox's own machinery (how often the
 watchdog looks, how large a record may be), and each says why it has its value.
 
-This module imports nothing but the standard library: the checks import it on Windows and macOS
-too, and the sandbox's server and every job import it.
+This module imports nothing but the standard library (and ``gradebox.settings``, which imports no
+more): the checks import it on Windows and macOS too, and the sandbox's server and every job import it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, make_dataclass
+
+from .settings import Setting, Settings
 
 MiB = 2**20
 
 
-@dataclass(frozen=True)
-class Limits:
-    """What one job may use.  Each default is the course's, documented here."""
+def _limit(name: str, kind: type, default: float, help: str) -> Setting:
+    """A limit: an nbgrader setting of the grader's (``c.SandboxLimits.<name>``); a count at least 1,
+    a fraction (MiB, seconds) not below 0."""
+    return Setting(name, kind, default, help, "limits", trait=f"SandboxLimits.{name}", low=1 if kind is int else 0)
 
-    #: MiB of memory all of a job's processes may hold together (the watchdog sums them every
-    #: WATCH_SECONDS), and the address space of each process.
-    memory_mb: int = 2048
-    #: Processes and threads one job may run at once (a kernel and a check child use a small part).
-    max_processes: int = 128
-    #: MiB that any one file the job writes may reach (its record and its log too).
-    file_size_mb: int = 64
-    #: MiB that all of a job's files may take together: its working folder, home, temporary folder
-    #: and /dev/shm are one private in-memory file system of this size (a hard limit), and anything
-    #: written elsewhere in its folder is measured every DISK_SECONDS (the job is stopped above it).
-    disk_mb: int = 256
-    #: MiB of output one notebook may produce before its kernel is stopped: every field of every
-    #: message counts (text, data, error names and values, tracebacks, metadata, widget buffers).
-    output_mb: float = 8
-    #: MiB one single output may hold; a larger one is replaced by a note (the notebook goes on).
-    output_item_mb: float = 2
-    #: Seconds one exercise check may take, all its scenarios together: a file in ``diagnose``,
-    #: one ``check_*`` call in a test cell, one check scored outside the notebook.
-    check_seconds: float = 20
-    #: Seconds one notebook cell may run while grading (nbgrader's ExecutePreprocessor.timeout);
-    #: a test cell runs a visible and a hidden check, so this is more than twice the above.
-    cell_seconds: int = 60
-    #: Seconds all of one notebook's cells may take together while grading.
-    notebook_seconds: int = 600
-    #: Seconds the judge may spend reading and judging one check's records (in a process of its
-    #: own); a record that takes longer fails that check, and grading goes on.
-    judge_seconds: float = 30
-    #: MiB of address space that judging process may use.
-    judge_memory_mb: int = 4096
+
+#: What one job may use, each limit with its default and help once (the grader's registry,
+#: ``autograder/settings.py``, re-exports them; ``SandboxLimits`` and ``Limits`` are made from them).
+LIMITS = Settings(
+    [
+        # The watchdog sums all of a job's processes every WATCH_SECONDS; it is also the address space
+        # of each process.
+        _limit("memory_mb", int, 2048, "MiB of memory all of one job's processes may use together"),
+        # A kernel and a check child use a small part.
+        _limit("max_processes", int, 128, "Processes and threads one job may run at once"),
+        # Its record and its log too.
+        _limit("file_size_mb", int, 64, "MiB that any one file a job writes may reach"),
+        # Its working folder, home, temporary folder and /dev/shm are one private in-memory file
+        # system of this size (a hard limit), and anything written elsewhere in its folder is measured
+        # every DISK_SECONDS (the job is stopped above it).
+        _limit("disk_mb", int, 256, "MiB that all of a job's files may take together"),
+        # Every field of every message counts (text, data, error names and values, tracebacks,
+        # metadata, widget buffers); past it the kernel is stopped.
+        _limit("output_mb", float, 8, "MiB of output one notebook may produce, every field counted"),
+        # A larger one is replaced by a note (the notebook goes on).
+        _limit("output_item_mb", float, 2, "MiB one single output may hold before it is replaced by a note"),
+        # All its scenarios together: a file in ``diagnose``, one ``check_*`` call in a test cell, one
+        # check scored outside the notebook.
+        _limit("check_seconds", float, 20, "Seconds one exercise check may take"),
+        # nbgrader's ExecutePreprocessor.timeout; a test cell runs a visible and a hidden check, so
+        # this is more than twice the above.
+        _limit("cell_seconds", int, 60, "Seconds one notebook cell may run while grading"),
+        _limit("notebook_seconds", int, 600, "Seconds all of one notebook's cells may take together"),
+        # In a process of its own; a record that takes longer fails that check, and grading goes on.
+        _limit("judge_seconds", float, 30, "Seconds the judge may spend reading and judging one check's records"),
+        _limit("judge_memory_mb", int, 4096, "MiB of address space the judging process may use"),
+    ]
+)
+
+
+class _Sizes:
+    """The limits in bytes, for the code that sets them."""
 
     @property
     def memory_bytes(self) -> int:
@@ -94,6 +108,16 @@ class Limits:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+#: What one job may use: a frozen dataclass with one field per limit of ``LIMITS``, its default.
+Limits = make_dataclass(
+    "Limits",
+    [(s.name, s.kind, s.default) for s in LIMITS],
+    bases=(_Sizes,),
+    frozen=True,
+)
+Limits.__module__ = __name__  # pickled and shown as gradebox.limits.Limits
+Limits.__doc__ = "What one job may use (the fields and their defaults are ``LIMITS``)."
+
 DEFAULTS = Limits()
 
 
@@ -108,6 +132,7 @@ class RecordBounds:
     max_depth: int = 32  # nesting of lists and dicts
     max_tensors: int = 20_000
     max_rank: int = 8  # dimensions of one tensor
+    max_frames: int = 4096  # records one job may write: a notebook's checks times their scenarios
 
 
 RECORD = RecordBounds()
@@ -129,5 +154,9 @@ WATCH_SECONDS = 0.1
 PSS_SECONDS = 0.5
 #: Seconds between measures of what a job wrote in its folder outside its private file system.
 DISK_SECONDS = 0.5
+#: Torch's intra-op threads in every job: jobs run side by side, one per core, so a second thread
+#: per job would only compete with the next job (and OpenMP threads spin while they wait); and the
+#: judge computes its references with one thread too, some of them compared bit for bit.
+TORCH_THREADS = 1
 #: Seconds a score job gets to start and stop around its cells and checks.
 SCORE_GRACE_SECONDS = 30

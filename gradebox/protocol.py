@@ -28,7 +28,6 @@ from .limits import RECORD
 
 PLAN_FD, LOG_FD, RECORD_FD = 0, 1, 3
 MAX_MESSAGE = 64 * 1024  # a request or a reply: a few hundred bytes; plans and records travel as files
-MAX_FRAMES = 4096  # frames one job may write: a notebook's checks times their scenarios
 OUTPUT_LIMIT_EXIT = 86  # a kernel's exit status when it printed more than its output limit
 SETUP_FAILED = 70  # a job's exit status when it could not confine itself
 
@@ -80,11 +79,11 @@ def write_frame(name: str, data: bytes, fd: int = RECORD_FD) -> None:
 def read_frames(fd: int, limit: int = RECORD.max_bytes) -> list[tuple[str, bytes]]:
     """In the grader: the frames a job wrote, in order, from the grader's own descriptor on the file.
     A frame cut short (the job was stopped while writing it) or malformed ends the reading; what came
-    before it counts.  The file's size is the job's to choose, so at most ``MAX_FRAMES`` frames of at
+    before it counts.  The file's size is the job's to choose, so at most ``RECORD.max_frames`` frames of at
     most ``limit`` bytes each are read, from positions the reading itself computes."""
     frames, offset = [], 0
     size = os.fstat(fd).st_size
-    while len(frames) < MAX_FRAMES and offset < size:
+    while len(frames) < RECORD.max_frames and offset < size:
         header = os.pread(fd, 512, offset)
         end = header.find(b"\n")
         if end < 0:

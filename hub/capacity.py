@@ -21,105 +21,57 @@ JupyterHub's own:
 * a role per course that lets its instructors and TAs start their students' servers before the
   lecture (hub/prestart.py), and nothing else of theirs.
 
-Every value is an environment variable of the hub, ``AUTOGRADER_<name>`` (docs/instructor.md); the
-Kubernetes values (hub/k8s/values.yaml) repeat the limits, and tests/unit/hub/test_capacity.py fails
-when they drift apart.
+Every value is an environment variable of the hub, ``AUTOGRADER_<name>``, declared with its default
+and help in the course's registry (autograder/settings.py; docs/instructor.md's table is made from it,
+``python -m autograder settings`` prints it); the Kubernetes values (hub/k8s/values.yaml) repeat
+the limits, and tests/unit/hub/test_capacity.py fails when they drift apart.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import sys
 from collections.abc import Mapping
 
-SPAWNERS = ("cgroup", "systemd", "local")
-BYTES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)\s*$", re.IGNORECASE)
+from autograder.settings import CAPACITY, SETTINGS, size_bytes
+
+#: The settings below, by name: each declared once, with its default, help and bounds, in the
+#: course's registry (autograder/settings.py, group "capacity").
+NAMES = [setting.name for setting in CAPACITY]
 
 
-def default_spawn_limit() -> int:
-    return 2 * (os.cpu_count() or 1)
+def _default(name: str):
+    return dataclasses.field(default_factory=lambda: SETTINGS.default(name))
 
 
 @dataclasses.dataclass(frozen=True)
 class Capacity:
-    spawn_limit: int = dataclasses.field(default_factory=default_spawn_limit)
+    spawn_limit: int = _default("spawn_limit")
     # Seconds the "class is starting" page waits before it tries again (JupyterHub picks at random in
-    # this range, so that a class does not come back all at once).
+    # this range, so that a class does not come back all at once).  Not a setting.
     retry_seconds: tuple[int, int] = (2, 6)
-    start_timeout: int = 120
-    http_timeout: int = 120
-    spawner: str = "cgroup"
-    mem_limit: str = "2G"
-    cpu_limit: float = 1.0
-    # Processes and threads of one student's server together: stops a fork bomb; a torch kernel uses
-    # a few dozen.
-    tasks_limit: int = 1024
-    cull_idle: int = 3600  # seconds without activity before the culler stops a server; 0: no culler
-    cull_every: int = 300
+    start_timeout: int = _default("start_timeout")
+    http_timeout: int = _default("http_timeout")
+    spawner: str = _default("spawner")
+    mem_limit: str = _default("mem_limit")
+    cpu_limit: float = _default("cpu_limit")
+    tasks_limit: int = _default("tasks_limit")
+    cull_idle: int = _default("cull_idle")
+    cull_every: int = _default("cull_every")
 
     @classmethod
     def from_environment(cls, environment: Mapping[str, str]) -> Capacity:
         """The capacity the hub's environment asks for, every value checked (a wrong one stops the
         hub at start with its name, not a lecture later)."""
-        values = {}
-        for field, parse in (("spawn_limit", _count), ("start_timeout", _seconds), ("http_timeout", _seconds),
-                             ("cpu_limit", _cores), ("tasks_limit", _count), ("cull_idle", _seconds),
-                             ("cull_every", _seconds), ("mem_limit", _bytes), ("spawner", _spawner)):  # fmt: skip
-            name = f"AUTOGRADER_{field.upper()}"
-            if environment.get(name, "").strip():
-                try:
-                    values[field] = parse(environment[name].strip())
-                except ValueError as error:
-                    raise ValueError(f"{name}={environment[name]!r}: {error}") from None
-        capacity = cls(**values)
+        values = SETTINGS.read(environment, only=NAMES)
+        capacity = cls(**{name: values[name].value for name in NAMES})
         if capacity.cull_idle and capacity.cull_every > capacity.cull_idle:
             raise ValueError("AUTOGRADER_CULL_EVERY is longer than AUTOGRADER_CULL_IDLE: the culler would come late")
         return capacity
 
     def mem_limit_bytes(self) -> int:
-        return _bytes_value(self.mem_limit)
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError("must be 0 (no limit) or more")
-    return value
-
-
-def _seconds(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise ValueError("must be a number of seconds, 0 or more")
-    return value
-
-
-def _cores(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise ValueError("must be a number of cores, e.g. 1 or 0.5 (0: no limit)")
-    return value
-
-
-def _bytes(text: str) -> str:
-    _bytes_value(text)
-    return text.upper()
-
-
-def _bytes_value(text: str) -> int:
-    found = BYTES.match(text)
-    if not found:
-        raise ValueError("must be a size such as 2G, 1536M or 0 (no limit)")
-    number, unit = found.groups()
-    return int(float(number) * 1024 ** "_KMGT".index(unit.upper() or "_"))
-
-
-def _spawner(text: str) -> str:
-    if text not in SPAWNERS:
-        raise ValueError(f"must be one of {', '.join(SPAWNERS)}")
-    return text
+        return size_bytes(self.mem_limit)
 
 
 def configure(c, capacity: Capacity, courses, hub_folder: str) -> None:

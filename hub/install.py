@@ -73,9 +73,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)  # the course folder's own autograder: this may run on the system's python3
 from autograder.grading.course_folder import SERVED, CourseFolder  # noqa: E402
-from autograder.settings import setting  # noqa: E402
+from autograder.settings import SETTINGS  # noqa: E402
 
-DEFAULT_COURSE_ID = "autograd-course"
+DEFAULT_COURSE_ID = SETTINGS.default("course_id")
 
 # What every account's Jupyter server reads from the course folder: readable by all, root's;
 # everything else is closed to other accounts.
@@ -216,7 +216,7 @@ def read_roster(path: str, course_id: str) -> dict[str, list[str]]:
     import roster
 
     # Under LTI logins (the hub's AUTOGRADER_AUTH=lti13) a course with an lti_context may name no instructor.
-    courses = {course.id: course for course in roster.load(path, lms=setting("AUTH", "pam") == "lti13")}
+    courses = {course.id: course for course in roster.load(path, lms=SETTINGS.value("auth") == "lti13")}
     if course_id not in courses:
         raise ValueError(f"it has no course {course_id!r} (it has {', '.join(sorted(courses))})")
     return {role: list(getattr(courses[course_id], role)) for role in roster.ROLES}
@@ -479,9 +479,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the group that may read the course folder besides the grader account "
                         "(default instructors-<course id>; made if missing; the course's instructors and TAs "
                         "in the roster are added)")  # fmt: skip
-    parser.add_argument("--roster", default=setting("ROSTER", os.path.join(HERE, "roster.toml")),
+    parser.add_argument("--roster", default=SETTINGS.value("roster") or os.path.join(HERE, "roster.toml"),
                         help="the hub's roster (default: $AUTOGRADER_ROSTER or hub/roster.toml)")  # fmt: skip
-    parser.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder")
+    parser.add_argument("--exchange", default=SETTINGS.default("exchange"), help="nbgrader's exchange folder")
     parser.add_argument("--python",
                         help="the hub's Python (of the environment whose jupyterhub runs the hub, e.g. "
                         f"{DOCUMENTED_PYTHON}); when another Python started this script, it runs itself again with "

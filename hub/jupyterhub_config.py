@@ -18,50 +18,35 @@ What each gets:
   that server), into the course's own gradebook on PostgreSQL.  Only the course's group
   ``formgrade-<course>`` may open it.
 
-Settings (environment variables, read when the hub starts; see docs/instructor.md):
+Settings: environment variables ``AUTOGRADER_<name>``, read once when the hub starts, each declared
+with its default and help in autograder/settings.py (groups ``hub``, ``capacity`` and ``lti``):
+``python -m autograder settings`` prints them with their values, docs/instructor.md tables them.
+What their one line of help leaves out:
 
-``AUTOGRADER_ROSTER``       the roster (default: hub/roster.toml beside this file)
-``AUTOGRADER_COURSE_ROOT``  with one course: its folder, a clone of this repository owned by the grader
-                          account (default: the roster's ``root``, else /srv/<course id>); with several,
+``AUTOGRADER_COURSE_ROOT``  with one course, a clone of this repository owned by the grader account
+                          (default: the roster's ``root``, else /srv/<course id>); with several,
                           each course's ``root`` in the roster says it
-``AUTOGRADER_GRADER_USER``  with one course: its grader account (default: the roster's, else grader-<course id>)
-``AUTOGRADER_DB_URL``       the gradebook, e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course;
-                          with several courses it names each course's own database by ``{course}``,
-                          the course id with _ for - (postgresql://...:5432/gradebook_{course})
-``AUTOGRADER_EXCHANGE_KIND`` how assignments, submissions and feedback travel between users:
-                          ``file`` (the default): nbgrader's exchange folder, AUTOGRADER_EXCHANGE, on this
+``AUTOGRADER_DB_URL``       e.g. postgresql://autograd:secret@127.0.0.1:5432/autograd_course; with several
+                          courses it names each course's own database by ``{course}``
+                          (postgresql://...:5432/gradebook_{course})
+``AUTOGRADER_EXCHANGE_KIND`` ``file``: nbgrader's exchange folder, AUTOGRADER_EXCHANGE, on this
                           machine (who submitted is the file's owner: autograder/grading/exchange.py);
                           ``ngshare``: the hub runs ngshare (hub/ngshare_service.py) as its service
                           ``ngshare`` and every server uses ngshare_exchange: who submitted is the hub
                           login of the token that sent it, so it holds where every user runs as the
                           same uid (Kubernetes) and needs no shared volume
-``AUTOGRADER_EXCHANGE``     nbgrader's exchange folder, for ``file`` (default /srv/nbgrader/exchange)
-``AUTOGRADER_NGSHARE_PORT`` for ``ngshare``: its port (default 10101; ngshare listens on every interface,
-                          and answers only requests that carry a hub token)
-``AUTOGRADER_NGSHARE_DB_URL`` for ``ngshare``: its database (default: ngshare.sqlite in the hub's state
-                          folder, AUTOGRADER_HUB_STATE or hub/); the files it keeps are in ngshare-files/
-                          there.  Not PostgreSQL: ngshare 0.6.0's tables cannot be made there (its
+``AUTOGRADER_NGSHARE_PORT`` ngshare listens on every interface, and answers only requests that carry a
+                          hub token
+``AUTOGRADER_NGSHARE_DB_URL`` the files ngshare keeps are in ngshare-files/ in the hub's state folder.
+                          Not PostgreSQL: ngshare 0.6.0's tables cannot be made there (its
                           association tables' TEXT columns reference INTEGER keys: "foreign key
                           constraint ... cannot be implemented", tried with PostgreSQL 15)
-``AUTOGRADER_HUB_IP``, ``AUTOGRADER_HUB_PORT``  where the hub listens
-``AUTOGRADER_SERVICE_PORT`` the first course's grading server's port on 127.0.0.1 (default 9999); the
-                          next course's is the next port, in roster order
-``AUTOGRADER_HUB_API_PORT``, ``AUTOGRADER_PROXY_API_PORT``  the hub's and the proxy's own ports on 127.0.0.1
-                          (JupyterHub's defaults, 8081 and 8001, unless set: two hubs on one machine)
-``AUTOGRADER_PROXY``        the configurable-http-proxy command (default: found on PATH)
-``AUTOGRADER_AUTH``         pam (default), or lti13: logins from the LMS (hub/lti.py lists its settings)
+``AUTOGRADER_SERVICE_PORT`` the next course's grading server's is the next port, in roster order
+``AUTOGRADER_HUB_API_PORT``, ``AUTOGRADER_PROXY_API_PORT``  JupyterHub's defaults are 8081 and 8001: set
+                          them for two hubs on one machine
+``AUTOGRADER_AUTH``         lti13: hub/lti.py says how the LMS's logins work
 
-A class that logs in at once, and what each student may use (hub/capacity.py says why and how):
-
-``AUTOGRADER_SPAWN_LIMIT``  servers that start at once (default: two per core); the others see "the
-                          class is starting" (hub/templates/429.html) and get in seconds later
-``AUTOGRADER_START_TIMEOUT``, ``AUTOGRADER_HTTP_TIMEOUT``  seconds a start may take (default 120 each)
-``AUTOGRADER_SPAWNER``      cgroup (default: hub/cgroup_spawner.py, limits with no systemd), systemd
-                          (jupyterhub-systemdspawner) or local (JupyterHub's, no limits)
-``AUTOGRADER_MEM_LIMIT``, ``AUTOGRADER_CPU_LIMIT``, ``AUTOGRADER_TASKS_LIMIT``  each student's server and
-                          everything it runs (default 2G, 1 core, 1024 processes and threads; 0: none)
-``AUTOGRADER_CULL_IDLE``, ``AUTOGRADER_CULL_EVERY``  the idle culler stops a server unused this many
-                          seconds (default 3600; 0: no culler), looking every so often (default 300)
+A class that logs in at once, and what each student may use: hub/capacity.py says why and how.
 """
 
 import dataclasses
@@ -70,7 +55,7 @@ import os
 import pwd
 import sys
 
-from autograder.settings import renamed
+from autograder.settings import SETTINGS, renamed
 
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 
@@ -82,11 +67,15 @@ c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 os.umask(0o077)
 
 # Every setting below is AUTOGRADER_<name>; a deprecated AUTOGRAD_<name> still counts (with a warning
-# in the hub's log) where the new name is unset.
+# in the hub's log) where the new name is unset: the new names are written into the environment, which
+# the servers and services the hub starts inherit.
 os.environ.update(renamed(os.environ))
+# The hub's settings (autograder/settings.py, group "hub"; `python -m autograder settings` lists them),
+# read once: a value that does not fit stops the hub here, naming it.
+HUB = SETTINGS.read(only=[setting.name for setting in SETTINGS.group("hub")])
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROSTER_PATH = os.path.abspath(os.environ.get("AUTOGRADER_ROSTER", os.path.join(HERE, "roster.toml")))
+ROSTER_PATH = os.path.abspath(HUB.roster or os.path.join(HERE, "roster.toml"))
 
 # The roster, read and checked by hub/roster.py.  The hub's folder is no package: its files import
 # each other from beside them (hub/lti.py, hub/install.py and hub/ngshare_service.py do the same).
@@ -96,33 +85,31 @@ import capacity  # noqa: E402
 import roster  # noqa: E402
 
 # Under LTI the LMS says who teaches and studies: a course with an lti_context needs nobody listed.
-LMS = os.environ.get("AUTOGRADER_AUTH", "pam") == "lti13"
+LMS = HUB.auth == "lti13"
 COURSES = roster.load(ROSTER_PATH, lms=LMS)
 SEVERAL = len(COURSES) > 1
 if not SEVERAL:  # one course: its folder and grader account may also come from the environment
-    COURSES = [dataclasses.replace(COURSES[0], root=os.environ.get("AUTOGRADER_COURSE_ROOT", COURSES[0].root),
-                                   grader=os.environ.get("AUTOGRADER_GRADER_USER", COURSES[0].grader))]  # fmt: skip
+    COURSES = [dataclasses.replace(COURSES[0], root=HUB.course_root or COURSES[0].root,
+                                   grader=HUB.grader_user or COURSES[0].grader)]  # fmt: skip
 INSTRUCTORS, TAS, STUDENTS = (roster.everyone(COURSES, role) for role in roster.ROLES)
-STATE = os.environ.get("AUTOGRADER_HUB_STATE", HERE)
-EXCHANGE_KIND = os.environ.get("AUTOGRADER_EXCHANGE_KIND", "file")
-if EXCHANGE_KIND not in ("file", "ngshare"):
-    raise ValueError(f"AUTOGRADER_EXCHANGE_KIND is {EXCHANGE_KIND!r}: it must be 'file' or 'ngshare'")
-NGSHARE_PORT = int(os.environ.get("AUTOGRADER_NGSHARE_PORT", "10101"))
-SERVICE_PORT = int(os.environ.get("AUTOGRADER_SERVICE_PORT", "9999"))
+STATE = HUB.hub_state or HERE
+EXCHANGE_KIND = HUB.exchange_kind
+NGSHARE_PORT = HUB.ngshare_port
+SERVICE_PORT = HUB.service_port
 # Every user runs the course's environment: the Python this hub runs in.
 BIN = os.path.dirname(sys.executable)
 SINGLEUSER = os.path.join(BIN, "jupyterhub-singleuser")
 
-c.JupyterHub.ip = os.environ.get("AUTOGRADER_HUB_IP", "0.0.0.0")
-c.JupyterHub.port = int(os.environ.get("AUTOGRADER_HUB_PORT", "8000"))
+c.JupyterHub.ip = HUB.hub_ip
+c.JupyterHub.port = HUB.hub_port
 c.JupyterHub.cookie_secret_file = os.path.join(STATE, "jupyterhub_cookie_secret")
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(STATE, "jupyterhub.sqlite")
-if os.environ.get("AUTOGRADER_HUB_API_PORT"):
-    c.JupyterHub.hub_port = int(os.environ["AUTOGRADER_HUB_API_PORT"])
-if os.environ.get("AUTOGRADER_PROXY_API_PORT"):
-    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(os.environ['AUTOGRADER_PROXY_API_PORT'])}"
-if os.environ.get("AUTOGRADER_PROXY"):
-    c.ConfigurableHTTPProxy.command = [os.environ["AUTOGRADER_PROXY"]]
+if HUB.hub_api_port:
+    c.JupyterHub.hub_port = HUB.hub_api_port
+if HUB.proxy_api_port:
+    c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{HUB.proxy_api_port}"
+if HUB.proxy:
+    c.ConfigurableHTTPProxy.command = [HUB.proxy]
 
 # Who may log in, and in which groups.
 c.JupyterHub.authenticator_class = "pam"
@@ -159,7 +146,7 @@ if LMS:  # logins from the LMS instead: hub/lti.py
 COMMON_ENVIRONMENT = {
     "PATH": f"{BIN}:/usr/bin:/bin",
     "JUPYTER_CONFIG_PATH": os.path.join(HERE, "etc", "jupyter"),
-    "AUTOGRADER_EXCHANGE": os.environ.get("AUTOGRADER_EXCHANGE", "/srv/nbgrader/exchange"),
+    "AUTOGRADER_EXCHANGE": HUB.exchange,
     # hub/etc/jupyter/nbgrader_config.py and the course's nbgrader_config.py choose the exchange by it.
     "AUTOGRADER_EXCHANGE_KIND": EXCHANGE_KIND,
 }
@@ -196,7 +183,7 @@ c.Spawner.pre_spawn_hook = before_spawn
 # Each course's grading server, shared by its instructors and TAs: JupyterLab as its grader account,
 # in its course folder, with the formgrader; the course id and the gradebook's URL reach the course
 # folder's nbgrader_config.py through the environment.
-DB_URL = os.environ.get("AUTOGRADER_DB_URL", "")
+DB_URL = HUB.db_url
 if SEVERAL and DB_URL and "{course}" not in DB_URL:
     raise ValueError(
         "AUTOGRADER_DB_URL names one database, and the roster has several courses: each course keeps its own "
@@ -217,7 +204,7 @@ for number, course in enumerate(COURSES):
         **COMMON_ENVIRONMENT,
         "AUTOGRADER_COURSE_ID": course.id,
         "JUPYTERHUB_DEFAULT_URL": "/lab",
-        "HOME": (None if SEVERAL else os.environ.get("AUTOGRADER_GRADER_HOME")) or home_of(course.grader),
+        "HOME": (None if SEVERAL else HUB.grader_home) or home_of(course.grader),
     }
     if LTI is not None and course.lti_context:  # what the launches told: publish and the exports read it
         service_environment["AUTOGRADER_LMS_RECORD"] = os.path.join(LTI.records, course.id)
@@ -243,7 +230,7 @@ if EXCHANGE_KIND == "ngshare":
     clash = {"ngshare", *(course.service for course in COURSES)} & set(INSTRUCTORS + TAS + STUDENTS)
     if clash:
         raise ValueError(f"the roster names {sorted(clash)}: these are the hub's services' names")
-    ngshare_db = os.environ.get("AUTOGRADER_NGSHARE_DB_URL") or "sqlite:///" + os.path.join(STATE, "ngshare.sqlite")
+    ngshare_db = HUB.ngshare_db_url or "sqlite:///" + os.path.join(STATE, "ngshare.sqlite")
     command = [sys.executable, os.path.join(HERE, "ngshare_service.py"), "--roster", ROSTER_PATH, "--database",
                ngshare_db, "--storage", os.path.join(STATE, "ngshare-files")]  # fmt: skip
     command += [argument for course in COURSES for argument in ("--course", course.id)] + (["--lms"] if LMS else [])

@@ -65,8 +65,6 @@ ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 CONTEXT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/context"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 MESSAGE_TYPE_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/message_type"
-REQUIRED = ("AUTOGRADER_LTI_ISSUER", "AUTOGRADER_LTI_CLIENT_ID", "AUTOGRADER_LTI_DEPLOYMENT_ID",
-            "AUTOGRADER_LTI_AUTHORIZE_URL", "AUTOGRADER_LTI_JWKS_URL")  # fmt: skip
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 INSTRUCTOR = f"{MEMBERSHIP}#Instructor"
 TEACHING_ASSISTANT = {f"{MEMBERSHIP}#TeachingAssistant", f"{MEMBERSHIP}/Instructor#TeachingAssistant"}
@@ -322,15 +320,6 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
-def _flag(settings: Mapping[str, str], name: str, default: bool) -> bool:
-    value = settings.get(name, "").strip().lower()
-    if value in ("", "default"):
-        return default
-    if value not in ("0", "1", "true", "false", "yes", "no"):
-        raise ValueError(f"{name} is {value!r}: use 1 or 0")
-    return value in ("1", "true", "yes")
-
-
 def prepare_records(platform: Platform, courses: Sequence) -> None:
     """Each LTI course's record folder, and its tool key, before the first launch: the key set URL
     answers at once, so the LMS can be registered before anyone launches.  The top folder can be
@@ -385,27 +374,28 @@ def configure(c, settings: Mapping[str, str], courses: Sequence | None = None, s
     settings name), and each login sets the user's groups."""
     import lti_web
 
-    from autograder.settings import renamed
+    from autograder.settings import LTI, LTI_REQUIRED, SETTINGS, renamed
 
-    settings = renamed(settings)  # the deprecated AUTOGRAD_* names still count
-    missing = [name for name in REQUIRED if not settings.get(name)]
+    # The deprecated AUTOGRAD_* names still count; every value is checked before any is used.
+    settings = SETTINGS.read(renamed(settings), only=[*(s.name for s in LTI), "roster", "spawner"])
+    missing = [SETTINGS[name].env for name in LTI_REQUIRED if not settings[name].value]
     if missing:
         raise ValueError(f"AUTOGRADER_AUTH=lti13 needs {', '.join(missing)} (the platform's settings; see hub/lti.py)")
     if courses is None:
-        courses = roster.load(settings.get("AUTOGRADER_ROSTER", os.path.join(HERE, "roster.toml")), lms=True)
+        courses = roster.load(settings.roster or os.path.join(HERE, "roster.toml"), lms=True)
     if not any(course.lti_context for course in courses):
         raise ValueError('AUTOGRADER_AUTH=lti13: no course of the roster has lti_context = "<the LMS course\'s id>"')
-    spawner = settings.get("AUTOGRADER_SPAWNER", "cgroup")
-    local = spawner in ("cgroup", "local", "systemd")
-    create = _flag(settings, "AUTOGRADER_LTI_CREATE_ACCOUNTS", local and os.geteuid() == 0)
+    local = settings.spawner in ("cgroup", "local", "systemd")
+    create = settings.lti_create_accounts
+    create = local and os.geteuid() == 0 if create is None else create
     if create and os.geteuid() != 0:
         raise ValueError("AUTOGRADER_LTI_CREATE_ACCOUNTS=1 needs the hub to run as root (it runs useradd)")
     platform = Platform(
-        issuer=settings["AUTOGRADER_LTI_ISSUER"],
-        deployments=frozenset(d.strip() for d in settings["AUTOGRADER_LTI_DEPLOYMENT_ID"].split(",") if d.strip()),
-        token_url=settings.get("AUTOGRADER_LTI_TOKEN_URL", ""), jwks_url=settings["AUTOGRADER_LTI_JWKS_URL"],
-        claim=settings.get("AUTOGRADER_LTI_USERNAME_CLAIM", "sub"), create_accounts=create,
-        records=os.path.abspath(settings.get("AUTOGRADER_LMS_RECORDS") or os.path.join(state or HERE, "lms")),
+        issuer=settings.lti_issuer,
+        deployments=frozenset(d.strip() for d in settings.lti_deployment_id.split(",") if d.strip()),
+        token_url=settings.lti_token_url, jwks_url=settings.lti_jwks_url,
+        claim=settings.lti_username_claim, create_accounts=create,
+        records=os.path.abspath(settings.lms_records or os.path.join(state or HERE, "lms")),
         graders={course.id: course.grader for course in courses},
         reserved=frozenset({"root", "ngshare", *(c.grader for c in courses), *(c.service for c in courses)}),
     )  # fmt: skip
@@ -415,15 +405,15 @@ def configure(c, settings: Mapping[str, str], courses: Sequence | None = None, s
 
     c.JupyterHub.authenticator_class = lti_web.CourseLTI13Authenticator
     c.LTI13Authenticator.issuer = platform.issuer
-    c.LTI13Authenticator.client_id = {i.strip() for i in settings["AUTOGRADER_LTI_CLIENT_ID"].split(",") if i.strip()}
-    c.LTI13Authenticator.authorize_url = settings["AUTOGRADER_LTI_AUTHORIZE_URL"]
-    c.LTI13Authenticator.jwks_endpoint = settings["AUTOGRADER_LTI_JWKS_URL"]
+    c.LTI13Authenticator.client_id = {i.strip() for i in settings.lti_client_id.split(",") if i.strip()}
+    c.LTI13Authenticator.authorize_url = settings.lti_authorize_url
+    c.LTI13Authenticator.jwks_endpoint = settings.lti_jwks_url
     c.CourseLTI13Authenticator.course_roots = {course.id: course.root for course in courses if course.lti_context}
     c.CourseLTI13Authenticator.lms_records = platform.records
     # ltiauthenticator names the user by a top-level claim (a nested one would give it a dict);
     # the hook below gives the account its name from ``claim`` in any case.
     c.LTI13Authenticator.username_key = "sub" if "#" in platform.claim else platform.claim
-    scheme = settings.get("AUTOGRADER_LTI_URI_SCHEME", "")
+    scheme = settings.lti_uri_scheme
     if scheme:
         c.LTI13Authenticator.uri_scheme = scheme
     # The LMS says who takes part: the roster's account lists are PAM's, not the LMS's, and its
@@ -438,20 +428,20 @@ def configure(c, settings: Mapping[str, str], courses: Sequence | None = None, s
     return Setup(frame_settings(c, settings, scheme), platform.records)
 
 
-def frame_settings(c, settings: Mapping[str, str], scheme: str) -> dict:
+def frame_settings(c, settings, scheme: str) -> dict:
     """Inside the LMS's page: the hub's cookies (and, through the spawner, every server's) are
     third-party cookies there, kept by current browsers only as ``SameSite=None; Secure;
     Partitioned`` (autograder/lms_frame.py), and browsers show a page in another site's frame
     only if its Content-Security-Policy names that site as a frame ancestor.  Returns the environment
     the servers read (hub/etc/jupyter/jupyter_server_config.py sets their header from it)."""
-    if not _flag(settings, "AUTOGRADER_LTI_IN_FRAME", scheme == "https"):
+    in_frame = settings.lti_in_frame
+    if not (scheme == "https" if in_frame is None else in_frame):
         return {}
     if scheme == "http":
         raise ValueError("AUTOGRADER_LTI_IN_FRAME=1 needs the hub on https: its cookies are then Secure, which a "
                          "browser drops from an http site (AUTOGRADER_LTI_URI_SCHEME is http)")  # fmt: skip
-    given = settings.get("AUTOGRADER_LTI_FRAME_ANCESTORS", "").replace(",", " ").split()
-    origins = given or sorted({o for o in (_origin(settings["AUTOGRADER_LTI_ISSUER"]),
-                                          _origin(settings["AUTOGRADER_LTI_AUTHORIZE_URL"])) if o})  # fmt: skip
+    given = settings.lti_frame_ancestors.replace(",", " ").split()
+    origins = given or sorted({o for o in (_origin(settings.lti_issuer), _origin(settings.lti_authorize_url)) if o})
     from autograder.lms_frame import FRAME_COOKIES, allow_partitioned_cookies, frame_ancestors
 
     # the servers check it again the same way, from their environment

@@ -32,6 +32,10 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+# The course folder's own settings (the standard library's only): this may run on any python3.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from autograder.settings import DEFAULT, SETTINGS  # noqa: E402
+
 
 class HubError(RuntimeError):
     """The hub refused a request, or answered something this script does not understand."""
@@ -158,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hub", default=os.environ.get("JUPYTERHUB_API_URL", ""),
                         help="the hub's address or API URL (default JUPYTERHUB_API_URL)")  # fmt: skip
-    parser.add_argument("--course", default=os.environ.get("AUTOGRADER_COURSE_ID", ""),
+    course = SETTINGS.read(only=["course_id"])["course_id"]  # only as the grading server was told: not its default
+    parser.add_argument("--course", default="" if course.source == DEFAULT else course.value,
                         help="the course id (default AUTOGRADER_COURSE_ID)")  # fmt: skip
     parser.add_argument("--token-file", help="a file holding an API token (default: JUPYTERHUB_API_TOKEN)")
     parser.add_argument("--seconds", type=float, default=600, help="how long to wait for every server (default 600)")

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 
 from .. import i18n
 from ..i18n import ENGLISH, checked, edition_of, language
-from ..settings import setting
+from ..settings import SETTINGS, SettingError
 
 
 def assignment_of(resources: dict | None) -> str:
@@ -56,8 +56,9 @@ def instructor_language(environ: Mapping[str, str] | None = None) -> str:
     """The language of the class report and ``grade``'s table: ``AUTOGRADER_LANGUAGE``, else English.
 
     A value that is not an edition's language is an error (``ValueError``) naming the allowed ones."""
-    value = setting("LANGUAGE", ENGLISH, environ)
-    if checked(value) is None:
-        raise ValueError(f"AUTOGRADER_LANGUAGE={value!r} is not a language of the course: set it to one of "
-                         f"{', '.join(i18n.LANGUAGES)} (or leave it unset for {ENGLISH})")  # fmt: skip
-    return value
+    try:
+        return SETTINGS.value("language", environ)
+    except SettingError as error:
+        (where, value, _), *_ = error.problems
+        raise ValueError(f"{where}={value!r} is not a language of the course: set it to one of "
+                         f"{', '.join(i18n.LANGUAGES)} (or leave it unset for {ENGLISH})") from None  # fmt: skip

@@ -63,6 +63,7 @@ import stat
 from collections.abc import Mapping
 
 from ..i18n import EDITION_SUFFIXES
+from ..settings import SETTINGS
 
 RECORD_NAME = "lms.json"
 KEY_NAME = "tool_key.pem"
@@ -237,7 +238,7 @@ class RecordFolder:
     @classmethod
     def of_course(cls, given: str | None = None) -> RecordFolder | None:
         """The folder given (``--record``), else ``AUTOGRADER_LMS_RECORD``'s, else None."""
-        path = given or os.environ.get(ENVIRONMENT)
+        path = given or SETTINGS.value("lms_record")
         return cls(path) if path else None
 
     @property

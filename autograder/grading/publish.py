@@ -85,6 +85,7 @@ from dataclasses import dataclass, field
 
 import tomllib
 
+from ..settings import SETTINGS
 from .ledger import FOLDER, merge_json, read_json
 from .lms_record import ENVIRONMENT, LmsRecordError, RecordFolder
 
@@ -424,7 +425,7 @@ def publish(
     from .csv_export import assignment_scores
 
     view = CourseAssignment(course, assignment)
-    record = record or os.environ.get(ENVIRONMENT) or None
+    record = record or SETTINGS.value("lms_record") or None
     settings = load_settings(config or os.path.join(view.folder, CONFIG_NAME), users_csv, record)
     with Gradebook(view.coursedir.db_url, view.coursedir.course_id) as gb:
         scores = assignment_scores(gb, assignment, students)

@@ -40,7 +40,7 @@ import os
 import secrets
 import stat
 
-from ..settings import setting
+from ..settings import SETTINGS
 
 #: The folder of the course where grading keeps its own records (the ledger and the locks use it too).
 FOLDER = ".autograder"
@@ -76,7 +76,7 @@ def default_path(course_root: str) -> str:
 
 def configured_path() -> str:
     """``AUTOGRADER_SECRET_FILE``, or "" (the default of ``c.ScoreChecks.secret_file``)."""
-    return setting(SETTING, "") or ""
+    return SETTINGS.value("secret_file")
 
 
 def course_secret(path: str, create: bool = True) -> bytes:

@@ -23,14 +23,13 @@ Canvas file names the student by id, as for a student nobody named.  Nothing her
 
 from __future__ import annotations
 
-import os
-
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode, default
 
-from .lms_record import ENVIRONMENT, LmsRecordError, RecordFolder, person_of
+from ..settings import SETTINGS
+from .lms_record import LmsRecordError, RecordFolder, person_of
 
 NO_NAME = "—"
 
@@ -59,7 +58,7 @@ class NameUnnamedStudent(NbGraderPreprocessor):
 
     @default("lms_record")
     def _lms_record_default(self) -> str:
-        return os.environ.get(ENVIRONMENT, "")
+        return SETTINGS.value("lms_record")
 
     def _person(self, student: str) -> dict:
         """What the LMS record knows of ``student``; {} without a record, or when it cannot be read

@@ -27,6 +27,8 @@ import subprocess
 import sys
 from functools import lru_cache
 
+from ..settings import SETTINGS
+
 NO_BUBBLEWRAP = (
     "bubblewrap (bwrap) is not installed, so student code cannot be run safely here. Install it "
     "(on Debian or Ubuntu: apt-get install bubblewrap) and run the command again."
@@ -58,7 +60,7 @@ PROC_MASKED = (
 def bubblewrap() -> str:
     """The bwrap binary, checked to work here; ``SandboxError`` if there is none that does.
     AUTOGRADER_BWRAP names another binary (the tests use it to simulate a machine without one)."""
-    found = shutil.which(os.environ.get("AUTOGRADER_BWRAP", "bwrap"))
+    found = shutil.which(SETTINGS.value("bwrap"))
     if found is None:
         raise SandboxError(NO_BUBBLEWRAP)
     why = _probe(found)

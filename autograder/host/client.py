@@ -36,6 +36,7 @@ from gradebox import protocol
 from gradebox.jobs.profiles import PROFILES
 from gradebox.limits import DEFAULTS, Limits
 
+from ..settings import SETTINGS
 from .bwrap import SandboxError, bwrap_command, describe_signal, package_roots
 from .folders import UntrustedFolder, check_parent, trusted_folder
 from .limit_settings import FIRST_UID, UIDS
@@ -55,7 +56,7 @@ def scratch_parent() -> str:
     private /tmp of its own, which would hide them.  AUTOGRADER_SCRATCH overrides it.  Each server's
     folder is made new there (``mkdtemp``: never one found); the parent must be one no other account
     can move it out of (``folders.check_parent``: /var/tmp, sticky, is)."""
-    chosen = os.environ.get("AUTOGRADER_SCRATCH")
+    chosen = SETTINGS.value("scratch")
     parent = chosen or ("/var/tmp" if os.access("/var/tmp", os.W_OK) else tempfile.gettempdir())
     try:
         check_parent(parent)

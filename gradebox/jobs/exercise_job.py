@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 
+from ..limits import TORCH_THREADS
 from ..protocol import PLAN_FD, write_frame
 
 
@@ -25,9 +26,7 @@ def warm_torch() -> None:
     from . import run  # noqa: F401
 
     torch.nn.Parameter(torch.zeros(1))
-    # Jobs run side by side, one per core: a second intra-op thread per job would only compete
-    # with the next job (and OpenMP threads spin while they wait).
-    torch.set_num_threads(int(os.environ.get("AUTOGRADER_TORCH_THREADS", "1")))
+    torch.set_num_threads(TORCH_THREADS)  # why one: gradebox/limits.py
 
 
 def preload(options: dict) -> None:

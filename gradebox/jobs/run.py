@@ -19,6 +19,7 @@ import traceback
 
 from .. import exercises
 from ..box.child import forking_is_safe, run_in_child
+from ..limits import TORCH_THREADS
 from ..record import UnreadableRecord, decode, encode
 from ..tamper.watch import start_watch
 
@@ -155,7 +156,7 @@ def _child(exercise: str, fn, scenario, watch, keep_output: bool) -> bytes:
     os.dup2(devnull, 2)
     captured = io.StringIO() if keep_output else open(os.devnull, "w")  # noqa: SIM115 - the child exits
     sys.stdout = sys.stderr = captured
-    torch.set_num_threads(1)
+    torch.set_num_threads(TORCH_THREADS)
     try:
         record = run_scenario(exercise, lambda: fn, scenario, watch or start_watch())
     except BaseException as exc:  # noqa: BLE001

@@ -103,13 +103,15 @@ def course_copy(tmp_path):
         shutil.copy(os.path.join(ROOT, name), tmp_path / name)
     shutil.copytree(os.path.join(ROOT, "notebooks"), tmp_path / "notebooks")
     shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), tmp_path)
-    # sync writes the code tables of docs/codes.md from autograder/codes.py, and builds the editions from the
-    # catalogues (locale/) and the packages' messages
+    # sync writes the code tables of docs/codes.md from autograder/codes.py and the settings tables of
+    # docs/instructor.md from autograder/settings.py, and builds the editions from the catalogues (locale/)
+    # and the packages' messages
     shutil.copytree(os.path.join(ROOT, "locale"), tmp_path / "locale")
     for package in ("autograder", "gradebox", "gradexercises", "gradlessons"):
         shutil.copytree(os.path.join(ROOT, package), tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "docs").mkdir()
     shutil.copy(os.path.join(ROOT, "docs", "codes.md"), tmp_path / "docs" / "codes.md")
+    shutil.copy(os.path.join(ROOT, "docs", "instructor.md"), tmp_path / "docs" / "instructor.md")
     return tmp_path
 
 
@@ -128,6 +130,8 @@ def test_sync_points_all_at_new_repo(course_copy):
         ASSIGNMENTS
     )
     assert (course_copy / "docs" / "codes.md").read_text() == open(os.path.join(ROOT, "docs", "codes.md")).read()
+    instructor = open(os.path.join(ROOT, "docs", "instructor.md")).read()
+    assert (course_copy / "docs" / "instructor.md").read_text() == instructor
     for assignment in ASSIGNMENTS:
         for folder in ("notebooks", "release"):
             with open(course_copy / folder / assignment / f"{assignment}.ipynb", encoding="utf-8") as f:
@@ -161,6 +165,18 @@ def test_sync_refuses_tableless_codes(course_copy):
         load_course(str(course_copy)).sync([])
     assert (course_copy / "README.md").read_bytes() == before
     assert (course_copy / "docs" / "codes.md").read_text() == "# Codes\n\nNo tables here.\n"
+
+
+def test_sync_writes_the_settings_tables_and_refuses_a_page_without_them(course_copy):
+    page = course_copy / "docs" / "instructor.md"
+    written = page.read_text()
+    stale = written.replace("| `AUTOGRADER_HUB_PORT` | `8000` |", "| `AUTOGRADER_HUB_PORT` | `80` |")
+    assert stale != written and load_course(str(course_copy)).settings_blocks(stale) == written
+    page.write_text("# Instructor's guide\n\nNo tables here.\n")
+    before = (course_copy / "README.md").read_bytes()
+    with pytest.raises(SystemExit, match="docs/instructor.md has no settings table block"):
+        load_course(str(course_copy)).sync([])
+    assert (course_copy / "README.md").read_bytes() == before
 
 
 def test_sync_refuses_an_unknown_option_before_writing(course_copy):

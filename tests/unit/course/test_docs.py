@@ -1,6 +1,7 @@
 """The documentation holds together: every relative link of README.md and docs/*.md leads to a file
 (and every #anchor to a heading there, as GitHub names it), docs/codes.md documents every exercise,
-and its code tables are the ones `python3 course.py sync` writes from autograder/codes.py."""
+its code tables are the ones `python3 course.py sync` writes from autograder/codes.py, and
+docs/instructor.md's settings tables the ones it writes from autograder/settings.py."""
 
 import glob
 import importlib.util
@@ -82,6 +83,15 @@ def test_code_tables_from_codes_py():
     covered = {name for match in course.CODES.finditer(text) for name in match[2].split()}
     assert covered == set(EXERCISES) | {"shared"}, "docs/codes.md needs a code table for every exercise"
     assert course.codes_blocks(text) == text, "run `python3 course.py sync` to write the code tables of docs/codes.md"
+
+
+def test_settings_tables_from_settings_py():
+    from autograder.settings import GROUPS
+
+    text = read(os.path.join(ROOT, course.SETTINGS_DOC))
+    shown = [group for match in course.SETTINGS_TABLES.finditer(text) for group in match[2].split()]
+    assert sorted(shown) == sorted(GROUPS), "docs/instructor.md needs one settings table for every group"
+    assert course.settings_blocks(text) == text, "run `python3 course.py sync` to write docs/instructor.md's settings"
 
 
 def test_codes_md_has_every_signature():

@@ -148,7 +148,7 @@ def test_in_the_lms_frame_cookies_are_partitioned_and_the_lms_may_frame_every_se
         with pytest.raises(ValueError, match="not an origin"):
             lti.configure(Config(), lti_settings(tmp_path, AUTOGRADER_LTI_IN_FRAME="1",
                                                  AUTOGRADER_LTI_FRAME_ANCESTORS=bad))  # fmt: skip
-    with pytest.raises(ValueError, match="use 1 or 0"):
+    with pytest.raises(ValueError, match="AUTOGRADER_LTI_IN_FRAME='maybe': expected 1 or 0"):
         lti.configure(Config(), lti_settings(tmp_path, AUTOGRADER_LTI_IN_FRAME="maybe"))
 
 

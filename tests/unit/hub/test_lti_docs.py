@@ -45,7 +45,10 @@ def test_every_setting_hub_lti_reads_is_documented():
     read = set(re.findall(r"``(AUTOGRADER_[A-Z_]+)``", lti.__doc__))
     assert "AUTOGRADER_LTI_DEPLOYMENT_ID" in read  # the docstring is what is parsed here
     assert sorted(name for name in read if f"`{name}" not in section()) == []
-    assert set(lti.REQUIRED) <= set(documented_settings())
+    from autograder.settings import LTI_REQUIRED, SETTINGS
+
+    assert sorted(s.env for s in SETTINGS.group("lti") if f"`{s.env}`" not in section()) == []
+    assert {SETTINGS[name].env for name in LTI_REQUIRED} <= set(documented_settings())
 
 
 def test_the_documented_canvas_settings_and_roster_start_the_hub_inside_the_lms_frame(tmp_path):
@@ -72,7 +75,8 @@ def test_the_documented_canvas_settings_and_roster_start_the_hub_inside_the_lms_
 
 
 def test_the_moodle_column_uses_the_sites_own_endpoints():
-    rows = [line.split(" | ") for line in section().splitlines() if line.startswith("| `AUTOGRADER_LTI_")]
+    table = section().split("| setting | Canvas (cloud) |")[1].split("\n\n")[0]
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| `AUTOGRADER_LTI_")]
     moodle = {row[0].strip("|` "): row[2] for row in rows}  # setting | Canvas | Moodle
     assert "`https://moodle.example.edu`" in moodle["AUTOGRADER_LTI_ISSUER"]
     for name, path in (("AUTHORIZE_URL", "auth.php"), ("JWKS_URL", "certs.php"), ("TOKEN_URL", "token.php")):
