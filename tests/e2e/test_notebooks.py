@@ -57,6 +57,23 @@ def test_source_runs_cleanly(assignment, executed):
     print(f"{assignment}: run-all took {seconds:.1f} s")
 
 
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_source_passes_nbgrader_validate(assignment, executed, tmp_path):
+    """`nbgrader validate`'s verdict on every source lesson (the contract): nbgrader's own Validator and
+    its checks, on the run above.  Its first two steps, clearing the outputs and running the notebook
+    in the same kernel, are that run: nothing in the course reads nbgrader's validating variables, so
+    running every lesson a second time would only repeat it."""
+    from nbgrader.preprocessors import CheckCellMetadata
+    from nbgrader.validator import Validator
+
+    notebook, _ = executed(assignment)
+    path = tmp_path / f"{assignment}.ipynb"
+    nbformat.write(notebook, str(path))
+    validator = Validator(preprocessors=[CheckCellMetadata])
+    assert validator.validate(str(path)) == {}, "nbgrader validate would report these cells"
+    assert len(validator._get_passed_cells(nbformat.read(str(path), as_version=4))) > 0
+
+
 def figures(notebook) -> list[tuple[str, str | None]]:
     """Every image the run shows, where it is, and its alt text: in a cell's outputs (alt from the output's
     metadata, else the cell's, as nbconvert's templates read it) or in an ``Output`` widget's saved state."""
