@@ -105,7 +105,8 @@ def lesson3_submissions(good: dict[str, str]) -> dict[str, dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def graded(course):
-    """Simulated submissions for every assignment, autograded by stock `nbgrader autograde`."""
+    """Simulated submissions for every assignment, autograded by stock `nbgrader autograde` ("*" matches
+    every assignment's folder, as an instructor may type it)."""
     submissions = {}
     for assignment in ASSIGNMENTS:
         source, release = _source(course, assignment), _release(course, assignment)
@@ -117,7 +118,7 @@ def graded(course):
             path = os.path.join(course, "submitted", student, assignment, f"{assignment}.ipynb")
             write(path, answered(release, answers))
         submissions[assignment] = students
-        nbgrader(course, "autograde", assignment)
+    nbgrader(course, "autograde", "*")  # one nbgrader (and one warm sandbox) for every assignment
     return submissions
 
 
