@@ -111,3 +111,19 @@ def test_code_tables_only_in_codes_md():
         if page != CODES_DOC:
             where = os.path.relpath(page, ROOT)
             assert not course.CODES.search(read(page)), f"{where}: move its code table to docs/codes.md"
+
+
+def test_the_code_map_names_every_module():
+    """docs/architecture.md's code map names each module of the course's packages (its file name, or
+    its name in a folder's line: "recorder (PyTorch hooks)"), so that it cannot drift."""
+    text = open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8").read()
+    code_map = text.split("## Code map", 1)[1].split("\n## ", 1)[0]
+    missing = []
+    for package in ("autograder", "gradebox", "gradexercises", "gradlessons"):
+        for folder, dirs, files in os.walk(os.path.join(ROOT, package)):
+            dirs[:] = [d for d in dirs if d not in ("__pycache__", "_locale", "templates")]
+            for name in files:
+                named = name in code_map or re.search(rf"\b{name[:-3]}\b", code_map)  # "recorder (PyTorch hooks)"
+                if name.endswith(".py") and name != "__init__.py" and not named:
+                    missing.append(os.path.relpath(os.path.join(folder, name), ROOT))
+    assert missing == [], f"docs/architecture.md's code map does not name {missing}"
