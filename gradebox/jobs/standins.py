@@ -1,10 +1,11 @@
 """What a grading kernel finds when a notebook says ``import autograder...``: the job side's stand-ins.
 
 The released notebooks import ``autograder.checks`` (their test cells) and ``autograder.i18n`` (a
-Portuguese lesson's ``install`` cell).  The grader's package is not on a job's file system, and
-must not be: it holds the judge.  So before the lesson's shared cells or any notebook cell runs, the
-kernel job (``kernel_job.preload``, in the warm server, before the tamper watch is sealed) puts
-into ``sys.modules``:
+Portuguese lesson's ``install`` cell), and so does a file copied out of one for ``diagnose``.  The
+grader's package is not on a job's file system, and must not be: it holds the judge.  So before the
+lesson's shared cells or any notebook cell runs, the kernel job (``kernel_job.preload``, in the warm
+server, before the tamper watch is sealed), and likewise the exercise job (``exercise_job.preload``),
+put into ``sys.modules``:
 
 * ``autograder``: an empty package with no folder (``__path__ = []``), so that any other
   ``autograder.<name>`` (the judge, grading) is not found, never half-found;

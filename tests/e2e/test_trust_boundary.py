@@ -98,6 +98,25 @@ def test_jobs_cannot_touch_each_other(shared_folder, unprivileged_user, as_root)
     assert len(owns) == 4  # four jobs, each in its own folder, at the same time
 
 
+def test_a_file_copied_from_a_notebook_keeps_its_import_of_the_checks(tmp_path):
+    """`diagnose` of a file that still says `from autograder.checks import ...` (the test cell's line,
+    copied with the answer): the job side's stand-in is found, the grader's package is still not."""
+    source = (
+        "from autograder.checks import check_train_step\n"
+        "import importlib.util\n"
+        "JUDGE = importlib.util.find_spec('autograder.judge')\n"
+        "def train_step(model, optimizer, loss_fn, x, y):\n"
+        "    assert JUDGE is None and check_train_step.__module__ == 'gradebox.outside_checks'\n"
+        "    optimizer.zero_grad()\n"
+        "    loss = loss_fn(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    return loss.item()\n"
+    )
+    rows, _ = diagnose(tmp_path, "train_step", {"copied.py": source})
+    assert rows["copied.py"]["code"] == "ok", rows["copied.py"]
+
+
 def test_a_jobs_file_system_holds_the_job_side_and_nothing_of_the_grader(tmp_path):
     """A real job (diagnose's) tries the grader's modules, looks for its folder, and reads the mount
     points: the judge and grading cannot be imported, the grader's package is nowhere on the job's
