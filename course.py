@@ -988,18 +988,38 @@ def run_key(nb: dict) -> str:
     pinned versions.  The same key is the same run, whichever copy of the course made it."""
     digest = hashlib.sha256()
     lesson = {**nb, "cells": [c for c in nb["cells"] if c.get("id") not in HANDED_OUT]}
-    for part in (json.dumps(lesson, sort_keys=True), MEASURE, sys.version, _project_pins()):
+    for part in (json.dumps(lesson, sort_keys=True), MEASURE, sys.version, _project_pins(), _inputs_digest()):
         digest.update(part.encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+def _run_inputs() -> list[str]:
+    """Every file of ``RUN_INPUTS``, in the same order in every copy of the course."""
     paths = []
     for top in RUN_INPUTS:
         paths += [os.path.join(ROOT, top)] if os.path.isfile(os.path.join(ROOT, top)) else []
         for folder, dirs, files in os.walk(os.path.join(ROOT, top)):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
             paths += [os.path.join(folder, name) for name in files if not name.endswith(".pyc")]
-    for path in sorted(paths, key=lambda p: os.path.relpath(p, ROOT)):  # the same order in every copy
-        with open(path, "rb") as f:
-            digest.update(os.path.relpath(path, ROOT).encode() + b"\0" + f.read() + b"\0")
-    return digest.hexdigest()
+    return sorted(paths, key=lambda p: os.path.relpath(p, ROOT))
+
+
+_INPUTS_READ: dict[tuple, str] = {}  # the files' sizes and times -> the digest of their contents
+
+
+def _inputs_digest() -> str:
+    """The digest of what every file of ``RUN_INPUTS`` holds, read once for all the lessons of a
+    `sync` (read again when a file's size or time changed: a test that edits one in between)."""
+    paths = _run_inputs()
+    stamp = tuple((p, os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths)
+    if stamp not in _INPUTS_READ:
+        digest = hashlib.sha256()
+        for path in paths:
+            with open(path, "rb") as f:
+                digest.update(os.path.relpath(path, ROOT).encode() + b"\0" + f.read() + b"\0")
+        _INPUTS_READ.clear()
+        _INPUTS_READ[stamp] = digest.hexdigest()
+    return _INPUTS_READ[stamp]
 
 
 def _project_pins() -> str:

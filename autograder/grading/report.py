@@ -273,7 +273,8 @@ def notebook_quiz(nb) -> dict[str, str | None]:
 def course_quiz_keys(assignment: str) -> dict[str, str]:
     """The right answer of each quick-check question, from the course's own key (gradebox/quizzes/,
     which stores each answer's hash: the choice whose hash it is)."""
-    from ..checks import _answer_hash, load_quiz
+    from gradebox.quick_checks import _answer_hash, load_quiz
+
     from ..i18n import edition_of
 
     assignment = edition_of(assignment)[0]  # an edition asks the English lesson's questions

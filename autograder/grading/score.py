@@ -52,9 +52,9 @@ from traitlets import Unicode, default
 from gradebox.display import shown_lines
 from gradebox.limits import SCORE_GRACE_SECONDS, Limits
 from gradebox.named_checks import signature
+from gradebox.not_yet import FAILED_LINE
 from gradexercises import EXERCISES
 
-from ..checks import FAILED_LINE
 from ..codes import in_words
 from ..host.limit_settings import SandboxLimits
 from ..i18n import ENGLISH, N_, _, speaking
@@ -392,7 +392,7 @@ class ScoreChecks(NbGraderPreprocessor):
 
     def _quizzes(self, nb) -> None:
         """Each quick-check answer, and whether it is right, into its check cell's metadata."""
-        from ..checks import _answer_hash, load_quiz
+        from gradebox.quick_checks import _answer_hash, load_quiz
 
         answers = {_meta(c).get("grade_id"): c.source for c in nb.cells if _meta(c).get("solution")}
         for cell in nb.cells:
