@@ -8,12 +8,16 @@ import os
 
 from autograder.grading.course_folder import keep_closed
 from autograder.quiet import encrypt_kernels, server_debugging
-from autograder.settings import SETTINGS
+from autograder.settings import SETTINGS, SettingError
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 # The course's settings from the environment (`python -m autograder settings` lists them): read once,
-# every value checked.
-settings = SETTINGS.read(only=["db_url", "course_id", "exchange", "exchange_kind"])
+# every value checked.  A bad one stops the command (SystemExit): traitlets logs any other exception
+# and goes on without this file, which would grade with stock nbgrader, outside the sandbox.
+try:
+    settings = SETTINGS.read(only=["db_url", "course_id", "exchange", "exchange_kind"])
+except SettingError as error:
+    raise SystemExit(f"nbgrader_config.py: {error}") from None
 
 # The course root is this folder, wherever nbgrader is started from below it.
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))

@@ -57,6 +57,7 @@ class CourseAssignment:
     def _check(self) -> None:
         from nbgrader.api import Gradebook, MissingEntry
 
+        self._check_pipeline()
         db_url = self.coursedir.db_url
         if db_url.startswith("sqlite:///") and not os.path.isfile(db_url[len("sqlite:///") :]):
             raise GradeError(
@@ -69,6 +70,22 @@ class CourseAssignment:
             except MissingEntry:
                 known = ", ".join(sorted(a.name for a in gb.assignments)) or "none"
                 raise GradeError(f"Unknown assignment {self.assignment!r}: the gradebook knows {known}.") from None
+
+    #: What must run in every grading: student code only in the sandbox, checks scored outside it.
+    REQUIRED = ("autograder.grading.execute.SandboxedExecute", "autograder.grading.score.ScoreChecks")
+
+    def _check_pipeline(self) -> None:
+        """Refuse to grade with a pipeline that would run student code outside the sandbox (the course's
+        nbgrader_config.py not read, or its preprocessors replaced): stock nbgrader's Execute runs it
+        in a plain kernel, and nothing scores the checks."""
+        configured = self.app.config.get("Autograde", {}).get("autograde_preprocessors", [])
+        names = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}" for p in configured]
+        missing = [name for name in self.REQUIRED if name not in names]
+        if missing:
+            raise GradeError(
+                f"{self.folder}/nbgrader_config.py does not set c.Autograde.autograde_preprocessors with "
+                f"{' and '.join(missing)}: student code would run outside the sandbox, so nothing was graded."
+            )
 
     def check_secret(self) -> None:
         """A course secret that cannot be used stops the run before any notebook runs, rather than

@@ -2,11 +2,15 @@
 (``JUPYTER_CONFIG_PATH``); the course folder's own nbgrader_config.py adds the course's pipeline."""
 
 from autograder.quiet import encrypt_kernels
-from autograder.settings import SETTINGS
+from autograder.settings import SETTINGS, SettingError
 
 c = get_config()  # noqa: F821 - provided by nbgrader and its JupyterLab extension
-# The hub's settings from the environment (autograder/settings.py): read once, every value checked.
-settings = SETTINGS.read(only=["course_id", "exchange", "exchange_kind", "ngshare_url"])
+# The hub's settings from the environment (autograder/settings.py): read once, every value checked; a
+# bad one stops the command rather than letting traitlets skip this file.
+try:
+    settings = SETTINGS.read(only=["course_id", "exchange", "exchange_kind", "ngshare_url"])
+except SettingError as error:
+    raise SystemExit(f"hub/etc/jupyter/nbgrader_config.py: {error}") from None
 
 # The kernel a student's `nbgrader validate` (or the Validate button) starts, in their own folder where
 # the course folder's nbgrader_config.py is not read: CurveZMQ-encrypted sockets, so no warning about TCP.
