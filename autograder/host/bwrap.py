@@ -96,15 +96,31 @@ def exercises_folder() -> str:
     return gradexercises.FOLDER
 
 
+#: Where a Python installs packages below a prefix: site-packages, and Debian's dist-packages.
+SITE_FOLDERS = (
+    "lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages",
+    "lib64/python3*/site-packages", "local/lib/python3*/site-packages", "local/lib/python3*/dist-packages",
+)  # fmt: skip
+
+
 def _copies(package: str, imported: str) -> list[str]:
-    """Every copy of ``package`` this Python could import: the one it did, and any other on its import
-    path or in its site-packages.  A clone graded in place while ``pip install .`` also put a copy
-    into the environment (Binder's postBuild does) has two, and the second one matters as much."""
+    """Every copy of ``package`` this Python could import, or a job could read: the one it imported,
+    any other on its import path or in its site-packages, and any installed below a folder the
+    sandbox binds whole (the base interpreter a virtual environment was made from, /usr, /usr/local:
+    a venv's site module does not list those).  A clone graded in place while ``pip install .`` also
+    put a copy into an environment (Binder's postBuild does) has two, and the second matters as much."""
+    import glob
     import site
 
     roots = [*sys.path, *site.getsitepackages(), site.getusersitepackages()]
-    others = {os.path.join(os.path.abspath(root), package) for root in roots if root}
-    return sorted({imported, *(o for o in others if os.path.isfile(os.path.join(o, "__init__.py")))})
+    for top in {*readable_paths(), *SYSTEM_FOLDERS}:
+        roots += [found for pattern in SITE_FOLDERS for found in glob.glob(os.path.join(top, pattern))]
+    found = {os.path.realpath(imported): imported}
+    for root in filter(None, roots):
+        other = os.path.join(os.path.abspath(root), package)
+        if os.path.isfile(os.path.join(other, "__init__.py")):
+            found.setdefault(os.path.realpath(other), other)  # lib64 -> lib: one folder, covered once
+    return sorted(found.values())
 
 
 def grader_copies() -> list[str]:

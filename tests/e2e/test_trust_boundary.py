@@ -134,6 +134,8 @@ def test_a_jobs_file_system_holds_the_job_side_and_nothing_of_the_grader(tmp_pat
         "            seen.append(f'{name}=imported')\n"
         "        except ImportError:\n"
         "            seen.append(f'{name}=missing')\n"
+        "    import autograder\n"
+        "    seen.append(f'autograder_folders={len(autograder.__path__)}')\n"
         "    import gradebox, gradebox.jobs.profiles\n"
         "    seen.append(f'gradebox={sorted(gradebox.jobs.profiles.PROFILES)}'.replace(' ', ''))\n"
         f"    grader = {grader!r}\n"
@@ -150,8 +152,10 @@ def test_a_jobs_file_system_holds_the_job_side_and_nothing_of_the_grader(tmp_pat
     )
     rows, _ = diagnose(tmp_path, "train_step", {"probe.py": probe})
     message = rows["probe.py"]["message"]
-    for part in ("autograder.judge=missing", "autograder.grading=missing", "autograder=missing",
-                 "gradebox=['exercise','kernel']", "grader_files=0", "gradebox_mounted=1",
+    # `import autograder` finds the job side's stand-in (a package with no folder: gradebox.jobs.standins),
+    # which a file copied out of a notebook imports its checks from; nothing of the grader's is behind it.
+    for part in ("autograder.judge=missing", "autograder.grading=missing", "autograder=imported",
+                 "autograder_folders=0", "gradebox=['exercise','kernel']", "grader_files=0", "gradebox_mounted=1",
                  "gradexercises.train_step.judge=missing", "exercise_files=['__init__.py','job.py']"):  # fmt: skip
         assert part in message, message
     mounts = int(message.split("grader_mounts=")[1].split()[0])

@@ -295,3 +295,22 @@ def test_a_second_copy_of_the_exercises_in_a_bound_folder_is_covered(tmp_path, m
     args = bwrap.bwrap_command(str(tmp_path / "scratch"), ["true"])
     covered = [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
     assert str(site_packages / "gradexercises") in covered
+
+
+@requires_bwrap
+def test_copies_installed_below_a_bound_prefix_are_covered(tmp_path, monkeypatch):
+    """The base interpreter a virtual environment was made from is bound whole (sys.base_prefix), and
+    a venv's site module does not list its site-packages: a course also installed there (``pip
+    install .`` into the system's Python) is found below the bound prefix and covered."""
+    from autograder.host import bwrap
+
+    base = tmp_path / "base"
+    for package in ("autograder", "gradexercises"):
+        (base / "lib" / "python3.11" / "site-packages" / package).mkdir(parents=True)
+        (base / "lib" / "python3.11" / "site-packages" / package / "__init__.py").write_text("")
+    bound_before = bwrap.readable_paths
+    monkeypatch.setattr(bwrap, "readable_paths", lambda: [*bound_before(), str(base)])
+    args = bwrap.bwrap_command(str(tmp_path / "scratch"), ["true"])
+    covered = [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
+    for package in ("autograder", "gradexercises"):
+        assert str(base / "lib" / "python3.11" / "site-packages" / package) in covered, package
