@@ -12,6 +12,7 @@ spawns servers as other users), bubblewrap, Debian's PostgreSQL server and Chrom
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
 import shutil
@@ -72,11 +73,14 @@ def proxy_command() -> str:
         return found
     prefix = os.path.join(ROOT, ".cache", "hub-node")
     command = os.path.join(prefix, "node_modules", ".bin", "configurable-http-proxy")
-    if not os.path.exists(command):
-        if shutil.which("npm") is None:
-            pytest.fail("npm is needed to install configurable-http-proxy (apt-get install npm)", pytrace=False)
-        subprocess.run(["npm", "install", "--silent", "--prefix", prefix, f"configurable-http-proxy@{CHP_VERSION}"],
-                       check=True, capture_output=True, timeout=600)  # fmt: skip
+    os.makedirs(prefix, exist_ok=True)
+    with open(os.path.join(prefix, ".installing"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two workers' first hubs at once: one npm install, the other waits
+        if not os.path.exists(command):
+            if shutil.which("npm") is None:
+                pytest.fail("npm is needed to install configurable-http-proxy (apt-get install npm)", pytrace=False)
+            subprocess.run(["npm", "install", "--silent", "--prefix", prefix, f"configurable-http-proxy@{CHP_VERSION}"],
+                           check=True, capture_output=True, timeout=600)  # fmt: skip
     return command
 
 
