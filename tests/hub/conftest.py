@@ -171,11 +171,11 @@ def postgres(tmp_path_factory):
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def accounts():
-    """The roster's and the graders' local accounts of this run, made once for the package (every hub of
-    the package uses them); their password.  Afterwards they go, with the instructors' groups the
-    hubs' installs made."""
+    """The roster's and the graders' local accounts of this run, made fresh for each test file (fresh
+    homes: no file sees what another left there, whichever ran first in the worker); their password.
+    Afterwards they go, with the instructors' groups the hubs' installs made."""
     if os.geteuid() != 0:
         pytest.skip("the hub tests make local accounts and run JupyterHub as root")
     password = secrets.token_urlsafe(12)
@@ -259,11 +259,14 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="package")
-def hub(postgres, accounts):
+@pytest.fixture(scope="module")
+def hub(request, postgres, accounts):
+    """The one course's hub, for one test file (its gradebook named after the file): a file sees no
+    assignment another released, whichever ran first in the worker."""
     if shutil.which("bwrap") is None or not os.path.exists(CHROMIUM):
         pytest.fail("the hub test needs bubblewrap and chromium (see .ci/run)", pytrace=False)
-    with running_hub(postgres, accounts, "autograd_course") as hub:
+    database = f"autograd_course_{request.module.__name__.rsplit('.', 1)[-1]}"
+    with running_hub(postgres, accounts, database) as hub:
         yield hub
 
 
