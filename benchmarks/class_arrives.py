@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--timeout must be positive and at most 3600 seconds")
     if os.geteuid() != 0:
         parser.error("run as root: it makes the accounts load01... and runs JupyterHub, which spawns servers as them")
-    from tests.hub.conftest import GRADER, make_account, make_accounts, remove_accounts
+    from tests.hub.conftest import GRADER, GROUPS, make_account, make_accounts, remove_accounts, remove_groups
     from tests.postgres import Postgres, postgres_bin
 
     if postgres_bin() is None or shutil.which("bwrap") is None:
@@ -261,7 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         cleanup.callback(shutil.rmtree, work, True)
         postgres = Postgres.start(os.path.join(work, "pg"))
         cleanup.callback(postgres.stop)
-        make_account(GRADER, password)
+        make_account(GRADER, password)  # this run's grader (tests/hub/conftest.py's names), gone afterwards
+        cleanup.callback(remove_groups, GROUPS)
+        cleanup.callback(remove_accounts, [GRADER])
         students = make_accounts("load", args.students, password)
         cleanup.callback(remove_accounts, students)
         for config in configs:

@@ -22,27 +22,9 @@ LESSONS = tuple(a for a in ASSIGNMENTS if not a.endswith("_pt_br"))
 # PATH even when the suite is started as `.venv/bin/python -m pytest` without activating .venv.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
-# Tests that must not run beside each other, whatever file they are in: the hub tests make the same
-# local accounts afresh (killing whatever those accounts run) and start hubs as them.
-ONE_WORKER = ("tests/hub/",)
-
-
-@pytest.hookimpl(optionalhook=True)  # a plain pytest (the Colab tests' own venv) has no xdist
-def pytest_xdist_make_scheduler(config, log):
-    """With ``--dist loadfile`` (course.py test): each test file whole in one worker, as xdist does,
-    and every file under a ``ONE_WORKER`` folder in the same worker, one after another."""
-    if config.getoption("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class OneWorkerForSharedAccounts(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            for folder in ONE_WORKER:
-                if nodeid.startswith(folder):
-                    return folder
-            return super()._split_scope(nodeid)
-
-    return OneWorkerForSharedAccounts(config, log)
+# With ``--dist loadfile`` (course.py test) each test file runs whole in one worker, and the hub tests'
+# files run beside the others: every account, course id and group they make is their run's own
+# (tests/hub/conftest.py's ``own``), so no file kills or removes what another worker's file made.
 
 
 @pytest.fixture(scope="session")

@@ -2,14 +2,17 @@
 in), PostgreSQL started by the test in its own data folder (the gradebook), configurable-http-proxy
 from npm, the course's hub configuration (hub/) on a clone of the course, and Chromium.
 
-Everything is made here and removed afterwards, except the accounts (made again, with fresh homes,
-by the next run).  The fixtures need root (accounts, a hub that spawns servers as other users),
-bubblewrap, Debian's PostgreSQL server and Chromium; `.ci/run` installs them.
+Everything is made here and removed afterwards, the accounts too.  Every name a test makes on the
+machine (accounts, course ids and so the graders' accounts and the instructors' groups they name) is
+its run's own (``own``): hub test files run beside each other in several pytest-xdist workers, and
+each kills and removes only what its own run made.  The fixtures need root (accounts, a hub that
+spawns servers as other users), bubblewrap, Debian's PostgreSQL server and Chromium; `.ci/run` installs them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
 import shutil
@@ -29,13 +32,35 @@ from tests.hub.image import course_image  # noqa: F401 - a fixture of the image 
 from tests.hub.launch import jupyterhub, wrapper
 from tests.postgres import Postgres, free_port, postgres_bin, run
 
-COURSE_ID = "autograd-course"
+# What two test runs (two pytest-xdist workers, or two suites on one machine) would otherwise share:
+# a suffix of their own, the worker's number then random hex (``0a3f9``).  Files of one worker run one
+# after another and share its accounts; the suffix keeps every name within useradd's 32 characters.
+RUN = os.environ.get("PYTEST_XDIST_WORKER", "").removeprefix("gw") + secrets.token_hex(2)
+
+
+def own(name: str) -> str:
+    """``name`` made this run's own: ``student1`` → ``student1-0a3f9`` (an account, a course id...)."""
+    return f"{name}-{RUN}"
+
+
+def without_run(name: str) -> str:
+    """``name`` as the tests call it (``student1``): a test's id, the same in every worker (pytest-xdist
+    refuses workers that collect different tests)."""
+    return name.removesuffix(f"-{RUN}")
+
+
+# Course ids are short: the hub names accounts and groups after them (grader-<id>, instructors-<id>).
+COURSE_ID = own("autograd")
 GRADER = f"grader-{COURSE_ID}"
-ROSTER = {"instructors": ["instructor1"], "tas": ["ta1"], "students": ["student1", "student2"]}
+STUDENT1, STUDENT2, STUDENT3 = own("student1"), own("student2"), own("student3")
+INSTRUCTOR1, INSTRUCTOR2, TA1 = own("instructor1"), own("instructor2"), own("ta1")
+ROSTER = {"instructors": [INSTRUCTOR1], "tas": [TA1], "students": [STUDENT1, STUDENT2]}
 # A second course on the same hub (tests/hub/test_two_courses.py): student1 takes both.
-SPRING_ID = "autograd-spring"
-SPRING = {"instructors": ["instructor2"], "tas": [], "students": ["student1", "student3"]}
+SPRING_ID = own("spring")
+SPRING = {"instructors": [INSTRUCTOR2], "tas": [], "students": [STUDENT1, STUDENT3]}
 ACCOUNTS = list(dict.fromkeys([*sum(ROSTER.values(), []), *sum(SPRING.values(), []), GRADER, f"grader-{SPRING_ID}"]))
+# hub/install.py makes each course's instructors' group (instructors-<course id>) if it is missing.
+GROUPS = [f"instructors-{COURSE_ID}", f"instructors-{SPRING_ID}"]
 CHP_VERSION = "5.3.0"
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -48,11 +73,14 @@ def proxy_command() -> str:
         return found
     prefix = os.path.join(ROOT, ".cache", "hub-node")
     command = os.path.join(prefix, "node_modules", ".bin", "configurable-http-proxy")
-    if not os.path.exists(command):
-        if shutil.which("npm") is None:
-            pytest.fail("npm is needed to install configurable-http-proxy (apt-get install npm)", pytrace=False)
-        subprocess.run(["npm", "install", "--silent", "--prefix", prefix, f"configurable-http-proxy@{CHP_VERSION}"],
-                       check=True, capture_output=True, timeout=600)  # fmt: skip
+    os.makedirs(prefix, exist_ok=True)
+    with open(os.path.join(prefix, ".installing"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two workers' first hubs at once: one npm install, the other waits
+        if not os.path.exists(command):
+            if shutil.which("npm") is None:
+                pytest.fail("npm is needed to install configurable-http-proxy (apt-get install npm)", pytrace=False)
+            subprocess.run(["npm", "install", "--silent", "--prefix", prefix, f"configurable-http-proxy@{CHP_VERSION}"],
+                           check=True, capture_output=True, timeout=600)  # fmt: skip
     return command
 
 
@@ -72,8 +100,9 @@ def make_account(name: str, password: str) -> None:
 
 
 def make_accounts(prefix: str, count: int, password: str) -> list[str]:
-    """``count`` fresh accounts ``<prefix>01``, ``<prefix>02``, ... (a class of students), all with ``password``."""
-    names = [f"{prefix}{number:02d}" for number in range(1, count + 1)]
+    """``count`` fresh accounts of this run, ``<prefix>01-<run>``, ``<prefix>02-<run>``, ... (a class of
+    students), all with ``password``."""
+    names = [own(f"{prefix}{number:02d}") for number in range(1, count + 1)]
     for name in names:
         make_account(name, password)
     return names
@@ -87,6 +116,12 @@ def remove_accounts(names: list[str]) -> None:
             if run("userdel", "--remove", name, check=False).returncode in (0, 6):  # 6: no such account
                 break
             time.sleep(0.25)
+
+
+def remove_groups(names: list[str]) -> None:
+    """Groups made for one run go (a group that is not there is fine: no hub of the run installed it)."""
+    for name in names:
+        run("groupdel", name, check=False)
 
 
 @dataclass
@@ -136,20 +171,21 @@ def postgres(tmp_path_factory):
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def accounts():
-    """The roster's and the grader's local accounts, made fresh once for the package (every hub of the
-    package uses them); their password.  Afterwards nothing of theirs is left running."""
+    """The roster's and the graders' local accounts of this run, made fresh for each test file (fresh
+    homes: no file sees what another left there, whichever ran first in the worker); their password.
+    Afterwards they go, with the instructors' groups the hubs' installs made."""
     if os.geteuid() != 0:
         pytest.skip("the hub tests make local accounts and run JupyterHub as root")
     password = secrets.token_urlsafe(12)
-    for name in ACCOUNTS:
-        make_account(name, password)
     try:
+        for name in ACCOUNTS:
+            make_account(name, password)
         yield password
     finally:
-        for name in ACCOUNTS:
-            run("pkill", "-KILL", "-u", name, check=False)
+        remove_accounts(ACCOUNTS)
+        remove_groups(GROUPS)
 
 
 def roster_toml(courses: dict[str, dict], roots: dict[str, str]) -> str:
@@ -186,11 +222,8 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
     several = courses is not None
     courses = courses or {COURSE_ID: people}
     roots = {course: os.path.join(base, "course" if not several else course) for course in courses}
-    with open(roster, "w") as f:
-        if several:
-            f.write(roster_toml(courses, roots))
-        else:
-            f.writelines(f"{group} = {names!r}\n".replace("'", '"') for group, names in people.items())
+    with open(roster, "w") as f:  # a table per course even for one: the course id is this run's (COURSE_ID)
+        f.write(roster_toml(courses, roots))
     db_urls = {}
     for course, root in roots.items():
         copy_working_tree(root, untracked=True)
@@ -226,11 +259,14 @@ def running_hub(postgres, password: str, database: str, log_name: str = "hub.log
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="package")
-def hub(postgres, accounts):
+@pytest.fixture(scope="module")
+def hub(request, postgres, accounts):
+    """The one course's hub, for one test file (its gradebook named after the file): a file sees no
+    assignment another released, whichever ran first in the worker."""
     if shutil.which("bwrap") is None or not os.path.exists(CHROMIUM):
         pytest.fail("the hub test needs bubblewrap and chromium (see .ci/run)", pytrace=False)
-    with running_hub(postgres, accounts, "autograd_course") as hub:
+    database = f"autograd_course_{request.module.__name__.rsplit('.', 1)[-1]}"
+    with running_hub(postgres, accounts, database) as hub:
         yield hub
 
 

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from tests.course_copy import CORRECT_TRAIN_STEP, NEVER_CLEARS
-from tests.hub.conftest import make_accounts, remove_accounts, running_hub
+from tests.hub.conftest import INSTRUCTOR1, make_accounts, remove_accounts, running_hub
 from tests.hub.load import answers_for, collect_and_grade, drive_class, release, scores_right
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -23,7 +23,7 @@ LOSS = {CORRECT_TRAIN_STEP: 0, NEVER_CLEARS: 4}  # never_clears fails both train
 @pytest.fixture(scope="module")
 def arrival(postgres, accounts):
     students = make_accounts("arrive", len(TRAIN_STEPS), accounts)
-    roster = {"instructors": ["instructor1"], "tas": [], "students": students}
+    roster = {"instructors": [INSTRUCTOR1], "tas": [], "students": students}
     train_steps = dict(zip(students, TRAIN_STEPS, strict=True))
     checkers = (students[0], students[1])  # one right answer, one wrong, through the kernel's check
     try:

@@ -19,12 +19,12 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.lab import screenshot
 from tests.course_copy import CORRECT_TRAIN_STEP, NEVER_CLEARS, read, solutions
-from tests.hub.conftest import GRADER
+from tests.hub.conftest import COURSE_ID, GRADER, INSTRUCTOR1, STUDENT1, STUDENT2, without_run
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 LESSON = "lesson3_zeroing_grad"
 LOAD_MS = 180_000
-ANSWERS = {"student1": CORRECT_TRAIN_STEP, "student2": NEVER_CLEARS}
+ANSWERS = {STUDENT1: CORRECT_TRAIN_STEP, STUDENT2: NEVER_CLEARS}
 
 
 def login(chromium, hub, user: str) -> Page:
@@ -42,7 +42,7 @@ def assignment_row(page: Page, assignment: str):
 
 
 def formgrader(page: Page, hub):
-    page.goto(f"{hub.url}/services/autograd-course/formgrader", timeout=LOAD_MS)
+    page.goto(f"{hub.url}/services/{COURSE_ID}/formgrader", timeout=LOAD_MS)
     row = assignment_row(page, LESSON)
     row.wait_for(timeout=LOAD_MS)
     return row
@@ -102,7 +102,7 @@ def answer(page: Page, hub, student: str) -> None:
 
 def test_release_to_feedback(hub, chromium):
     # 1. The instructor generates and releases lesson 3 from the course's formgrader.
-    instructor = login(chromium, hub, "instructor1")
+    instructor = login(chromium, hub, INSTRUCTOR1)
     row = formgrader(instructor, hub)
     assert "Successfully created" in formgrader_action(instructor, row, "assign", "Success")
     assert "Successfully released" in formgrader_action(instructor, formgrader(instructor, hub), "release", "released")
@@ -115,18 +115,18 @@ def test_release_to_feedback(hub, chromium):
         assignments_tab(page)
         page.get_by_role("button", name="Fetch").click()
         page.get_by_role("button", name="Submit").wait_for(timeout=LOAD_MS)
-        screenshot(page, f"hub-{number}-{student}-fetched")
+        screenshot(page, f"hub-{number}-{without_run(student)}-fetched")
         answer(page, hub, student)
         assignments_tab(page)
         page.get_by_role("button", name="Submit").click()
         page.get_by_role("button", name="Fetch Feedback").wait_for(timeout=LOAD_MS)
-        screenshot(page, f"hub-{number}-{student}-submitted")
+        screenshot(page, f"hub-{number}-{without_run(student)}-submitted")
         students[student] = page
     # Nobody else's work is in reach of a student: the other's home and the exchange's inbound.
-    for student, other in (("student1", "student2"), ("student2", "student1")):
+    for student, other in ((STUDENT1, STUDENT2), (STUDENT2, STUDENT1)):
         denied = hub_run(hub, student, "ls", f"/home/{other}/{LESSON}")
         assert denied.returncode != 0
-        denied = hub_run(hub, student, "ls", os.path.join(hub.exchange, "autograd-course", "inbound"))
+        denied = hub_run(hub, student, "ls", os.path.join(hub.exchange, COURSE_ID, "inbound"))
         assert denied.returncode != 0 or not denied.stdout.strip()
 
     # 4. The instructor collects the submissions.
@@ -141,11 +141,11 @@ def test_release_to_feedback(hub, chromium):
     assert "2 graded" in graded.stdout
     from nbgrader.api import Gradebook
 
-    with Gradebook(hub.db_url, "autograd-course") as gb:
+    with Gradebook(hub.db_url, COURSE_ID) as gb:
         scores = {s: gb.find_submission(LESSON, s).score for s in ANSWERS}
         maximum = gb.find_assignment(LESSON).max_score
-    assert scores == {"student1": maximum, "student2": maximum - 4}  # never_clears fails both train_step tests
-    instructor.goto(f"{hub.url}/services/autograd-course/formgrader/manage_submissions/{LESSON}", timeout=LOAD_MS)
+    assert scores == {STUDENT1: maximum, STUDENT2: maximum - 4}  # never_clears fails both train_step tests
+    instructor.goto(f"{hub.url}/services/{COURSE_ID}/formgrader/manage_submissions/{LESSON}", timeout=LOAD_MS)
     rows = instructor.locator("#main-table tr", has_text="student")
     expect(rows).to_have_count(2, timeout=LOAD_MS)
     table = instructor.locator("#main-table").inner_text()
@@ -175,13 +175,13 @@ def test_release_to_feedback(hub, chromium):
         page.goto(f"{hub.url}/user/{student}/files/{relative}", timeout=LOAD_MS)
         text = page.locator("body").inner_text()
         page.get_by_text("Your results at a glance").first.scroll_into_view_if_needed()  # the summary on screen
-        screenshot(page, f"hub-{number}-{student}-feedback")
-        if student == "student2":
+        screenshot(page, f"hub-{number}-{without_run(student)}-feedback")
+        if student == STUDENT2:
             assert "never_clears" in text and "Gradients pile up" in text
         else:
             assert "never_clears" not in text and "✅ train_step" in text
         assert "BEGIN HIDDEN TESTS" not in text and "seed=12" not in text  # the hidden tests stay hidden
-        other = "student1" if student == "student2" else "student2"
+        other = STUDENT1 if student == STUDENT2 else STUDENT2
         assert other not in text
 
 

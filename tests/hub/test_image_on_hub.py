@@ -30,7 +30,7 @@ import yaml
 
 from tests.conftest import ROOT
 from tests.course_copy import copy_working_tree
-from tests.hub.conftest import COURSE_ID, proxy_command
+from tests.hub.conftest import proxy_command
 from tests.hub.image import LIMITS, PODMAN
 from tests.hub.launch import jupyterhub, wrapper
 from tests.hub.pods import K8S, declared_containers, give_volume, podman_options
@@ -38,6 +38,9 @@ from tests.postgres import free_port
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 
+# The deployment's own course (hub/k8s/, a roster without [courses.<id>]): its users live in the containers,
+# not on this machine, so these names are no other test's.
+COURSE_ID = "autograd-course"
 ROSTER = {"instructors": ["instructor1"], "tas": [], "students": ["student1"]}
 RUN = secrets.token_hex(3)  # this run's containers' names: another run on the machine has its own
 GRADER_CONTAINER, NGSHARE_CONTAINER = f"{COURSE_ID}-grader-{RUN}", f"{COURSE_ID}-ngshare-{RUN}"

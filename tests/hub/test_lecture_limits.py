@@ -22,12 +22,12 @@ import pytest
 import requests
 
 from tests.browser.lab import screenshot
-from tests.hub.conftest import make_accounts, remove_accounts, running_hub
+from tests.hub.conftest import COURSE_ID, GRADER, INSTRUCTOR1, make_accounts, own, remove_accounts, running_hub
 from tests.hub.load import StepFailed, Student
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 MEMORY_MB, CORES, IDLE = 700, 0.5, 40
-HELD = "lecture03"  # whose start the hub holds for a while: a start that keeps the only slot busy
+HELD = own("lecture03")  # whose start the hub holds for a while: a start that keeps the only slot busy
 # The hub asks the servers and the proxy for activity every few seconds, so that the culler sees who
 # works (a lecture's hub does it every five minutes, against an hour of idleness); HELD's start waits
 # 12 s before it begins, as a slow start on a busy machine would.
@@ -59,7 +59,7 @@ WORK = "print(sum(i * i for i in range(300_000)))"
 @pytest.fixture(scope="module")
 def lecture(postgres, accounts):
     students = make_accounts("lecture", 3, accounts)
-    roster = {"instructors": ["instructor1"], "tas": [], "students": students}
+    roster = {"instructors": [INSTRUCTOR1], "tas": [], "students": students}
     settings = {"AUTOGRADER_SPAWN_LIMIT": "1", "AUTOGRADER_MEM_LIMIT": f"{MEMORY_MB}M",
                 "AUTOGRADER_CPU_LIMIT": str(CORES), "AUTOGRADER_CULL_IDLE": str(IDLE),
                 "AUTOGRADER_CULL_EVERY": "5"}  # fmt: skip
@@ -75,7 +75,7 @@ def grading_server_environment(hub) -> dict[str, str]:
     """What a terminal of the course's grading server has: the service's own environment."""
     for process in psutil.Process(hub.process.pid).children(recursive=True):
         try:
-            if process.username().startswith("grader-") and "jupyterhub-singleuser" in " ".join(process.cmdline()):
+            if process.username() == GRADER and "jupyterhub-singleuser" in " ".join(process.cmdline()):
                 return process.environ()
         except psutil.Error:
             continue
@@ -101,7 +101,7 @@ def test_the_instructor_starts_the_class_before_the_lecture_past_the_spawn_limit
     done = subprocess.run([sys.executable, os.path.join(hub.course, "hub", "prestart.py")], env=environment,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr + hub.log()
-    assert "autograd-course: 3 ready, 0 failed" in done.stdout
+    assert f"{COURSE_ID}: 3 ready, 0 failed" in done.stdout
     assert all(servers_of(student) for student in students)
     assert "throttling" in hub.log(tail=200_000)  # the limit of one made it wait, and it waited
 

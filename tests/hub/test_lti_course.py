@@ -26,7 +26,7 @@ import urllib.parse
 import jwt
 import pytest
 
-from tests.hub.conftest import remove_accounts
+from tests.hub.conftest import own, remove_accounts
 from tests.hub.test_lti_login import (
     CLAIM,
     CLIENT_ID,
@@ -49,7 +49,7 @@ from tests.unit.autograder.lti_platform import Platform as AgsPlatform
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 
 CANVAS_CONTEXT = "4dde05e8ca1973bcca9bffc13e1548820eee93a3"  # Canvas's context ids: 40 hex digits
-MOODLE_COURSE, MOODLE_CONTEXT = "autograd-moodle", "7"  # Moodle's: the course's number
+MOODLE_COURSE, MOODLE_CONTEXT = own("moodle"), "7"  # Moodle's: the course's number
 ROSTER = f"""
 [courses.{COURSE}]
 lti_context = "{CANVAS_CONTEXT}"
@@ -59,12 +59,20 @@ root = "{{base}}/course"
 lti_context = "{MOODLE_CONTEXT}"
 """
 AGS = "https://purl.imsglobal.org/spec/lti-ags"
+# Launches whose claim is already an account name make that account: this run's own.
+INSTRUCTOR_CANVAS_1, INSTRUCTOR_CANVAS_2 = own("instructor-canvas-1"), own("instructor-canvas-2")
+LEARNER_FORGER, TA_THEN_LEARNER, STRANGER_DEPLOYMENT = (
+    own("learner-forger"),
+    own("ta-then-learner"),
+    own("stranger-deployment"),
+)
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim"
 
 
 @pytest.fixture(scope="module")
-def course_hub():
-    """A hub that makes accounts at first launch, with an LMS that has AGS; the accounts it made go."""
+def course_hub(accounts):
+    """A hub that makes accounts at first launch, with an LMS that has AGS; the accounts it made go.
+    The course's grader account is this run's (``accounts``): its group reads the course's LMS record."""
     made: list[str] = []
     with AgsPlatform({"keys": []}, set()) as ags:
         with hub_with_lms(ROSTER, AUTOGRADER_LTI_CREATE_ACCOUNTS="1", AUTOGRADER_LTI_TOKEN_URL=ags.token_url) as hub:
@@ -136,11 +144,11 @@ def test_a_moodle_launch_with_a_numeric_sub_and_course_id_gets_in(course_hub):
 
 
 def test_a_launch_from_another_deployment_is_refused_and_makes_no_account(course_hub):
-    claims = learner(course_hub, sub="stranger-deployment", **{f"{CLAIM}/deployment_id": "2:other"})
+    claims = learner(course_hub, sub=STRANGER_DEPLOYMENT, **{f"{CLAIM}/deployment_id": "2:other"})
     done = launch(course_hub, claims)
-    assert_refused(course_hub, done, 403, "stranger-deployment", says="AUTOGRADER_LTI_DEPLOYMENT_ID")
+    assert_refused(course_hub, done, 403, STRANGER_DEPLOYMENT, says="AUTOGRADER_LTI_DEPLOYMENT_ID")
     with pytest.raises(KeyError):
-        pwd.getpwnam("stranger-deployment")
+        pwd.getpwnam(STRANGER_DEPLOYMENT)
 
 
 class Inputs(html.parser.HTMLParser):
@@ -170,10 +178,10 @@ def deep_linking_launch(hub: dict, role: str, sub: str, **settings) -> dict:
 
 
 def test_an_instructor_adds_a_lesson_from_the_lms_and_publish_posts_to_its_column(course_hub, monkeypatch, capsys):
-    done = deep_linking_launch(course_hub, f"{ROLE}#Instructor", "instructor-canvas-1")
+    done = deep_linking_launch(course_hub, f"{ROLE}#Instructor", INSTRUCTOR_CANVAS_1)
     answer = done["answer"]
     assert answer.status_code == 200, f"{answer.status_code} {answer.text[-800:]}\n{course_hub['log']()}"
-    account_of(course_hub, "instructor-canvas-1")
+    account_of(course_hub, INSTRUCTOR_CANVAS_1)
     page = Inputs(answer.text)
     offered = {value for name, value, _ in page.inputs if name == "lesson"}
     english = {"lesson1_requires_grad", "lesson2_backward", "lesson3_zeroing_grad", "lesson4_no_grad"}
@@ -227,14 +235,14 @@ def test_a_learner_cannot_add_lessons(course_hub):
 
 
 def test_a_deep_linking_form_posted_by_someone_else_is_refused(course_hub):
-    done = deep_linking_launch(course_hub, f"{ROLE}#Instructor", "instructor-canvas-2")
+    done = deep_linking_launch(course_hub, f"{ROLE}#Instructor", INSTRUCTOR_CANVAS_2)
     assert done["answer"].status_code == 200
-    account_of(course_hub, "instructor-canvas-2")
+    account_of(course_hub, INSTRUCTOR_CANVAS_2)
     page = Inputs(done["answer"].text)
     signed = next(value for name, value, _ in page.inputs if name == "request")
-    other = launch(course_hub, learner(course_hub, sub="learner-forger"))
+    other = launch(course_hub, learner(course_hub, sub=LEARNER_FORGER))
     assert logged_in(other)
-    account_of(course_hub, "learner-forger")
+    account_of(course_hub, LEARNER_FORGER)
     action = f"{course_hub['url']}{page.action}"
     forged = other["session"].post(action, data={"request": signed, "lesson": LESSON}, timeout=30)
     assert forged.status_code == 403 and "not yours" in forged.text
@@ -251,7 +259,7 @@ def test_a_claim_naming_the_hubs_own_or_a_system_account_is_refused(course_hub):
 
 
 def test_an_account_made_by_hand_is_used_only_once_an_admin_says_it_is_for_the_lms(course_hub):
-    name = "handmade-lms1"
+    name = own("handmade-lms1")
     course_hub["made"].append(name)
     run("useradd", "--create-home", name)
     done = launch(course_hub, learner(course_hub, sub=name))
@@ -264,12 +272,12 @@ def test_a_learner_who_was_staff_leaves_the_instructors_group(course_hub):
     group = f"instructors-{COURSE}"
     made = run("groupadd", group, check=False).returncode == 0  # (another hub test's install may have made it)
     try:
-        name = account_of(course_hub, "ta-then-learner")
-        ta = person(CANVAS_CONTEXT, f"{ROLE}#Instructor", f"{ROLE}/Instructor#TeachingAssistant", sub="ta-then-learner")
+        name = account_of(course_hub, TA_THEN_LEARNER)
+        ta = person(CANVAS_CONTEXT, f"{ROLE}#Instructor", f"{ROLE}/Instructor#TeachingAssistant", sub=TA_THEN_LEARNER)
         assert logged_in(launch(course_hub, ta))
         assert name in grp.getgrnam(group).gr_mem
         assert name in grp.getgrnam("lti-users").gr_mem and grp.getgrgid(pwd.getpwnam(name).pw_gid).gr_name == name
-        assert logged_in(launch(course_hub, learner(course_hub, sub="ta-then-learner")))
+        assert logged_in(launch(course_hub, learner(course_hub, sub=TA_THEN_LEARNER)))
         assert name not in grp.getgrnam(group).gr_mem  # their server would read the solutions
     finally:
         if made:

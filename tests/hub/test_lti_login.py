@@ -33,7 +33,7 @@ import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tests.conftest import ROOT
-from tests.hub.conftest import proxy_command
+from tests.hub.conftest import COURSE_ID, SPRING_ID, proxy_command
 from tests.hub.launch import COURSE_HUB_CONFIG, jupyterhub, wrapper
 from tests.postgres import free_port
 
@@ -44,7 +44,7 @@ lti = sys.modules["hub_lti"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lti)
 
 CLIENT_ID = "10000000000042"  # what Canvas shows as the developer key's client id
-COURSE, OTHER_COURSE = "autograd-course", "autograd-spring"
+COURSE, OTHER_COURSE = COURSE_ID, SPRING_ID  # this run's: hub/lti.py adds staff to instructors-<course>
 CONTEXTS = {COURSE: "ctx-4f2b8c0e", OTHER_COURSE: "ctx-7d1e9a33"}
 # Under LTI the LMS says who teaches: the roster names the courses, their LMS courses and folders only.
 ROSTER = f"""

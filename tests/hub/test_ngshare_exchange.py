@@ -27,12 +27,11 @@ import psutil
 import pytest
 
 from tests.course_copy import read, write
-from tests.hub.conftest import GRADER, ROSTER, running_hub
+from tests.hub.conftest import COURSE_ID, GRADER, ROSTER, STUDENT1, STUDENT2, running_hub
 from tests.postgres import run
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 LESSON = "lesson2_backward"
-COURSE_ID = "autograd-course"
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +42,7 @@ def hub(postgres, accounts):
             if "ngshare_service: course" in hub.log(100_000) or hub.process.poll() is not None:
                 break  # the hub stops when ngshare cannot start: its log says why
             time.sleep(0.5)
-        assert "ngshare_service: course autograd-course: 3 instructors, 2 students" in hub.log(100_000), hub.log()
+        assert f"ngshare_service: course {COURSE_ID}: 3 instructors, 2 students" in hub.log(100_000), hub.log()
         yield hub
 
 
@@ -122,31 +121,31 @@ def story(hub, servers):
     steps = {}
     ok(as_account(servers, GRADER, "nbgrader", "generate_assignment", LESSON, "--force", cwd=hub.course))
     steps["release"] = as_account(servers, GRADER, "nbgrader", "release_assignment", LESSON, cwd=hub.course)
-    steps["list released"] = as_account(servers, "student2", "nbgrader", "list")
-    for student in ("student2", "student1"):
+    steps["list released"] = as_account(servers, STUDENT2, "nbgrader", "list")
+    for student in (STUDENT2, STUDENT1):
         steps[f"fetch {student}"] = done = as_account(servers, student, "nbgrader", "fetch_assignment", LESSON)
         fetched = f"/home/{student}/{LESSON}/{LESSON}.ipynb"
         assert os.path.isfile(fetched), steps["release"].stderr[-2000:] + done.stderr[-2000:]
-    mark("student2", "student2's own work")
-    steps["submit student2"] = as_account(servers, "student2", "nbgrader", "submit", LESSON)
-    mark("student1", "student1's own work")
-    steps["submit student1"] = as_account(servers, "student1", "nbgrader", "submit", LESSON)
+    mark(STUDENT2, f"{STUDENT2}'s own work")
+    steps[f"submit {STUDENT2}"] = as_account(servers, STUDENT2, "nbgrader", "submit", LESSON)
+    mark(STUDENT1, f"{STUDENT1}'s own work")
+    steps[f"submit {STUDENT1}"] = as_account(servers, STUDENT1, "nbgrader", "submit", LESSON)
     time.sleep(1)
-    mark("student1", "student1 with --student_id=student2")
-    steps["student_id=student2"] = as_account(
-        servers, "student1", "nbgrader", "submit", LESSON, "--CourseDirectory.student_id=student2"
+    mark(STUDENT1, f"{STUDENT1} with --student_id={STUDENT2}")
+    steps[f"student_id={STUDENT2}"] = as_account(
+        servers, STUDENT1, "nbgrader", "submit", LESSON, f"--CourseDirectory.student_id={STUDENT2}"
     )
-    mark("student1", "student1 with JUPYTERHUB_USER=student2")
-    steps["JUPYTERHUB_USER=student2"] = as_account(
-        servers, "student1", "nbgrader", "submit", LESSON, JUPYTERHUB_USER="student2", USER="student2"
+    mark(STUDENT1, f"{STUDENT1} with JUPYTERHUB_USER={STUDENT2}")
+    steps[f"JUPYTERHUB_USER={STUDENT2}"] = as_account(
+        servers, STUDENT1, "nbgrader", "submit", LESSON, JUPYTERHUB_USER=STUDENT2, USER=STUDENT2
     )
-    steps["student collects"] = as_account(servers, "student1", "nbgrader", "collect", LESSON)
+    steps["student collects"] = as_account(servers, STUDENT1, "nbgrader", "collect", LESSON)
     steps["collect"] = as_account(servers, GRADER, "nbgrader", "collect", LESSON, cwd=hub.course)
     steps["grade"] = as_account(servers, GRADER, sys.executable, "-m", "autograder", "grade", LESSON, cwd=hub.course)
     steps["generate feedback"] = as_account(servers, GRADER, "nbgrader", "generate_feedback", LESSON, cwd=hub.course)
     steps["release feedback"] = as_account(servers, GRADER, "nbgrader", "release_feedback", LESSON, cwd=hub.course)
-    steps["list submitted"] = as_account(servers, "student2", "nbgrader", "list", "--cached")
-    for student in ("student1", "student2"):
+    steps["list submitted"] = as_account(servers, STUDENT2, "nbgrader", "list", "--cached")
+    for student in (STUDENT1, STUDENT2):
         steps[f"fetch feedback {student}"] = as_account(servers, student, "nbgrader", "fetch_feedback", LESSON)
     steps["seconds"] = time.monotonic() - started
     return steps
@@ -169,9 +168,9 @@ def test_hub_enrols_the_roster(hub, servers):
 
 
 def test_whole_story_uses_ngshare(hub, story):
-    for step in ("release", "fetch student1", "fetch student2", "submit student1", "submit student2", "collect",
-                 "grade", "generate feedback", "release feedback", "fetch feedback student1",
-                 "fetch feedback student2"):  # fmt: skip
+    for step in ("release", f"fetch {STUDENT1}", f"fetch {STUDENT2}", f"submit {STUDENT1}", f"submit {STUDENT2}",
+                 "collect", "grade", "generate feedback", "release feedback", f"fetch feedback {STUDENT1}",
+                 f"fetch feedback {STUDENT2}"):  # fmt: skip
         ok(story[step])
     assert glob.glob(os.path.join(hub.exchange, "*", "*", "*")) == []  # nothing went through the file exchange
     print(f"the story took {story['seconds']:.1f} s")
@@ -180,7 +179,7 @@ def test_whole_story_uses_ngshare(hub, story):
 def test_list_shows_feedback_ready(story):
     assert f"{COURSE_ID} {LESSON}" in story["list released"].stderr + story["list released"].stdout
     listed = story["list submitted"].stderr + story["list submitted"].stdout
-    assert f"{COURSE_ID} student2 {LESSON}" in listed and "(feedback ready to be fetched)" in listed, listed
+    assert f"{COURSE_ID} {STUDENT2} {LESSON}" in listed and "(feedback ready to be fetched)" in listed, listed
 
 
 def test_each_student_fetched_release(story):
@@ -189,20 +188,20 @@ def test_each_student_fetched_release(story):
 
 
 def test_other_student_id_refused(story):
-    done = story["student_id=student2"]
+    done = story[f"student_id={STUDENT2}"]
     assert "not possible with ngshare" in done.stdout + done.stderr
 
 
 def test_student2s_work_collected(hub, story):
-    assert collected_marker(hub, "student2") == "student2's own work"
+    assert collected_marker(hub, STUDENT2) == f"{STUDENT2}'s own work"
 
 
 def test_jupyterhub_user_cannot_spoof(hub, story, servers):
-    assert collected_marker(hub, "student1") == "student1 with JUPYTERHUB_USER=student2"
+    assert collected_marker(hub, STUDENT1) == f"{STUDENT1} with JUPYTERHUB_USER={STUDENT2}"
     status, answer = ngshare(servers, GRADER, f"submissions/{COURSE_ID}/{LESSON}")
     assert status == 200, answer
     counts = {s: sum(1 for x in answer["submissions"] if x["student_id"] == s) for s in ROSTER["students"]}
-    assert counts == {"student1": 2, "student2": 1}
+    assert counts == {STUDENT1: 2, STUDENT2: 1}
 
 
 def test_student_cannot_collect(story):
@@ -218,19 +217,19 @@ def test_each_student_fetched_feedback(story):
 
 
 def test_student2s_work_is_private(hub, story, servers):
-    status, answer = ngshare(servers, GRADER, f"submissions/{COURSE_ID}/{LESSON}/student2")
+    status, answer = ngshare(servers, GRADER, f"submissions/{COURSE_ID}/{LESSON}/{STUDENT2}")
     timestamp = answer["submissions"][0]["timestamp"]
     for path, query in (
-        (f"feedback/{COURSE_ID}/{LESSON}/student2", {"timestamp": timestamp}),
-        (f"submission/{COURSE_ID}/{LESSON}/student2", {}),
-        (f"submissions/{COURSE_ID}/{LESSON}/student2", {}),
+        (f"feedback/{COURSE_ID}/{LESSON}/{STUDENT2}", {"timestamp": timestamp}),
+        (f"submission/{COURSE_ID}/{LESSON}/{STUDENT2}", {}),
+        (f"submissions/{COURSE_ID}/{LESSON}/{STUDENT2}", {}),
     ):
-        status, answer = ngshare(servers, "student1", path, **query)
+        status, answer = ngshare(servers, STUDENT1, path, **query)
         assert status == 403 and not answer["success"], (path, answer)
-    done = as_account(servers, "student1", "nbgrader", "fetch_feedback", LESSON, JUPYTERHUB_USER="student2",
-                      USER="student2")  # fmt: skip
+    done = as_account(servers, STUDENT1, "nbgrader", "fetch_feedback", LESSON, JUPYTERHUB_USER=STUDENT2,
+                      USER=STUDENT2)  # fmt: skip
     assert "Permission denied" in done.stdout + done.stderr
-    assert len(feedback_pages("student1")) == 1
+    assert len(feedback_pages(STUDENT1)) == 1
 
 
 def test_ngshare_state_is_hubs_only(hub, story):

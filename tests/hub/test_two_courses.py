@@ -1,5 +1,5 @@
-"""Two courses on one JupyterHub, in Chromium: autograd-course (instructor1, ta1, student1, student2)
-and autograd-spring (instructor2, student1, student3), each with its grader account, course folder,
+"""Two courses on one JupyterHub, in Chromium: autograd (instructor1, ta1, student1, student2)
+and spring (instructor2, student1, student3), each with its grader account, course folder,
 gradebook (a PostgreSQL database of its own) and exchange folder, as hub/roster.py's two-course
 roster gives them.  Each course releases one lesson; student1 fetches both from the Assignments tab,
 student2 and student3 see only their own course; each instructor opens their course's formgrader
@@ -16,7 +16,19 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.lab import screenshot
-from tests.hub.conftest import COURSE_ID, ROSTER, SPRING, SPRING_ID, running_hub
+from tests.hub.conftest import (
+    COURSE_ID,
+    INSTRUCTOR1,
+    INSTRUCTOR2,
+    ROSTER,
+    SPRING,
+    SPRING_ID,
+    STUDENT1,
+    STUDENT2,
+    STUDENT3,
+    running_hub,
+    without_run,
+)
 from tests.hub.test_class_on_hub import LOAD_MS, assignment_row, assignments_tab, login, student_lab
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
@@ -49,7 +61,7 @@ def show_course(page: Page, course: str) -> None:
 
 
 def test_student_of_both_fetches_each(two_courses, chromium):
-    page = student_lab(chromium, two_courses, "student1")
+    page = student_lab(chromium, two_courses, STUDENT1)
     assignments_tab(page)
     assert courses_listed(page) == sorted(RELEASED)
     for course, lesson in RELEASED.items():
@@ -57,14 +69,14 @@ def test_student_of_both_fetches_each(two_courses, chromium):
         released = page.locator("#released_assignments_list .list_item", has_text=lesson)
         released.get_by_role("button", name="Fetch").click()
         page.locator("#fetched_assignments_list .list_item", has_text=lesson).first.wait_for(timeout=LOAD_MS)
-        screenshot(page, f"two-courses-1-student1-fetched-{course}")
+        screenshot(page, f"two-courses-1-student1-fetched-{without_run(course)}")
         # Each course's files in a folder of its own: two courses may both release "lesson1".
-        assert os.path.isfile(f"/home/student1/{course}/{lesson}/{lesson}.ipynb")
+        assert os.path.isfile(f"/home/{STUDENT1}/{course}/{lesson}/{lesson}.ipynb")
         other = next(name for name in RELEASED if name != course)
         expect(page.locator("#released_assignments_list", has_text=RELEASED[other])).to_have_count(0)
 
 
-@pytest.mark.parametrize("student, course", [("student2", COURSE_ID), ("student3", SPRING_ID)])
+@pytest.mark.parametrize("student, course", [(STUDENT2, COURSE_ID), (STUDENT3, SPRING_ID)], ids=without_run)
 def test_student_of_one_sees_only_it(two_courses, chromium, student, course):
     page = student_lab(chromium, two_courses, student)
     assignments_tab(page)
@@ -72,22 +84,24 @@ def test_student_of_one_sees_only_it(two_courses, chromium, student, course):
     expect(page.locator("#released_assignments_list .list_item", has_text=RELEASED[course])).to_have_count(1)
     other = next(name for name in RELEASED if name != course)
     expect(page.locator("#released_assignments_list", has_text=RELEASED[other])).to_have_count(0)
-    screenshot(page, f"two-courses-2-{student}")
+    screenshot(page, f"two-courses-2-{without_run(student)}")
 
 
 @pytest.mark.parametrize(
-    "instructor, own, other", [("instructor1", COURSE_ID, SPRING_ID), ("instructor2", SPRING_ID, COURSE_ID)]
+    "instructor, own, other",
+    [(INSTRUCTOR1, COURSE_ID, SPRING_ID), (INSTRUCTOR2, SPRING_ID, COURSE_ID)],
+    ids=without_run,
 )
 def test_own_formgrader_only(two_courses, chromium, instructor, own, other):
     page = login(chromium, two_courses, instructor)
     page.wait_for_url(f"**/user/{instructor}/lab**", timeout=LOAD_MS)
     page.goto(f"{two_courses.url}/services/{own}/formgrader", timeout=LOAD_MS)
     assignment_row(page, RELEASED[own]).wait_for(timeout=LOAD_MS)
-    screenshot(page, f"two-courses-3-{instructor}-own-formgrader")
+    screenshot(page, f"two-courses-3-{without_run(instructor)}-own-formgrader")
     refused = page.goto(f"{two_courses.url}/services/{other}/formgrader", timeout=LOAD_MS)
     assert refused.status == 403, f"{refused.status} {page.content()[-1500:]}"
     expect(page.locator("#main-table")).to_have_count(0)
-    screenshot(page, f"two-courses-4-{instructor}-refused-{other}")
+    screenshot(page, f"two-courses-4-{without_run(instructor)}-refused-{without_run(other)}")
 
 
 def test_own_gradebook_and_exchange(two_courses, postgres):
