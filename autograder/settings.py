@@ -51,6 +51,7 @@ GROUPS = {
     "lti": "Logins from the LMS, with AUTOGRADER_AUTH=lti13 (hub/lti.py)",
 }
 PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")  # the password of a URL: user:password@host
+QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*", re.I)  # or in its query: ...?password=...
 SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)\s*$", re.IGNORECASE)
 
 
@@ -279,7 +280,9 @@ def described(environ: Mapping[str, str] | None = None, config: Mapping | None =
 
 def _shown_value(setting: Setting, value: object) -> object:
     """``value``, but for a secret setting's password, which is replaced by ***."""
-    return PASSWORD.sub(r"\1***@", value) if setting.secret and isinstance(value, str) else value
+    if not (setting.secret and isinstance(value, str)):
+        return value
+    return QUERY_PASSWORD.sub(r"\1***", PASSWORD.sub(r"\1***@", value))
 
 
 def described_text(rows: list[dict]) -> str:

@@ -10,14 +10,16 @@ An exercise is the folder ``gradexercises/<name>/``, with three files:
   ``run(fn, scenario)`` (runs the student's function in one scenario, where the student's code
   runs, and returns plain data).  It may import ``gradebox`` and torch, never the grader;
 * ``judge.py``, the grader side: ``judge(scenarios, observations)``, ``schema(scenario)`` and the
-  references.  It runs where no student code ever ran.
+  references.  In grading it runs where no student code ever ran (the student's own self-check,
+  which is not a grade, judges in the student's kernel).
 
 Why one folder that straddles the trust boundary, rather than one half in each package: an author
 adds or changes an exercise in one place, and every consumer discovers it from the declaration (the
 CLI's ``diagnose``, the notebooks' self-check and its ``check_<name>`` functions, the score job's
 reading of test cells, the class report, the code tables of the docs).  The boundary is kept by what
-the sandbox binds: a job's file system holds this package's ``__init__.py`` files and ``job.py``
-files and nothing else (``autograder/host/bwrap.py``), so no judge, no reference, is readable by
+the sandbox binds: a job's file system holds this package's ``__init__.py`` files, its shared
+declaration data (``SHARED_DECLARATIONS``: lesson 3's table of codes) and the ``job.py`` files, and
+nothing else (``autograder/host/bwrap.py``), so no judge, no reference, is readable by
 student code; ``tests/unit/gradebox/test_layers.py`` fails on any import from a job side into a
 judge or into ``autograder``.
 
@@ -27,6 +29,7 @@ This module and the declarations import nothing but the standard library and eac
 from __future__ import annotations
 
 import importlib
+import keyword
 import os
 import pkgutil
 from collections.abc import Mapping
@@ -34,6 +37,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 LESSONS = ("lesson1_requires_grad", "lesson2_backward", "lesson3_zeroing_grad", "lesson4_no_grad")
+CHECK_PARAMETERS = ("exercise", "fn", "start", "seed", "timeout")  # what a check takes besides the function
+# The names the checks modules (autograder.checks, gradebox.outside_checks) define themselves.
+TAKEN = ("check", "check_quiz", "outside", "load_quiz", "quiz_context", "quiz_text", "NotYet", "FAILED_LINE")
+#: The shared files of this package a job may read: declaration data only.  A judge's shared helper
+#: belongs in autograder/judge/, never here (every file listed is on a job's file system).
+SHARED_DECLARATIONS = ("_lesson3.py",)
 STARTS = ("fresh", "dirty")  # a fresh start (every .grad None), a dirty one (stale gradients left)
 
 
@@ -67,8 +76,10 @@ class Exercise:
 
     def __post_init__(self) -> None:
         problems = []
-        if not self.name.isidentifier():
+        if not self.name.isidentifier() or keyword.iskeyword(self.name):
             problems.append(f"its name {self.name!r} is not a Python name")
+        elif self.name in CHECK_PARAMETERS:
+            problems.append(f"its name {self.name!r} is a parameter of every check ({', '.join(CHECK_PARAMETERS)})")
         if self.lesson not in LESSONS:
             problems.append(f"its lesson {self.lesson!r} is none of {', '.join(LESSONS)}")
         if not self.signature.startswith(self.name + "("):
@@ -86,8 +97,10 @@ class Exercise:
         if not self.points or bad:
             got = ", ".join(bad) or "none"
             problems.append(f"points need grade ids that start test_{self.name}, with whole points >= 0 (got {got})")
-        if self.check is not None and not self.check.isidentifier():
+        if self.check is not None and (not self.check.isidentifier() or keyword.iskeyword(self.check)):
             problems.append(f"its check {self.check!r} is not a Python name")
+        elif self.check in TAKEN:
+            problems.append(f"its check {self.check!r} would replace the checks module's own {self.check}")
         if not set(self.starts) <= set(STARTS):
             problems.append(f"its starts {self.starts!r} are not among {STARTS}")
         if problems:
@@ -109,6 +122,20 @@ def _declarations() -> dict[str, Exercise]:
             wanted = f"EXERCISE = Exercise(name={info.name!r}, ...)"
             raise ValueError(f"gradexercises/{info.name}/__init__.py must declare {wanted}")
         found[info.name] = declared
+    return collect(found.values())
+
+
+def collect(declared) -> dict[str, Exercise]:
+    """The exercises by name; ``ValueError`` when two share a name or a check function (the second
+    would silently replace the first in the checks modules and in the score job's reading)."""
+    found: dict[str, Exercise] = {}
+    for exercise in declared:
+        if exercise.name in found:
+            raise ValueError(f"two exercises are named {exercise.name!r}")
+        other = next((e.name for e in found.values() if exercise.check and e.check == exercise.check), None)
+        if other:
+            raise ValueError(f"exercises {other!r} and {exercise.name!r} both declare the check {exercise.check!r}")
+        found[exercise.name] = exercise
     return found
 
 
@@ -129,11 +156,9 @@ def declared(name: str) -> Exercise:
 
 def job_side_files(folder: str = FOLDER) -> list[str]:
     """The files of this package a job's file system holds: the declarations and the job sides."""
-    files = [os.path.join(folder, "__init__.py")]
+    files = [os.path.join(folder, name) for name in ("__init__.py", *SHARED_DECLARATIONS)]
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
-        if name.startswith("_") and name.endswith(".py") and name != "__init__.py":
-            files.append(path)  # shared declaration data (a lesson's table of codes)
-        elif os.path.isfile(os.path.join(path, "__init__.py")):
+        if not name.startswith("_") and os.path.isfile(os.path.join(path, "__init__.py")):
             files += [os.path.join(path, f) for f in ("__init__.py", "job.py") if os.path.isfile(os.path.join(path, f))]
     return files

@@ -75,7 +75,7 @@ sys.path.insert(0, ROOT)  # the course folder's own autograder: this may run on 
 from autograder.grading.course_folder import SERVED, CourseFolder  # noqa: E402
 from autograder.settings import SETTINGS  # noqa: E402
 
-DEFAULT_COURSE_ID = SETTINGS.default("course_id")
+DEFAULT_COURSE_ID = SETTINGS.value("course_id") or SETTINGS.default("course_id")  # the hub's, if set
 
 # What every account's Jupyter server reads from the course folder: readable by all, root's;
 # everything else is closed to other accounts.
@@ -481,7 +481,9 @@ def main(argv: list[str] | None = None) -> int:
                         "in the roster are added)")  # fmt: skip
     parser.add_argument("--roster", default=SETTINGS.value("roster") or os.path.join(HERE, "roster.toml"),
                         help="the hub's roster (default: $AUTOGRADER_ROSTER or hub/roster.toml)")  # fmt: skip
-    parser.add_argument("--exchange", default=SETTINGS.default("exchange"), help="nbgrader's exchange folder")
+    parser.add_argument("--exchange", default=SETTINGS.value("exchange") or SETTINGS.default("exchange"),
+                        help="nbgrader's exchange folder (default: $AUTOGRADER_EXCHANGE, as the hub's, or "
+                        "%(default)s)")  # fmt: skip
     parser.add_argument("--python",
                         help="the hub's Python (of the environment whose jupyterhub runs the hub, e.g. "
                         f"{DOCUMENTED_PYTHON}); when another Python started this script, it runs itself again with "

@@ -83,7 +83,7 @@ def _meta(cell) -> dict:
 def _literal(node, default=None):
     try:
         return ast.literal_eval(node)
-    except ValueError:
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # {[]}: a set of a list
         return default
 
 
@@ -142,6 +142,59 @@ def checks_in(source: str, begin: str = HIDDEN_BEGIN, end: str = HIDDEN_END) -> 
         )
     found.sort(key=lambda c: c.pop("line"))  # in the order the cell calls them
     return found
+
+
+_UNREAD = object()
+
+
+def unread_checks(source: str) -> list[str]:
+    """Each call of a check in a test cell's code that ``checks_in`` cannot read exactly as the cell
+    runs it, and why: arguments unpacked or computed (a loop over starts), a check called through an
+    attribute, an undeclared exercise, a start the exercise does not take.  Such a call would be
+    scored with other arguments than the cell's, or not at all; the course's own notebooks have none
+    (a test says so), and an author's new test cell is checked the same way."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr in CHECKS:
+            found.append(f"line {node.lineno}: {node.func.attr} is called through an attribute; import it by name")
+        elif isinstance(node.func, ast.Name) and node.func.id in CHECKS:
+            why = _why_unread(node)
+            if why:
+                found.append(f"line {node.lineno}: {node.func.id}: {why}")
+    return found
+
+
+def _why_unread(node: ast.Call) -> str | None:
+    exercise, shape = CHECKS[node.func.id]
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return "its arguments are unpacked (*args or **options)"
+    try:
+        given = shape.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments
+    except TypeError as error:
+        return f"the check would refuse these arguments ({error})"
+    if exercise is None:
+        exercise = _literal(given["exercise"], _UNREAD)
+        if not isinstance(exercise, str):
+            return "its exercise is not a literal string"
+    if exercise not in EXERCISES:
+        return f"no exercise is named {exercise!r}"
+    if not isinstance(given.get("fn", given.get(exercise)), ast.Name):
+        return "the function is not passed by its name"
+    start = _literal(given["start"], _UNREAD) if given.get("start") is not None else "fresh"
+    seed = _literal(given["seed"], _UNREAD) if given.get("seed") is not None else 0
+    if start is _UNREAD or seed is _UNREAD:
+        return "its start or seed is not a literal (each call must name its own)"
+    if type(seed) is not int:
+        return f"its seed {seed!r} is not a whole number"
+    if start != "fresh" and start not in EXERCISES[exercise].starts:
+        return f"{exercise} takes no start {start!r}"
+    return None
 
 
 def quiz_question(source: str) -> tuple[str, str] | None:

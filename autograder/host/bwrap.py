@@ -60,7 +60,7 @@ PROC_MASKED = (
 def bubblewrap() -> str:
     """The bwrap binary, checked to work here; ``SandboxError`` if there is none that does.
     AUTOGRADER_BWRAP names another binary (the tests use it to simulate a machine without one)."""
-    found = shutil.which(SETTINGS.value("bwrap"))
+    found = shutil.which(SETTINGS.value("bwrap") or SETTINGS.default("bwrap"))  # an empty one: the default
     if found is None:
         raise SandboxError(NO_BUBBLEWRAP)
     why = _probe(found)

@@ -223,6 +223,14 @@ def test_the_command_never_shows_a_database_password(monkeypatch, tmp_path, caps
     assert out.count("sqlite:////srv/hub/ngshare.sqlite") == 2
 
 
+def test_the_command_never_shows_a_password_in_a_database_url_query(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("AUTOGRADER_DB_URL", "postgresql://autograd@db/gradebook?sslmode=require&password=hunter2")
+    monkeypatch.chdir(tmp_path)
+    assert main(["settings"]) == 0
+    out = capsys.readouterr().out
+    assert "hunter2" not in out and "postgresql://autograd@db/gradebook?sslmode=require&password=***" in out
+
+
 def test_the_command_stops_on_a_bad_value_naming_it(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("AUTOGRADER_JOBS", "abc")
     monkeypatch.chdir(tmp_path)

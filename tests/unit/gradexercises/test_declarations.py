@@ -28,8 +28,7 @@ def _graded_cells(assignment: str) -> dict[str, float]:
     }
 
 
-def test_the_twelve_exercises_are_declared_in_the_order_of_the_lessons():
-    assert len(gradexercises.EXERCISES) == 12
+def test_the_exercises_are_declared_in_the_order_of_the_lessons():
     lessons = [e.lesson for e in gradexercises.EXERCISES.values()]
     assert lessons == sorted(lessons, key=LESSONS.index)
 
@@ -52,10 +51,12 @@ def test_each_declaration_sits_beside_its_job_and_judge(name):
 
 def test_a_job_reads_the_declarations_and_job_sides_never_a_judge():
     files = [os.path.relpath(p, gradexercises.FOLDER) for p in gradexercises.job_side_files()]
-    assert "__init__.py" in files and "_lesson3.py" in files and files.count("__init__.py") == 1
+    assert files[:2] == ["__init__.py", "_lesson3.py"] and files.count("__init__.py") == 1
     for name in gradexercises.EXERCISES:
         assert f"{name}/__init__.py" in files and f"{name}/job.py" in files
     assert [f for f in files if "judge" in f or "__pycache__" in f] == []
+    # Any other file at the top (a helper some judges share, say) is not on a job's file system.
+    assert sorted(f for f in os.listdir(gradexercises.FOLDER) if f.endswith(".py")) == ["__init__.py", "_lesson3.py"]
 
 
 def test_an_unknown_exercise_names_the_ones_there_are():
@@ -68,6 +69,25 @@ def test_a_good_declaration_is_read_only():
     assert exercise.starts == ("fresh", "dirty") and exercise.check is None
     with pytest.raises(TypeError):
         exercise.codes["new"] = "written later"
+
+
+def test_two_exercises_cannot_share_a_name_or_a_check():
+    first = Exercise(**{**GOOD, "check": "check_double_it"})
+    twin = Exercise(**{**GOOD, "name": "twice", "signature": "twice(x)", "points": {"test_twice": 1},
+                       "check": "check_double_it"})  # fmt: skip
+    with pytest.raises(ValueError, match="exercises 'double_it' and 'twice' both declare the check 'check_double_it'"):
+        gradexercises.collect([first, twin])
+    with pytest.raises(ValueError, match="two exercises are named 'double_it'"):
+        gradexercises.collect([first, Exercise(**GOOD)])
+    other = Exercise(**{**GOOD, "name": "twice", "signature": "twice(x)", "points": {"test_twice": 1}})
+    assert list(gradexercises.collect([first, other])) == ["double_it", "twice"]
+
+
+def test_the_contract_s_twelve_exercises_are_declared():
+    """The contract fixes twelve exercises (a lesson may add more)."""
+    contract = {"graph_ops", "freeze_all_but", "derivative", "finite_difference_grad", "train_step",
+                "train_accumulated", "manual_sgd_step", "predict", "evaluate"}  # fmt: skip
+    assert contract <= set(gradexercises.EXERCISES) and len(gradexercises.EXERCISES) >= 12
 
 
 @pytest.mark.parametrize(
@@ -83,6 +103,10 @@ def test_a_good_declaration_is_read_only():
         ({"points": {"test_double_it": 1.5}}, "(got test_double_it)"),
         ({"points": {}}, "(got none)"),
         ({"check": "check-double"}, "its check 'check-double' is not a Python name"),
+        ({"name": "seed", "signature": "seed(x)", "points": {"test_seed": 1}}, "is a parameter of every check"),
+        ({"name": "lambda", "signature": "lambda(x)", "points": {"test_lambda": 1}}, "is not a Python name"),
+        ({"check": "check_quiz"}, "would replace the checks module's own check_quiz"),
+        ({"check": "check"}, "would replace the checks module's own check"),
         ({"starts": ("stale",)}, "its starts ('stale',) are not among"),
     ],
 )
