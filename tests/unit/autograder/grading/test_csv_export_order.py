@@ -9,7 +9,7 @@ import pytest
 
 from autograder.cli import main
 from autograder.grading.csv_export import SafeCsvExport
-from tests.unit.autograder.gradebook_class import COURSE_ID, LESSON, db_url, make_class
+from tests.unit.autograder.grading.gradebook_class import COURSE_ID, LESSON, db_url, make_class
 
 # added in an order that is neither the ids' nor the names'; two without names, as zip_collect leaves them
 SCORES = {"zoe": 3, "mo": None, "ann": 9, "kim": 5, "bea": 7}

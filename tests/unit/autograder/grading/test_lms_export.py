@@ -12,7 +12,14 @@ import pytest
 from autograder.cli import main
 from autograder.grading.csv_export import SafeCsvExport
 from tests.conftest import ROOT
-from tests.unit.autograder.gradebook_class import COURSE_ID, LESSON, db_url, make_class, set_late_penalty, set_score
+from tests.unit.autograder.grading.gradebook_class import (
+    COURSE_ID,
+    LESSON,
+    db_url,
+    make_class,
+    set_late_penalty,
+    set_score,
+)
 
 PEOPLE = {"ada": ("Ada", "Lovelace", "ada@uni.example"), "bob": ("Bob", "=Tables", "bob@uni.example"),
           "cy": ("Cy", "Young", None), "dee": ("Dee", "Dee", "dee@uni.example")}  # fmt: skip
@@ -131,7 +138,7 @@ def test_a_moodle_export_that_leaves_everyone_out_fails_and_names_the_option(cou
 
 
 def test_a_moodle_export_by_email_of_a_class_without_emails_fails(course, capsys):
-    from tests.unit.autograder.gradebook_class import make_class
+    from tests.unit.autograder.grading.gradebook_class import make_class
 
     bare = make_class(
         course + "-bare", {"ada": 7, "bob": 10}, people={"ada": ("Ada", "L", None), "bob": ("B", "T", None)}
@@ -170,7 +177,7 @@ def test_the_exit_statuses_are_in_the_help(capsys):
 
 
 def test_an_export_of_a_class_with_no_students_fails(tmp_path, capsys, monkeypatch):
-    from tests.unit.autograder.gradebook_class import make_class
+    from tests.unit.autograder.grading.gradebook_class import make_class
 
     monkeypatch.delenv("AUTOGRADER_DB_URL", raising=False)
     empty = make_class(str(tmp_path / "empty"), {})

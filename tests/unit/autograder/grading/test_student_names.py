@@ -11,7 +11,7 @@ from traitlets.config import Config
 
 from autograder.grading.lms_record import RecordFolder, record_launch
 from autograder.grading.student_names import NO_NAME, NameUnnamedStudent
-from tests.unit.autograder.gradebook_class import COURSE_ID, db_url, make_class
+from tests.unit.autograder.grading.gradebook_class import COURSE_ID, db_url, make_class
 
 LAUNCHES = {
     "ada": {"sub": "535fa085", "given_name": "Ada", "family_name": "Lovelace", "email": "ada@lms.example"},

@@ -1,6 +1,6 @@
 """publish: the class's scores reach the LMS's gradebook over LTI AGS, once each.
 
-The LMS is played by a real HTTP server on localhost (tests/unit/autograder/lti_platform.py): it checks
+The LMS is played by a real HTTP server on localhost (tests/unit/autograder/grading/lti_platform.py): it checks
 the tool's signed client assertion against the key set the tool gives to register, the bearer
 tokens, the media types and every score's fields, and records what it accepted."""
 
@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from autograder.cli import main
 from autograder.grading.lms_record import RecordFolder
 from autograder.grading.publish import jwks, load_settings, published_path
-from tests.unit.autograder.gradebook_class import LESSON, make_class, set_late_penalty, set_score
-from tests.unit.autograder.lti_platform import CLIENT_ID, SCORE, Platform
+from tests.unit.autograder.grading.gradebook_class import LESSON, make_class, set_late_penalty, set_score
+from tests.unit.autograder.grading.lti_platform import CLIENT_ID, SCORE, Platform
 
 LMS_USERS = {"ada": "lms-ada", "bob": "lms-bob", "cy": "lms-cy"}
 
