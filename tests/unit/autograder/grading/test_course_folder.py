@@ -19,7 +19,7 @@ from autograder.grading.course_folder import CourseFolder, CourseFolderOpen, kee
 
 
 @pytest.fixture
-def course():
+def cloned_course_top():
     """A course folder's top as a clone under umask 022 leaves it, with what servers read."""
     base = tempfile.mkdtemp(prefix="autograd-closed-", dir="/var/tmp")
     os.chmod(base, 0o755)
@@ -57,107 +57,109 @@ def mode(path: str) -> int:
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-def test_a_closed_course_folder_has_nothing_to_close(course):
-    assert CourseFolder(course).open_entries() == []
-    assert CourseFolder(course).close() == []
+def test_a_closed_course_folder_has_nothing_to_close(cloned_course_top):
+    assert CourseFolder(cloned_course_top).open_entries() == []
+    assert CourseFolder(cloned_course_top).close() == []
 
 
-def test_a_gradebook_made_under_umask_000_is_closed_and_said(course):
-    made_under_umask(os.path.join(course, "gradebook.db"), 0o000)
-    made_under_umask(os.path.join(course, "downloaded"), 0o022, folder=True)
-    said = CourseFolder(course).close()
-    assert mode(os.path.join(course, "gradebook.db")) == 0o660
-    assert mode(os.path.join(course, "downloaded")) == 0o750
+def test_a_gradebook_made_under_umask_000_is_closed_and_said(cloned_course_top):
+    made_under_umask(os.path.join(cloned_course_top, "gradebook.db"), 0o000)
+    made_under_umask(os.path.join(cloned_course_top, "downloaded"), 0o022, folder=True)
+    said = CourseFolder(cloned_course_top).close()
+    assert mode(os.path.join(cloned_course_top, "gradebook.db")) == 0o660
+    assert mode(os.path.join(cloned_course_top, "downloaded")) == 0o750
     assert said == [
-        f"closed downloaded in {course} to other accounts: it was drwxr-xr-x, now drwxr-x---",
-        f"closed gradebook.db in {course} to other accounts: it was -rw-rw-rw-, now -rw-rw----",
+        f"closed downloaded in {cloned_course_top} to other accounts: it was drwxr-xr-x, now drwxr-x---",
+        f"closed gradebook.db in {cloned_course_top} to other accounts: it was -rw-rw-rw-, now -rw-rw----",
     ]
-    assert CourseFolder(course).open_entries() == []
+    assert CourseFolder(cloned_course_top).open_entries() == []
 
 
-def test_a_fresh_clones_many_open_entries_are_said_in_one_line_naming_each(course):
+def test_a_fresh_clones_many_open_entries_are_said_in_one_line_naming_each(cloned_course_top):
     names = [f"notes{i}.md" for i in range(7)]
     for name in names:
-        made_under_umask(os.path.join(course, name), 0o022)
-    said = CourseFolder(course).close()
-    assert len(said) == 1 and said[0].startswith(f"closed 7 entries at the top of {course} to other accounts")
+        made_under_umask(os.path.join(cloned_course_top, name), 0o022)
+    said = CourseFolder(cloned_course_top).close()
+    assert len(said) == 1 and said[0].startswith(
+        f"closed 7 entries at the top of {cloned_course_top} to other accounts"
+    )
     assert said[0].endswith(": " + ", ".join(names))
-    assert all(mode(os.path.join(course, name)) & 0o007 == 0 for name in names)
+    assert all(mode(os.path.join(cloned_course_top, name)) & 0o007 == 0 for name in names)
 
 
-def test_folders_students_pass_through_stay_passable_but_not_listable(course):
-    os.chmod(course, 0o755)
-    os.chmod(os.path.join(course, "hub"), 0o757)
-    CourseFolder(course).close()
-    assert mode(course) == 0o751
-    assert mode(os.path.join(course, "hub")) == 0o751
+def test_folders_students_pass_through_stay_passable_but_not_listable(cloned_course_top):
+    os.chmod(cloned_course_top, 0o755)
+    os.chmod(os.path.join(cloned_course_top, "hub"), 0o757)
+    CourseFolder(cloned_course_top).close()
+    assert mode(cloned_course_top) == 0o751
+    assert mode(os.path.join(cloned_course_top, "hub")) == 0o751
 
 
-def test_what_servers_read_stays_open(course):
-    CourseFolder(course).close()
-    assert mode(os.path.join(course, "hub/etc/jupyter/nbgrader_config.py")) == 0o644
-    assert mode(os.path.join(course, "autograder")) == 0o755
-    assert mode(os.path.join(course, "gradlessons")) == 0o755
+def test_what_servers_read_stays_open(cloned_course_top):
+    CourseFolder(cloned_course_top).close()
+    assert mode(os.path.join(cloned_course_top, "hub/etc/jupyter/nbgrader_config.py")) == 0o644
+    assert mode(os.path.join(cloned_course_top, "autograder")) == 0o755
+    assert mode(os.path.join(cloned_course_top, "gradlessons")) == 0o755
 
 
-def test_the_rest_of_a_passed_through_folder_is_closed(course):
-    os.chmod(os.path.join(course, "hub", "roster.toml"), 0o644)
-    CourseFolder(course).close()
-    assert mode(os.path.join(course, "hub", "roster.toml")) == 0o640
+def test_the_rest_of_a_passed_through_folder_is_closed(cloned_course_top):
+    os.chmod(os.path.join(cloned_course_top, "hub", "roster.toml"), 0o644)
+    CourseFolder(cloned_course_top).close()
+    assert mode(os.path.join(cloned_course_top, "hub", "roster.toml")) == 0o640
 
 
-def test_an_environment_inside_the_course_folder_stays_open(course, monkeypatch):
-    os.makedirs(os.path.join(course, ".venv", "bin"))
-    os.chmod(os.path.join(course, ".venv"), 0o755)
-    monkeypatch.setattr(course_folder.sys, "prefix", os.path.join(course, ".venv"))
-    CourseFolder(course).close()
-    assert mode(os.path.join(course, ".venv")) == 0o755
+def test_an_environment_inside_the_course_folder_stays_open(cloned_course_top, monkeypatch):
+    os.makedirs(os.path.join(cloned_course_top, ".venv", "bin"))
+    os.chmod(os.path.join(cloned_course_top, ".venv"), 0o755)
+    monkeypatch.setattr(course_folder.sys, "prefix", os.path.join(cloned_course_top, ".venv"))
+    CourseFolder(cloned_course_top).close()
+    assert mode(os.path.join(cloned_course_top, ".venv")) == 0o755
 
 
-def test_a_link_at_the_top_is_not_followed(course):
-    outside = os.path.join(os.path.dirname(course), "outside.txt")
+def test_a_link_at_the_top_is_not_followed(cloned_course_top):
+    outside = os.path.join(os.path.dirname(cloned_course_top), "outside.txt")
     with open(outside, "w") as f:
         f.write("not the course's\n")
     os.chmod(outside, 0o644)
-    os.symlink(outside, os.path.join(course, "grades.csv"))
-    assert CourseFolder(course).close() == []
+    os.symlink(outside, os.path.join(cloned_course_top, "grades.csv"))
+    assert CourseFolder(cloned_course_top).close() == []
     assert mode(outside) == 0o644
 
 
-def test_a_folder_no_other_account_can_reach_is_left_as_it_is(course):
-    made_under_umask(os.path.join(course, "gradebook.db"), 0o000)
-    os.chmod(os.path.dirname(course), 0o700)
-    assert not reachable_by_others(course)
-    assert CourseFolder(course).close() == []
-    assert mode(os.path.join(course, "gradebook.db")) == 0o666
+def test_a_folder_no_other_account_can_reach_is_left_as_it_is(cloned_course_top):
+    made_under_umask(os.path.join(cloned_course_top, "gradebook.db"), 0o000)
+    os.chmod(os.path.dirname(cloned_course_top), 0o700)
+    assert not reachable_by_others(cloned_course_top)
+    assert CourseFolder(cloned_course_top).close() == []
+    assert mode(os.path.join(cloned_course_top, "gradebook.db")) == 0o666
 
 
-def test_an_entry_this_account_may_not_change_stops_and_names_the_fix(course, monkeypatch):
-    made_under_umask(os.path.join(course, "gradebook.db"), 0o022)
-    made_under_umask(os.path.join(course, "grades.csv"), 0o000)
-    owner = os.lstat(os.path.join(course, "gradebook.db")).st_uid
+def test_an_entry_this_account_may_not_change_stops_and_names_the_fix(cloned_course_top, monkeypatch):
+    made_under_umask(os.path.join(cloned_course_top, "gradebook.db"), 0o022)
+    made_under_umask(os.path.join(cloned_course_top, "grades.csv"), 0o000)
+    owner = os.lstat(os.path.join(cloned_course_top, "gradebook.db")).st_uid
     # This account is someone else than the files' owner, and not root.
     monkeypatch.setattr(course_folder.os, "geteuid", lambda: owner + 4242)
     with pytest.raises(CourseFolderOpen) as raised:
-        CourseFolder(course).close()
+        CourseFolder(cloned_course_top).close()
     message = str(raised.value)
     assert "gradebook.db is open to every account (-rw-r--r--)" in message
     assert "grades.csv is open to every account (-rw-rw-rw-)" in message
-    assert f"chmod o-rwx {course}/gradebook.db {course}/grades.csv" in message
-    assert mode(os.path.join(course, "gradebook.db")) == 0o644  # nothing changed behind its back
+    assert f"chmod o-rwx {cloned_course_top}/gradebook.db {cloned_course_top}/grades.csv" in message
+    assert mode(os.path.join(cloned_course_top, "gradebook.db")) == 0o644  # nothing changed behind its back
 
 
-def test_the_autograde_hook_says_what_it_cannot_close_instead_of_raising(course, monkeypatch, capsys):
-    made_under_umask(os.path.join(course, "gradebook.db"), 0o022)
-    owner = os.lstat(os.path.join(course, "gradebook.db")).st_uid
+def test_the_autograde_hook_says_what_it_cannot_close_instead_of_raising(cloned_course_top, monkeypatch, capsys):
+    made_under_umask(os.path.join(cloned_course_top, "gradebook.db"), 0o022)
+    owner = os.lstat(os.path.join(cloned_course_top, "gradebook.db")).st_uid
     monkeypatch.setattr(course_folder.os, "geteuid", lambda: owner + 4242)
-    keep_closed(course, assignment="lesson1_requires_grad", student="ada", notebooks=[])
+    keep_closed(cloned_course_top, assignment="lesson1_requires_grad", student="ada", notebooks=[])
     err = capsys.readouterr().err
     assert err.startswith("autograder: error: the course folder") and "chmod o-rwx" in err
 
 
-def test_the_autograde_hook_closes_and_says_so(course, capsys):
-    made_under_umask(os.path.join(course, "gradebook.db"), 0o000)
-    keep_closed(course, assignment="lesson1_requires_grad", student="ada", notebooks=[])
-    assert mode(os.path.join(course, "gradebook.db")) == 0o660
+def test_the_autograde_hook_closes_and_says_so(cloned_course_top, capsys):
+    made_under_umask(os.path.join(cloned_course_top, "gradebook.db"), 0o000)
+    keep_closed(cloned_course_top, assignment="lesson1_requires_grad", student="ada", notebooks=[])
+    assert mode(os.path.join(cloned_course_top, "gradebook.db")) == 0o660
     assert "autograder: closed gradebook.db" in capsys.readouterr().err

@@ -20,7 +20,7 @@ BY_ID = sorted(SCORES)
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> str:
+def partly_named_class(tmp_path_factory) -> str:
     return make_class(str(tmp_path_factory.mktemp("order") / "course"), SCORES, people=PEOPLE)
 
 
@@ -29,11 +29,11 @@ def _rows(path) -> list[list[str]]:
         return list(csv.reader(f))
 
 
-def test_grades_csv_lists_students_by_id_and_no_name_as_none(course, tmp_path):
+def test_grades_csv_lists_students_by_id_and_no_name_as_none(partly_named_class, tmp_path):
     from nbgrader.api import Gradebook
 
     target = str(tmp_path / "grades.csv")
-    with Gradebook(db_url(course), COURSE_ID) as gb:
+    with Gradebook(db_url(partly_named_class), COURSE_ID) as gb:
         SafeCsvExport(to=target, assignment=[], student=[]).export(gb)
     rows = _rows(target)
     assert [r[3] for r in rows[1:]] == BY_ID
@@ -41,10 +41,10 @@ def test_grades_csv_lists_students_by_id_and_no_name_as_none(course, tmp_path):
 
 
 @pytest.mark.parametrize("fmt, first_row", [("canvas", 2), ("moodle", 1)])
-def test_lms_files_list_students_by_id(course, tmp_path, capsys, monkeypatch, fmt, first_row):
+def test_lms_files_list_students_by_id(partly_named_class, tmp_path, capsys, monkeypatch, fmt, first_row):
     monkeypatch.delenv("AUTOGRADER_DB_URL", raising=False)
     target = str(tmp_path / f"{fmt}.csv")
-    main(["export", LESSON, "--course", course, "--format", fmt, "--output", target])
+    main(["export", LESSON, "--course", partly_named_class, "--format", fmt, "--output", target])
     capsys.readouterr()
     rows = _rows(target)[first_row:]
     column = 3 if fmt == "canvas" else 0  # SIS Login ID; Moodle's email, which starts with the id here

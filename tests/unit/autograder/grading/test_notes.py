@@ -18,7 +18,7 @@ RESOURCES = {"nbgrader": {"assignment": "a1", "notebook": "a1", "student": "bob"
 
 
 @pytest.fixture
-def course(tmp_path):
+def released_course(tmp_path):
     """A course with a released a1, and bob's submission folder."""
     release = tmp_path / "release" / "a1"
     release.mkdir(parents=True)
@@ -49,20 +49,20 @@ UNREADABLE = {
 
 
 @pytest.mark.parametrize("kind", UNREADABLE)
-def test_an_unreadable_notebook_needs_review_with_its_reason(course, kind):
-    resources = _grade_file(course, UNREADABLE[kind])
+def test_an_unreadable_notebook_needs_review_with_its_reason(released_course, kind):
+    resources = _grade_file(released_course, UNREADABLE[kind])
     assert len(resources[REVIEW]) == 1
     assert resources[REVIEW][0].startswith("the submitted file is not a readable notebook (")
     assert f"Needs review: {resources[REVIEW][0]}." in resources[KEY]
 
 
-def test_a_readable_notebook_needs_no_review(course):
-    assert REVIEW not in _grade_file(course, GOOD.encode())
+def test_a_readable_notebook_needs_no_review(released_course):
+    assert REVIEW not in _grade_file(released_course, GOOD.encode())
 
 
-def test_a_refused_notebooks_stand_in_is_reviewed_once_by_its_refusal_not_as_unreadable(course):
-    root, config = course
-    resources = _grade_file(course, PLACEHOLDER.encode())
+def test_a_refused_notebooks_stand_in_is_reviewed_once_by_its_refusal_not_as_unreadable(released_course):
+    root, config = released_course
+    resources = _grade_file(released_course, PLACEHOLDER.encode())
     assert REVIEW not in resources  # the refusal says why, below
     quarantine = root / "submitted" / "bob" / REFUSED / "a1"
     quarantine.mkdir(parents=True)
@@ -73,9 +73,9 @@ def test_a_refused_notebooks_stand_in_is_reviewed_once_by_its_refusal_not_as_unr
     assert notebook_review(nb) == ["the notebook was not read: it was larger than 64 MiB"]
 
 
-def test_an_earlier_refusal_of_a_notebook_handed_in_properly_since_needs_no_review(course):
-    root, config = course
-    resources = _grade_file(course, GOOD.encode())
+def test_an_earlier_refusal_of_a_notebook_handed_in_properly_since_needs_no_review(released_course):
+    root, config = released_course
+    resources = _grade_file(released_course, GOOD.encode())
     quarantine = root / "submitted" / "bob" / REFUSED / "a1"
     quarantine.mkdir(parents=True)
     (quarantine / LIST).write_text(json.dumps([{"path": "a1.ipynb", "why": "a link"}]))
@@ -83,8 +83,8 @@ def test_an_earlier_refusal_of_a_notebook_handed_in_properly_since_needs_no_revi
     assert REVIEW not in resources and any("'a1.ipynb' was not graded" in n for n in resources[KEY])
 
 
-def test_the_stand_in_is_not_read_through_a_link(course, tmp_path_factory):
-    root, config = course
+def test_the_stand_in_is_not_read_through_a_link(released_course, tmp_path_factory):
+    root, config = released_course
     elsewhere = tmp_path_factory.mktemp("elsewhere") / "stand-in"
     elsewhere.write_text(PLACEHOLDER)
     notebook = root / "submitted" / "bob" / "a1" / "a1.ipynb"

@@ -7,7 +7,6 @@ tokens, the media types and every score's fields, and records what it accepted."
 import datetime
 import json
 import os
-import shutil
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -16,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from autograder.cli import main
 from autograder.grading.lms_record import RecordFolder
 from autograder.grading.publish import jwks, load_settings, published_path
-from tests.unit.autograder.grading.gradebook_class import LESSON, make_class, set_late_penalty, set_score
+from tests.unit.autograder.grading.gradebook_class import LESSON, set_late_penalty, set_score
 from tests.unit.autograder.grading.lti_platform import CLIENT_ID, SCORE, Platform
 
 LMS_USERS = {"ada": "lms-ada", "bob": "lms-bob", "cy": "lms-cy"}
@@ -49,28 +48,15 @@ def write_settings(course: str, platform: Platform, key: str, lineitem: str | No
         f.write("\n".join(lines) + "\n")
 
 
-@pytest.fixture(scope="module")
-def graded_class(tmp_path_factory) -> str:
-    """ada 7, bob 10, cy 4, dee no submission, out of 10 (made once: nbgrader takes seconds to make a gradebook)."""
-    return make_class(str(tmp_path_factory.mktemp("class") / "course"), {"ada": 7, "bob": 10, "cy": 4, "dee": None})
-
-
 @pytest.fixture
-def course(graded_class, tmp_path, monkeypatch) -> str:
-    """A copy of the graded class of its own, with the course's nbgrader_config.py and a SQLite gradebook."""
-    monkeypatch.delenv("AUTOGRADER_DB_URL", raising=False)
-    return shutil.copytree(graded_class, str(tmp_path / "course"))
-
-
-@pytest.fixture
-def lms(course, tool_key):
+def lms(graded_course, tool_key):
     """The graded class, its settings, and the LMS, whose course has the assignment's column and
     knows the tool's public key set."""
     with Platform({"keys": []}, set(LMS_USERS.values())) as platform:
         column = platform.add_lineitem(LESSON, "Lesson 3", 10)
-        write_settings(course, platform, tool_key, lineitem=column)
-        platform.tool_jwks = jwks(load_settings(os.path.join(course, "lti.toml")))  # registering the tool
-        yield course, platform, column
+        write_settings(graded_course, platform, tool_key, lineitem=column)
+        platform.tool_jwks = jwks(load_settings(os.path.join(graded_course, "lti.toml")))  # registering the tool
+        yield graded_course, platform, column
 
 
 def publish(course: str, capsys, *args: str) -> tuple[int, str]:
@@ -204,11 +190,11 @@ def test_column_found_by_resource_id(lms, capsys):
     assert platform.created == []
 
 
-def test_missing_column_created(course, tool_key, capsys):
+def test_missing_column_created(graded_course, tool_key, capsys):
     with Platform({"keys": []}, {"lms-ada"}) as platform:
-        write_settings(course, platform, tool_key, users={"ada": "lms-ada"})
-        platform.tool_jwks = jwks(load_settings(os.path.join(course, "lti.toml")))
-        code, _ = publish(course, capsys, "--student", "ada")
+        write_settings(graded_course, platform, tool_key, users={"ada": "lms-ada"})
+        platform.tool_jwks = jwks(load_settings(os.path.join(graded_course, "lti.toml")))
+        code, _ = publish(graded_course, capsys, "--student", "ada")
         assert code == 0
         assert platform.created == [{"scoreMaximum": 10.0, "label": LESSON, "resourceId": LESSON}]
         assert platform.scores[0]["lineitem"] == platform.lineitems[0]["id"]
@@ -243,13 +229,13 @@ def test_printed_jwks_is_public_key(lms, capsys):
     assert set(printed["keys"][0]) >= {"kty", "n", "e", "kid", "alg", "use"} and "d" not in printed["keys"][0]
 
 
-def test_incomplete_settings_refused(course, capsys):
-    with open(os.path.join(course, "lti.toml"), "w") as f:
+def test_incomplete_settings_refused(graded_course, capsys):
+    with open(os.path.join(graded_course, "lti.toml"), "w") as f:
         f.write('issuer = "https://lms.example.edu"\n')
-    assert main(["publish", LESSON, "--course", course]) == 2
+    assert main(["publish", LESSON, "--course", graded_course]) == 2
     assert "missing client_id, deployment_id, auth_token_url, key_set_url, private_key_file" in capsys.readouterr().err
-    os.unlink(os.path.join(course, "lti.toml"))
-    assert main(["publish", LESSON, "--course", course]) == 2
+    os.unlink(os.path.join(graded_course, "lti.toml"))
+    assert main(["publish", LESSON, "--course", graded_course]) == 2
     err = capsys.readouterr().err
     assert "no LTI settings: no " in err and "and no LMS record" in err
     assert "--record DIR" in err and "AUTOGRADER_LMS_RECORD" in err and "or give --config" in err
@@ -291,15 +277,15 @@ def hub_record(folder: str, platform: Platform, lineitems: bool = True, lineitem
 
 
 @pytest.fixture
-def recorded(course, tmp_path):
+def recorded(graded_course, tmp_path):
     """The graded class with no lti.toml and no users CSV, the hub's record folder, and the LMS that
     knows the tool by the record's key and the students by their ``sub``."""
-    assert not os.path.exists(os.path.join(course, "lti.toml"))
+    assert not os.path.exists(os.path.join(graded_course, "lti.toml"))
     with Platform({"keys": []}, set(SUBS.values())) as platform:
         column = platform.add_lineitem(LESSON, "Lesson 3", 10)
         folder = hub_record(str(tmp_path / "lms" / "autograd-course"), platform)
         platform.tool_jwks = {"keys": [folder.jwk()]}  # what the hub serves at /hub/lti13/jwks
-        yield course, platform, column, folder
+        yield graded_course, platform, column, folder
 
 
 def test_publish_with_only_the_record_posts_to_each_sub(recorded, capsys):
@@ -342,23 +328,23 @@ def test_publish_jwks_prints_the_record_key(recorded, capsys):
     assert json.loads(capsys.readouterr().out) == {"keys": [folder.jwk()]}
 
 
-def test_a_record_without_the_ags_claim_says_to_turn_on_the_services(course, tmp_path, capsys):
+def test_a_record_without_the_ags_claim_says_to_turn_on_the_services(graded_course, tmp_path, capsys):
     with Platform({"keys": []}, set(SUBS.values())) as platform:
         folder = hub_record(str(tmp_path / "record"), platform, lineitems=False)
-        code = main(["publish", LESSON, "--course", course, "--record", folder.path])
+        code = main(["publish", LESSON, "--course", graded_course, "--record", folder.path])
     err = capsys.readouterr().err
     assert code == 2
     assert f"no line item for {LESSON}" in err and "no LTI launch carried the AGS claim" in err
     assert "Assignment and Grade Services" in err
 
 
-def test_a_link_that_names_the_lesson_gives_its_line_item(course, tmp_path, capsys):
+def test_a_link_that_names_the_lesson_gives_its_line_item(graded_course, tmp_path, capsys):
     with Platform({"keys": []}, set(SUBS.values())) as platform:
         platform.add_lineitem("something-else", "Other", 10)
         column = platform.add_lineitem("canvas-made-42", "Lesson 3 (Canvas)", 10)
         folder = hub_record(str(tmp_path / "record"), platform, lineitem=column)
         platform.tool_jwks = {"keys": [folder.jwk()]}
-        code, out = publish(course, capsys, "--record", folder.path)
+        code, out = publish(graded_course, capsys, "--record", folder.path)
     assert code == 0, out
     assert {s["lineitem"] for s in platform.scores} == {column} and platform.created == []
 

@@ -9,26 +9,8 @@ import re
 import pytest
 
 from autograder import codes
-from autograder.grading.report import ClassReport, StudentRow, write_csv, write_html
-
-SYNTAX = "SyntaxError on line 4 of In [7] of your notebook"
-
-
-def _row(student, score, train_step, reasons=None) -> StudentRow:
-    return StudentRow(student, "graded", score, 9.0, {"train_step": train_step, "manual_sgd_step": "ok"},
-                      reasons=reasons or {})  # fmt: skip
-
-
-@pytest.fixture
-def class_of_four() -> ClassReport:
-    rows = [
-        _row("alice", 9.0, "ok"),
-        _row("bob", 6.0, "never_clears"),
-        _row("carl", 6.0, "error", {"train_step": SYNTAX}),
-        _row("erin", 0.0, "unanswered"),
-        StudentRow("frank", "failed", reason="Untitled.ipynb is not lesson3_zeroing_grad.ipynb"),
-    ]
-    return ClassReport("lesson3_zeroing_grad", ["train_step", "manual_sgd_step"], rows)
+from autograder.grading.report import ClassReport, write_csv, write_html
+from tests.unit.autograder.conftest import SYNTAX
 
 
 def test_teach_next_counts_the_answers_not_judged_apart(class_of_four):

@@ -25,7 +25,7 @@ PEOPLE = {"ada": (None, None, None), "kim": (None, None, "kim@typed.example"), "
 
 
 @pytest.fixture
-def course(tmp_path) -> tuple[str, str]:
+def course_with_lms(tmp_path) -> tuple[str, str]:
     folder = make_class(str(tmp_path / "course"), dict.fromkeys(PEOPLE, 5), people=PEOPLE)
     record, when = None, datetime.datetime(2026, 12, 5, tzinfo=datetime.timezone.utc)
     for student, claims in LAUNCHES.items():
@@ -47,8 +47,8 @@ def name_everyone(folder: str, **settings) -> dict:
         return {s.id: (s.first_name, s.last_name, s.email) for s in gb.students}
 
 
-def test_students_get_the_lms_names_and_emails_and_typed_ones_stay(course, monkeypatch):
-    folder, record = course
+def test_students_get_the_lms_names_and_emails_and_typed_ones_stay(course_with_lms, monkeypatch):
+    folder, record = course_with_lms
     monkeypatch.setenv("AUTOGRADER_LMS_RECORD", record)
     assert name_everyone(folder) == {
         "ada": ("Ada", "Lovelace", "ada@lms.example"),
@@ -58,22 +58,22 @@ def test_students_get_the_lms_names_and_emails_and_typed_ones_stay(course, monke
     }
 
 
-def test_the_record_folder_can_be_set_in_nbgrader_config(course, monkeypatch):
-    folder, record = course
+def test_the_record_folder_can_be_set_in_nbgrader_config(course_with_lms, monkeypatch):
+    folder, record = course_with_lms
     monkeypatch.delenv("AUTOGRADER_LMS_RECORD", raising=False)
     assert name_everyone(folder, lms_record=record)["ada"] == ("Ada", "Lovelace", "ada@lms.example")
 
 
-def test_dashes_from_an_earlier_grading_give_way_to_the_lms_names(course, monkeypatch):
-    folder, record = course
+def test_dashes_from_an_earlier_grading_give_way_to_the_lms_names(course_with_lms, monkeypatch):
+    folder, record = course_with_lms
     monkeypatch.delenv("AUTOGRADER_LMS_RECORD", raising=False)
     assert name_everyone(folder)["ada"] == (NO_NAME, NO_NAME, None)  # graded before the first launch
     monkeypatch.setenv("AUTOGRADER_LMS_RECORD", record)
     assert name_everyone(folder)["ada"] == ("Ada", "Lovelace", "ada@lms.example")
 
 
-def test_an_unreadable_record_names_nobody_and_grading_goes_on(course, monkeypatch):
-    folder, record = course
+def test_an_unreadable_record_names_nobody_and_grading_goes_on(course_with_lms, monkeypatch):
+    folder, record = course_with_lms
     with open(f"{record}/lms.json", "w") as f:
         f.write("[]")
     monkeypatch.setenv("AUTOGRADER_LMS_RECORD", record)
