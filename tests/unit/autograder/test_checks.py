@@ -1,5 +1,7 @@
 """What a learner sees when a check fails: the ❌ line with the fix once, then one plain line, no
-traceback of the grader and no name of its exception; and the cell still fails (an error output)."""
+traceback of the grader and no name of its exception; and the cell still fails (an error output).
+
+Beside autograder/checks.py (what its self-check prints)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """`python -m autograder publish` in a .venv with the student set only (what `course.py lab` installs) says
-which set it needs and the command that installs it, instead of an ImportError's traceback."""
+which set it needs and the command that installs it, instead of an ImportError's traceback.
+
+Beside autograder/cli.py (its publish command without the instructor's set)."""
 
 import importlib.util
 

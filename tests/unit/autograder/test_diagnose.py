@@ -1,4 +1,6 @@
-"""The notebook path: a function object, judged in children forked from this process."""
+"""The notebook path: a function object, judged in children forked from this process.
+
+Beside autograder/diagnose.py (diagnose_function)."""
 
 import os
 

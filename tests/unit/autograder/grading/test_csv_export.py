@@ -1,4 +1,6 @@
-"""A CSV cell a spreadsheet opens as text, whatever blank or lookalike sign comes before the formula."""
+"""A CSV cell a spreadsheet opens as text, whatever blank or lookalike sign comes before the formula.
+
+Beside autograder/grading/csv_export.py (spreadsheet_safe); also tries the class report's CSV."""
 
 import csv
 

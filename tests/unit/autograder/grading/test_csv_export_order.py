@@ -1,7 +1,10 @@
 """Every file the course writes lists students by id, whatever their names: zip_collect and autograde
 create students without names, and nbgrader's own order (last name, then first name) leaves those in
 whatever order the database returns them, so two exports of one class differed.  No name shows as
-"None" either."""
+"None" either.
+
+Beside autograder/grading/csv_export.py (the order of its files); also tries the LMS files of
+lms_export.py and the names student_names.py gives."""
 
 import csv
 

@@ -1,5 +1,8 @@
 """Only this grading run speaks as the grader: a submission's grader-owned metadata is dropped at
-intake, the notes of a pass are that run's, and a note shows as plain text."""
+intake, the notes of a pass are that run's, and a note shows as plain text.
+
+Beside autograder/grading/grader_owned.py; also tries the notes (notes.py) and RestoreStructure
+(structure.py) that run after it."""
 
 import copy
 import html

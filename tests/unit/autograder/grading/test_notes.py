@@ -1,5 +1,8 @@
 """A notebook that scores 0 because it could not be read is a check for a person: it needs review,
-with the reason, in the graded copy's metadata that ``grade``, the report and its CSV read."""
+with the reason, in the graded copy's metadata that ``grade``, the report and its CSV read.
+
+Beside autograder/grading/notes.py (the review note); also tries intake's RecordRefusals and
+structure's SubmissionExporter, which write and read it."""
 
 import codecs
 import json

@@ -1,6 +1,8 @@
 """The hidden checks' seeds come from a course secret only the grader can read: derived the same way
 every time, in a range every exercise takes, and read only from a file that nobody else could have
-read, written or put there."""
+read, written or put there.
+
+Beside autograder/grading/secret.py; also tries how score.py reads the checks the seeds go to."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""What the grader prints on an instructor's terminal: a student's control characters shown, not obeyed."""
+"""What the grader prints on an instructor's terminal: a student's control characters shown, not obeyed.
+
+Beside autograder/grading/terminal.py; also tries grade.py's progress and summary and report.py's
+class table, which print through it."""
 
 import io
 import logging

@@ -3,7 +3,9 @@
 process: one warm server for every test) and, where the command itself matters, the command: time,
 memory and process limits, no network, nothing written or deleted outside the job's own folder, no
 privileges (as root and as an ordinary user), one clear refusal without bubblewrap, and torch kept
-as installed (the tamper watch and the code lock)."""
+as installed (the tamper watch and the code lock).
+
+Beside autograder/host/bwrap.py, the sandbox's confinement."""
 
 import json
 import os

@@ -2,7 +2,10 @@
 the user-id locks of sandboxed jobs, the servers' scratch space, the course's .autograder/ locks.
 
 A folder "made first by another account" is made here as root and given to a throwaway account
-with chown, as a student with a shell on the grading machine would leave it."""
+with chown, as a student with a shell on the grading machine would leave it.
+
+Beside autograder/host/folders.py; also tries the grading locks (grading/locks.py) and the uid pool
+(host/client.py) that keep their folders there."""
 
 from __future__ import annotations
 

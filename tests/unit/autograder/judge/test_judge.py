@@ -1,6 +1,8 @@
 """A function that makes two mistakes hears about both at once, the more important first (the order of
 ``autograder/codes.py``), each with the case it showed in: fixing one must not reveal the other
-only on the next run."""
+only on the next run.
+
+Beside autograder/judge/ (how its verdicts combine, in the order of codes.py)."""
 
 import torch
 

@@ -2,7 +2,9 @@
 a swapped loss call, size-weighted accumulation and a manual step that trips over a None gradient.
 
 Student functions here are the test's own, so they run in this process (``tests.judging``) and the
-verdict comes from the same judge the sandboxed paths use."""
+verdict comes from the same judge the sandboxed paths use.
+
+Beside autograder/judge/_lesson3/, the judge of lesson 3's exercises."""
 
 import pytest
 import torch

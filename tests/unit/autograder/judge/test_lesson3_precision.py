@@ -2,7 +2,9 @@
 forward pass under autocast moves neither, every step() is replayed at the strict tolerance, and a
 loop that really computes under autocast (the PyTorch AMP recipe) passes against the judge's own
 autocast replay of the scenario.  The attacks are in tests/lesson3_attacks.py, with the seeds where
-each passed before."""
+each passed before.
+
+Beside autograder/judge/_lesson3/precision.py; also tries effects.py, hypotheses.py and runs.py."""
 
 from __future__ import annotations
 

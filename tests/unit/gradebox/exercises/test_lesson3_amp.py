@@ -5,7 +5,9 @@ Each loop below is written once, with placeholders that make it a float32 loop o
 one (the PyTorch AMP recipe, on the CPU: ``torch.autocast("cpu", dtype=torch.bfloat16)`` and a
 ``torch.amp.GradScaler``).  Where the mixed-precision loop makes torch raise (``scaler.step`` refuses
 an optimizer whose gradients are all None: no backward, or a clear between backward and step), the
-judge names the mistake the error comes from."""
+judge names the mistake the error comes from.
+
+Beside gradebox/exercises/_lesson3/amp.py (the recorder's float32 twin), through lesson 3's judge."""
 
 from __future__ import annotations
 

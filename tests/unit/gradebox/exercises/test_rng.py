@@ -4,7 +4,9 @@ nn layers draw their first weights from torch's one global generator. ``diagnose
 judge several submissions at once, in threads, and each judge rebuilds its scenarios' models to
 compare with what the student's run recorded. Unless builders take turns, one thread's draws
 come from another thread's seed, and a correct submission is judged wrong (seen in CI: a correct
-``input_gradient`` told its result was not the gradient, once in a few runs)."""
+``input_gradient`` told its result was not the gradient, once in a few runs).
+
+Beside gradebox/exercises/_rng.py; also tries the scenario builders that draw from it."""
 
 import threading
 
