@@ -119,3 +119,20 @@ def test_says_function_not_loop():
         if key in ("ok", "check_return", "step_count"):
             continue
         assert "loop" not in make(sc).lower(), key
+
+
+# ---- a check in a grading kernel ----------------------------------------------------------------
+
+
+def test_grading_check_fails_briefly(monkeypatch):
+    """In a grading kernel a check only says that the grader runs it outside, and fails the cell
+    in case that step is missing; IPython shows the exception's own line instead of formatting a
+    traceback (which cost the grading kernel time in every test cell)."""
+    from autograder.checks import NotYet, check_train_step
+
+    monkeypatch.setenv("AUTOGRADER_CHECKS", "outside")
+    with pytest.raises(NotYet) as caught:
+        check_train_step(lambda *a: None)
+    assert caught.value._render_traceback_() == [
+        "NotYet: train_step: this check runs outside the notebook, in the grader (ScoreChecks)"
+    ]

@@ -52,3 +52,30 @@ def test_the_class_reports_csv_quotes_a_hidden_formula_in_every_column(tmp_path)
         rows = list(csv.DictReader(f))
     assert rows[0]["student"] == "' =evil()" and rows[0]["train_step"] == "'\uff1dcode()"
     assert rows[0]["notes"] == "'\n=note()" and rows[0]["needs_review"] == "'\u3000@review()"
+
+
+# ---- CSV a spreadsheet does not run -------------------------------------------------------------
+
+
+def test_formulas_marked_as_text():
+    for formula in ('=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"):
+        assert spreadsheet_safe(formula) == "'" + formula
+    assert spreadsheet_safe("alice") == "alice" and spreadsheet_safe(-1.5) == -1.5 and spreadsheet_safe(3) == 3
+
+
+def test_nbgrader_export_is_quoted(tmp_path):
+    from nbgrader.api import Gradebook
+
+    from autograder.grading.csv_export import SafeCsvExport
+
+    db = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(db) as gb:
+        gb.add_assignment("lesson3_zeroing_grad")
+        gb.add_student('=HYPERLINK("http://evil","x")', first_name="Ann, the first", last_name='O"Neil')
+        exporter = SafeCsvExport(to=str(tmp_path / "grades.csv"))
+        exporter.export(gb)
+    with open(tmp_path / "grades.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows[0]["student_id"] == '\'=HYPERLINK("http://evil","x")'
+    assert rows[0]["first_name"] == "Ann, the first" and rows[0]["last_name"] == 'O"Neil'
+    assert rows[0]["score"] == "0.0"

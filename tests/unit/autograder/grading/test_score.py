@@ -8,7 +8,7 @@ import os
 import nbformat
 import pytest
 
-from autograder.grading.score import checks_in, unread_checks
+from autograder.grading.score import checks_in, quiz_answer, quiz_question, unread_checks
 from tests.conftest import ASSIGNMENTS, ROOT
 
 
@@ -61,3 +61,31 @@ def test_a_call_that_cannot_be_read_as_it_runs_is_named(source, says):
 
 def test_reading_a_cell_never_raises_on_odd_arguments():
     assert checks_in("check_train_step(train_step, start={[]})")[0]["start"] == "fresh"
+
+
+# ---- the checks a test cell calls, read from its code -------------------------------------------
+
+
+def test_all_checks_read_in_order():
+    source = (
+        "from autograder.checks import check_train_step\n"
+        "check_train_step(train_step)\n"
+        "### BEGIN HIDDEN TESTS\n"
+        "check_train_step(train_step, start='dirty', seed=12)\n"
+        "check('graph_ops', graph_ops, seed=3)\n"
+        "check_manual_sgd_step(manual_sgd_step, 31)\n"
+        "### END HIDDEN TESTS\n"
+    )
+    assert checks_in(source) == [
+        {"exercise": "train_step", "function": "train_step", "start": "fresh", "seed": 0, "hidden": False},
+        {"exercise": "train_step", "function": "train_step", "start": "dirty", "seed": 12, "hidden": True},
+        {"exercise": "graph_ops", "function": "graph_ops", "start": "fresh", "seed": 3, "hidden": True},
+        {"exercise": "manual_sgd_step", "function": "manual_sgd_step", "start": "fresh", "seed": 31, "hidden": True},
+    ]
+    assert checks_in("print('no checks')") == [] and checks_in("def (") == []
+
+
+def test_quiz_answer_read_never_run():
+    assert quiz_question('check_quiz("lesson3_zeroing_grad", "q2", q2)') == ("lesson3_zeroing_grad", "q2")
+    assert quiz_answer('q2 = "b"', "q2") == "b"
+    assert quiz_answer("q2 = __import__('os').system('true')", "q2") is None

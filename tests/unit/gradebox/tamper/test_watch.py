@@ -8,6 +8,8 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from gradebox.tamper import surfaces, watch
+from gradebox.tamper.provenance import provenance_problems
+from gradebox.tamper.watch import start_watch
 
 
 def test_sees_replaced_optimizer(monkeypatch):
@@ -111,3 +113,61 @@ def test_sealed_watch_is_every_jobs():
     outcome = run_in_child(work)
     assert outcome.record is not None, outcome.detail
     assert eval(outcome.record) == [True, ["torch.autograd.graph.Variable"]]  # noqa: S307
+
+
+# ---- the whole surface, not a short list of names -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "owner, name, replacement",
+    [
+        (torch.Tensor, "__sub__", lambda self, other: self),
+        (torch.nn.functional, "mse_loss", lambda *a, **k: torch.zeros(())),
+        (torch.nn.utils, "clip_grad_norm_", lambda *a, **k: 0.0),
+        (torch.optim.SGD, "step", lambda self, closure=None: None),
+        (torch.nn.Linear, "forward", lambda self, x: x),
+        (torch, "allclose", lambda *a, **k: True),
+    ],
+    ids=["Tensor.__sub__", "functional.mse_loss", "clip_grad_norm_", "SGD.step", "Linear.forward", "allclose"],
+)
+def test_replaced_attribute_seen(monkeypatch, owner, name, replacement):
+    changes = start_watch()
+    monkeypatch.setattr(owner, name, replacement)
+    assert changes(), name
+    assert provenance_problems(), name
+
+
+def test_builtin_tracer_and_hook_seen(monkeypatch):
+    import builtins
+
+    changes = start_watch()
+    monkeypatch.setattr(builtins, "float", lambda x=0: 0.0)
+    assert "builtins.float" in changes()
+    monkeypatch.undo()
+
+    class Finder:
+        def find_spec(self, *args):
+            return None
+
+    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+    assert "sys.meta_path" in changes() and "sys.meta_path" in provenance_problems()
+    monkeypatch.undo()
+    previous = sys.gettrace()
+    sys.settrace(lambda *a: None)
+    try:
+        assert "sys.settrace" in changes() and "sys.settrace" in provenance_problems()
+    finally:
+        sys.settrace(previous)
+    assert changes() == []
+
+
+def test_training_is_not_tampering():
+    changes = start_watch()
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    for make in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop, torch.optim.Adagrad):
+        optimizer = make(model.parameters(), lr=0.01)
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(model(torch.randn(5, 3)), torch.randn(5, 1)).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+    assert changes() == []
