@@ -7,7 +7,7 @@ every operation, torch functions left disabled).
 
 ``ATTACKS`` lists (exercise, name, source, the code it must get now); ``CORRECT`` the right answer
 of each exercise, the neighbour that must keep full marks.  The unit tests run them in this process
-(tests/unit/autograder/test_lesson4_recorder.py), the e2e tests through ``diagnose``, the notebook's
+(tests/unit/gradebox/exercises/test_lesson4_recorder.py), the e2e tests through ``diagnose``, the notebook's
 self-check and the grading paths (tests/e2e/test_lesson4_notes.py).
 """
 

@@ -16,7 +16,7 @@ connection out of the pool and returns it on close.
 
 nbgrader has no setting for this, so it is done by replacing the ``create_engine`` name that
 ``nbgrader.api`` looks up (the only one of its calls), and only inside ``grade``, which owns its
-process; plain ``nbgrader autograde`` is untouched.  ``tests/unit/autograder/test_gradebook.py``
+process; plain ``nbgrader autograde`` is untouched.  ``tests/unit/autograder/grading/test_gradebook.py``
 fails if nbgrader stops creating its engine that way.
 """
 

@@ -34,7 +34,7 @@ def _run(course: str, *command: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def graded_class(tmp_path_factory):
+def graded_class_of_eight(tmp_path_factory):
     course = make_course(str(tmp_path_factory.mktemp("class-of-eight")))
     nbgrader(course, "generate_assignment", LESSON)
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
@@ -61,23 +61,23 @@ def _page(course: str, student: str | None = None) -> str:
     return os.path.join(course, "feedback", student, LESSON, f"{LESSON}.html")
 
 
-def test_grade_ends_with_a_table(graded_class):
-    run = graded_class["grade"]
+def test_grade_ends_with_a_table(graded_class_of_eight):
+    run = graded_class_of_eight["grade"]
     assert run.returncode == 0, run.stderr[-3000:]
     table = run.stdout[run.stdout.index("student  score") :]
     rows = {line.split()[0]: line for line in table.splitlines()[1:] if line.strip()}
     assert set(rows) == {"ada", "ben", "cai", "dee", "eve", "fay", "gus", "hal"}
     assert "9/9" in rows["ada"] and "never_clears" in rows["dee"] and "clears_every_micro_batch" in rows["eve"]
-    assert f"error (SyntaxError on line 3 of {graded_class['seen_as']})" in rows["gus"], rows["gus"]
+    assert f"error (SyntaxError on line 3 of {graded_class_of_eight['seen_as']})" in rows["gus"], rows["gus"]
     assert "9/9" in rows["hal"] and "needs review" in rows["hal"] and "8 MiB" in rows["hal"]
     assert "needs review" not in rows["ada"]
     # the ETA waits for the warm-up: the first line cannot estimate yet
     assert re.search(r"1/8 graded, \S+ spent, ETA …", run.stderr), run.stderr[-2000:]
 
 
-def test_report_separates_not_judged(graded_class, browser):
-    assert graded_class["report"].returncode == 0, graded_class["report"].stderr
-    html = open(_page(graded_class["course"]), encoding="utf-8").read()
+def test_report_separates_not_judged(graded_class_of_eight, browser):
+    assert graded_class_of_eight["report"].returncode == 0, graded_class_of_eight["report"].stderr
+    html = open(_page(graded_class_of_eight["course"]), encoding="utf-8").read()
     teach, judged, scores = html.index("What to teach next"), html.index('id="not-judged"'), html.index("<h2>Scores")
     assert teach < judged < scores
     misconceptions, not_judged = html[teach:judged], html[judged:scores]
@@ -94,7 +94,7 @@ def test_report_separates_not_judged(graded_class, browser):
         ("fay", "manual_sgd_step", "unanswered"), ("gus", "train_step", "error"),
     }  # fmt: skip
     reasons = {(s, c): r for s, _, c, r in rows}
-    assert reasons[("gus", "error")] == f"SyntaxError on line 3 of {graded_class['seen_as']}"
+    assert reasons[("gus", "error")] == f"SyntaxError on line 3 of {graded_class_of_eight['seen_as']}"
     assert "Lesson 3 ›" not in not_judged
     # quick-check answers in a stable order: the letters, then unanswered
     for cell in re.findall(r"<tr><td>q\d</td><td>(.*?)</td></tr>", html, re.S):
@@ -102,7 +102,7 @@ def test_report_separates_not_judged(graded_class, browser):
         assert answers == sorted(answers, key=lambda a: (a == "unanswered", a)), answers
     page = browser.new_page(viewport=LAPTOP)
     try:
-        page.goto("file://" + _page(graded_class["course"]))
+        page.goto("file://" + _page(graded_class_of_eight["course"]))
         assert page.locator("#not-judged").is_visible()
         screenshot(page, "issue22_report_1366x768")  # the first screen, as the instructor opens it
         screenshot(page.locator("body"), "issue22_report")
@@ -111,14 +111,14 @@ def test_report_separates_not_judged(graded_class, browser):
 
 
 @pytest.mark.parametrize(("student", "code"), [("dee", "never_clears"), ("gus", "error")])
-def test_feedback_opens_with_summary(graded_class, browser, student, code):
-    html = open(_page(graded_class["course"], student), encoding="utf-8").read()
+def test_feedback_opens_with_summary(graded_class_of_eight, browser, student, code):
+    html = open(_page(graded_class_of_eight["course"], student), encoding="utf-8").read()
     assert "NotYet" not in html and "Checked by the grader" not in html
     assert "Traceback (most recent call last)" not in html  # every traceback cut to its last line
     assert "answer cell " not in html  # answer cells are named as the student sees them
     page = browser.new_page(viewport=LAPTOP)
     try:
-        page.goto("file://" + _page(graded_class["course"], student))
+        page.goto("file://" + _page(graded_class_of_eight["course"], student))
         summary = page.locator("table:below(:text('Your results at a glance'))").first
         rows = {
             r.locator("td").nth(0).inner_text(): r.locator("td").all_inner_texts()
@@ -133,7 +133,7 @@ def test_feedback_opens_with_summary(graded_class, browser, student, code):
         if student == "dee":
             assert "zero_grad()" in rows["train_step"][3]  # the one-line fix
         else:
-            seen = f"SyntaxError on line 3 of {graded_class['seen_as']}"
+            seen = f"SyntaxError on line 3 of {graded_class_of_eight['seen_as']}"
             assert rows["train_step"][3].startswith(seen), rows["train_step"][3]
         # each test cell: each distinct verdict once, the fix first, wrapped inside its box
         verdicts = page.locator(".output_subarea pre:has-text('❌ train_step')")
@@ -142,7 +142,7 @@ def test_feedback_opens_with_summary(graded_class, browser, student, code):
             text = verdicts.nth(i).inner_text()
             assert text.count("❌ train_step") == 1 and f"[{code}]: not passed yet" in text and "To fix:" in text, text
             if student == "gus":
-                assert f"To fix: SyntaxError on line 3 of {graded_class['seen_as']}" in text, text
+                assert f"To fix: SyntaxError on line 3 of {graded_class_of_eight['seen_as']}" in text, text
             width = verdicts.nth(i).evaluate("e => [e.scrollWidth, e.clientWidth, getComputedStyle(e).whiteSpace]")
             assert width[2] == "pre-wrap" and width[0] <= width[1] + 1, width
         screenshot(page, f"issue22_feedback_{student}_top")
@@ -152,13 +152,13 @@ def test_feedback_opens_with_summary(graded_class, browser, student, code):
         page.close()
 
 
-def test_formgrader_has_the_summary(graded_class):
+def test_formgrader_has_the_summary(graded_class_of_eight):
     """The formgrader builds an HTMLExporter from nbgrader_config.py: the summary comes with it."""
     from nbconvert.exporters import HTMLExporter
     from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=graded_class["course"]).load_config()
-    graded = os.path.join(graded_class["course"], "autograded", "dee", LESSON, f"{LESSON}.ipynb")
+    config = PyFileConfigLoader("nbgrader_config.py", path=graded_class_of_eight["course"]).load_config()
+    graded = os.path.join(graded_class_of_eight["course"], "autograded", "dee", LESSON, f"{LESSON}.ipynb")
     html, _ = HTMLExporter(config=config).from_filename(graded)
     assert "Your results at a glance" in html and "never_clears" in html
     assert html.index("Your results at a glance") < html.index("Lesson 3 ·")

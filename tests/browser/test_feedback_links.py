@@ -1,5 +1,5 @@
 """Links that cannot run code, in Chromium: a lesson 3 submission carries every hostile link of
-tests/unit/autograder/test_sanitize.py in a Markdown cell the student added, in its code's HTML and Markdown
+tests/unit/autograder/grading/test_sanitize.py in a Markdown cell the student added, in its code's HTML and Markdown
 outputs, and in the name of a file the grader refuses (which its grading note quotes).  It is graded,
 its feedback generated, and both the feedback page (as jupyter_server's /files/ serves it to a student's
 JupyterLab) and the formgrader's view of the submission are opened and every link in them clicked.
@@ -31,7 +31,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tests.browser.lab import LOAD_MS, VIEWPORT, WIDGET_MS, LabServer, screenshot, serving
 from tests.conftest import requires_bwrap
 from tests.course_copy import answered, copy_working_tree, grade_id, nbgrader, read, solutions, write
-from tests.unit.autograder.test_sanitize import (
+from tests.unit.autograder.grading.test_sanitize import (
     HOSTILE_HTML,
     HOSTILE_MARKDOWN,
     SAFE_LINKS,

@@ -17,7 +17,7 @@ from nbgrader.api import Gradebook
 
 from tests.conftest import requires_bwrap
 from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
-from tests.unit.autograder.test_sanitize import (
+from tests.unit.autograder.grading.test_sanitize import (
     HOSTILE_MARKDOWN,
     SAFE_LINKS,
     Targets,

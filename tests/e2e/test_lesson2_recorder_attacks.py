@@ -1,7 +1,7 @@
 """Lesson 2's attacks on the grader's notes (issue 33, tests/lesson2_attacks.py) through
 `python -m autograder diagnose` and both notebook grading paths (`python -m autograder grade` and
 plain `nbgrader autograde`): each earns nothing, and correct neighbours keep full marks.  The
-notebook's self-check runs them in tests/unit/autograder/test_lesson2_recorder.py."""
+notebook's self-check runs them in tests/unit/gradebox/exercises/test_lesson2.py."""
 
 from __future__ import annotations
 

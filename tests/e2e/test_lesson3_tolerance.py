@@ -17,7 +17,7 @@ from tests.lesson3_attacks import CASES, CORRECT, function_of
 
 pytestmark = requires_bwrap
 
-# What the judge names each attack (the same at every seed: tests/unit/autograder/test_lesson3_tolerance.py).
+# What the judge names each attack (the same at every seed: tests/unit/autograder/judge/test_lesson3_precision.py).
 CODES = {
     "train_step_lr_off": "wrong_update",
     "train_step_lr_slightly_off": "wrong_update",

@@ -6,7 +6,7 @@ as root) and the server spawned as one, the LMS record the hub writes, the tool 
 URL, the deep-linking page and its signed response, and ``python -m autograder publish`` posting a
 score with nothing but that record.  What is played: the LMS.  tests/hub/test_lti_login.py's
 stand-in signs the launches (Canvas's shapes: an opaque ``sub``, a 40-hex context id; Moodle's: a
-numeric ``sub`` and course id), and tests/unit/autograder/lti_platform.py plays its AGS side (token
+numeric ``sub`` and course id), and tests/unit/autograder/grading/lti_platform.py plays its AGS side (token
 endpoint checking the tool's client assertion against the hub's key set, line items, scores).  The
 test itself does what the LMS does with a deep-linking response: checks its signature with the
 hub's key set and makes the column it asks for.
@@ -43,8 +43,8 @@ from tests.hub.test_lti_login import (
     person,
 )
 from tests.postgres import run
-from tests.unit.autograder.gradebook_class import LESSON, make_class
-from tests.unit.autograder.lti_platform import Platform as AgsPlatform
+from tests.unit.autograder.grading.gradebook_class import LESSON, make_class
+from tests.unit.autograder.grading.lti_platform import Platform as AgsPlatform
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 

@@ -3,7 +3,8 @@
 wrapped, and what is left bare is the class's own data (ids, codes, exercise names, numbers, the
 grader's reasons and notes, the lessons' English section headings); the CSV stays English; the
 setting ``AUTOGRADER_LANGUAGE`` is checked, never guessed, and ``--lang`` overrides it; grading itself
-never runs in the instructor's language.  No grading: the class of ``test_class_report``."""
+never runs in the instructor's language.  No grading: the class report's class of four
+(tests/unit/autograder/conftest.py)."""
 
 import csv
 import html.parser
@@ -17,7 +18,6 @@ from autograder.grading import report as report_module
 from autograder.grading.language import instructor_language
 from autograder.grading.report import class_table, write_csv, write_html
 from tests.i18n_pseudo import pseudo_language, wrapped
-from tests.unit.autograder.test_class_report import class_of_four  # noqa: F401 (a fixture)
 
 # What is not a sentence: figures, signs and the separators the page puts between data.
 BARE = re.compile(r"[\s\d.,:;/()%›–✓|…-]*")
@@ -93,7 +93,7 @@ def figure_labels(monkeypatch):
 
 
 @pytest.fixture
-def with_review(class_of_four):  # noqa: F811 (the fixture imported above)
+def with_review(class_of_four):
     """The class of four, one of them with checks to review and a grading note, and a quick check."""
     bob = next(r for r in class_of_four.rows if r.student == "bob")
     bob.review = ["train_step: the update could not be decided"]

@@ -77,7 +77,7 @@ def fake_run(course, fails=(), pip_config=""):
 
 
 @pytest.fixture
-def course(tmp_path, monkeypatch):
+def recording_course_py(tmp_path, monkeypatch):
     """course.py with its .venv in tmp_path (a python file in bin/ so that no venv is created), its
     requirement files copied there, and every command it would run recorded instead of run; pip installs
     (COURSE_INSTALLER=pip) unless a test says otherwise."""
@@ -104,73 +104,75 @@ def installed_files(ran: list[list[str]]) -> list[str]:
     return [os.path.basename(c[c.index("-r") + 1]) for c in ran if "-r" in c]
 
 
-def test_lab_installs_the_student_set_only(course, monkeypatch):
-    monkeypatch.setattr(course, "copy_student_notebooks", lambda lang="en": None)
-    monkeypatch.setattr(course.subprocess, "call", lambda command, cwd, env: 0)
-    assert course.lab(["--no-browser"]) == 0
-    assert installed_files(course.ran) == ["requirements.txt"]
-    assert not any("--no-deps" in c for c in course.ran)  # ngshare's exchange is the hub's
-    assert course.installed_role() == "student"
+def test_lab_installs_the_student_set_only(recording_course_py, monkeypatch):
+    monkeypatch.setattr(recording_course_py, "copy_student_notebooks", lambda lang="en": None)
+    monkeypatch.setattr(recording_course_py.subprocess, "call", lambda command, cwd, env: 0)
+    assert recording_course_py.lab(["--no-browser"]) == 0
+    assert installed_files(recording_course_py.ran) == ["requirements.txt"]
+    assert not any("--no-deps" in c for c in recording_course_py.ran)  # ngshare's exchange is the hub's
+    assert recording_course_py.installed_role() == "student"
 
 
-def test_lab_for_an_instructor_installs_the_instructors_set(course, monkeypatch):
-    monkeypatch.setattr(course, "copy_student_notebooks", lambda lang="en": None)
+def test_lab_for_an_instructor_installs_the_instructors_set(recording_course_py, monkeypatch):
+    monkeypatch.setattr(recording_course_py, "copy_student_notebooks", lambda lang="en": None)
     started = []
-    monkeypatch.setattr(course.subprocess, "call", lambda command, cwd, env: started.append(command) or 0)
-    course.lab(["--instructor"])
-    assert installed_files(course.ran) == ["requirements-instructor.txt"]
+    monkeypatch.setattr(recording_course_py.subprocess, "call", lambda command, cwd, env: started.append(command) or 0)
+    recording_course_py.lab(["--instructor"])
+    assert installed_files(recording_course_py.ran) == ["requirements-instructor.txt"]
     assert "--instructor" not in started[0]  # a flag of course.py's, not JupyterLab's
 
 
-def test_the_test_command_installs_every_set(course, monkeypatch):
-    monkeypatch.setattr(course.subprocess, "call", lambda command, cwd: 0)
-    course.test(["--fast"])
-    assert installed_files(course.ran) == ["requirements-dev.txt", "requirements-ngshare-exchange.txt"]
-    assert course.ran[-1][-len(course.UNWANTED) :] == list(course.UNWANTED)
-    assert course.installed_role() == "developer"
+def test_the_test_command_installs_every_set(recording_course_py, monkeypatch):
+    monkeypatch.setattr(recording_course_py.subprocess, "call", lambda command, cwd: 0)
+    recording_course_py.test(["--fast"])
+    assert installed_files(recording_course_py.ran) == ["requirements-dev.txt", "requirements-ngshare-exchange.txt"]
+    assert recording_course_py.ran[-1][-len(recording_course_py.UNWANTED) :] == list(recording_course_py.UNWANTED)
+    assert recording_course_py.installed_role() == "developer"
 
 
-def test_install_names_its_roles_and_refuses_another(course, capsys):
-    assert course.install(["grader"]) == 2
+def test_install_names_its_roles_and_refuses_another(recording_course_py, capsys):
+    assert recording_course_py.install(["grader"]) == 2
     assert "student,instructor,hub,developer" in capsys.readouterr().err
-    assert course.ran == []
-    assert course.install(["hub"]) == 0
-    assert installed_files(course.ran) == ["requirements.txt", "requirements-ngshare-exchange.txt"]
-    assert course.ran[0][course.ran[0].index("-r") + 1].endswith(os.path.join("hub", "requirements.txt"))
+    assert recording_course_py.ran == []
+    assert recording_course_py.install(["hub"]) == 0
+    assert installed_files(recording_course_py.ran) == ["requirements.txt", "requirements-ngshare-exchange.txt"]
+    assert recording_course_py.ran[0][recording_course_py.ran[0].index("-r") + 1].endswith(
+        os.path.join("hub", "requirements.txt")
+    )
 
 
-def test_a_students_venv_gets_the_rest_when_the_tests_run_and_is_then_left_alone(course):
-    course.setup("student")
-    course.ran.clear()
-    course.setup("student")
-    assert course.ran == []  # set up, unchanged: nothing installed
-    course.setup("developer")
-    assert installed_files(course.ran)[0] == "requirements-dev.txt"
-    course.ran.clear()
-    course.setup("student")  # JupyterLab on a developer's .venv: a superset, nothing installed
-    course.setup("instructor")
-    assert course.ran == [] and course.installed_role() == "developer"
+def test_a_students_venv_gets_the_rest_when_the_tests_run_and_is_then_left_alone(recording_course_py):
+    recording_course_py.setup("student")
+    recording_course_py.ran.clear()
+    recording_course_py.setup("student")
+    assert recording_course_py.ran == []  # set up, unchanged: nothing installed
+    recording_course_py.setup("developer")
+    assert installed_files(recording_course_py.ran)[0] == "requirements-dev.txt"
+    recording_course_py.ran.clear()
+    recording_course_py.setup("student")  # JupyterLab on a developer's .venv: a superset, nothing installed
+    recording_course_py.setup("instructor")
+    assert recording_course_py.ran == [] and recording_course_py.installed_role() == "developer"
 
 
-def test_a_changed_student_pin_reinstalls_a_developers_venv_as_a_developers(course):
-    course.setup("developer")
-    course.ran.clear()
-    with open(os.path.join(course.ROOT, "requirements.txt"), "a") as f:
+def test_a_changed_student_pin_reinstalls_a_developers_venv_as_a_developers(recording_course_py):
+    recording_course_py.setup("developer")
+    recording_course_py.ran.clear()
+    with open(os.path.join(recording_course_py.ROOT, "requirements.txt"), "a") as f:
         f.write("# a comment is a change too\n")
-    course.setup("student")
-    assert installed_files(course.ran)[0] == "requirements-dev.txt"  # it keeps what it had
-    assert course.installed_role() == "developer"
+    recording_course_py.setup("student")
+    assert installed_files(recording_course_py.ran)[0] == "requirements-dev.txt"  # it keeps what it had
+    assert recording_course_py.installed_role() == "developer"
 
 
-def test_a_changed_developer_pin_does_not_reinstall_a_students_venv(course):
-    course.setup("student")
-    course.ran.clear()
-    with open(os.path.join(course.ROOT, "requirements-dev.txt"), "a") as f:
+def test_a_changed_developer_pin_does_not_reinstall_a_students_venv(recording_course_py):
+    recording_course_py.setup("student")
+    recording_course_py.ran.clear()
+    with open(os.path.join(recording_course_py.ROOT, "requirements-dev.txt"), "a") as f:
         f.write("# only the developers' set changed\n")
-    course.setup("student")
-    assert course.ran == []
-    course.setup("developer")
-    assert installed_files(course.ran)[0] == "requirements-dev.txt"
+    recording_course_py.setup("student")
+    assert recording_course_py.ran == []
+    recording_course_py.setup("developer")
+    assert installed_files(recording_course_py.ran)[0] == "requirements-dev.txt"
 
 
 @pytest.mark.parametrize(
@@ -178,13 +180,13 @@ def test_a_changed_developer_pin_does_not_reinstall_a_students_venv(course):
     ["0123abcd" * 8, "", "[1, 2]", '{"role": "root", "fingerprint": "x"}', '{"fingerprint": "x"}'],
     ids=["a stamp from before roles", "empty", "not an object", "an unknown role", "no role"],
 )
-def test_a_stamp_setup_did_not_write_this_way_is_installed_again(course, stamp):
-    with open(course.STAMP, "w") as f:
+def test_a_stamp_setup_did_not_write_this_way_is_installed_again(recording_course_py, stamp):
+    with open(recording_course_py.STAMP, "w") as f:
         f.write(stamp)
-    course.setup("student")
-    assert installed_files(course.ran) == ["requirements.txt"]
-    with open(course.STAMP) as f:
-        assert json.load(f) == {"role": "student", "fingerprint": course._fingerprint("student")}
+    recording_course_py.setup("student")
+    assert installed_files(recording_course_py.ran) == ["requirements.txt"]
+    with open(recording_course_py.STAMP) as f:
+        assert json.load(f) == {"role": "student", "fingerprint": recording_course_py._fingerprint("student")}
 
 
 def test_the_docstring_names_every_role_install_takes():
@@ -211,43 +213,53 @@ def test_pips_settings_become_uvs_options_each_once():
     ]  # fmt: skip
 
 
-def test_uv_installs_the_set_where_pip_would_take_it_from(course, monkeypatch):
+def test_uv_installs_the_set_where_pip_would_take_it_from(recording_course_py, monkeypatch):
     monkeypatch.delenv("COURSE_INSTALLER")
-    (open(os.path.join(course.BIN, "uv"), "w")).close()
-    monkeypatch.setattr(course.subprocess, "run", fake_run(course, pip_config=PIP_CONFIG))
-    course.setup("student")
-    assert installed_files(course.ran) == ["requirements-installer.txt", "requirements.txt"]
-    assert course.ran[0][1:4] == ["-m", "pip", "install"]  # pip installs uv, pinned
-    uv = next(c for c in course.ran if os.path.basename(c[0]) == "uv")
+    (open(os.path.join(recording_course_py.BIN, "uv"), "w")).close()
+    monkeypatch.setattr(recording_course_py.subprocess, "run", fake_run(recording_course_py, pip_config=PIP_CONFIG))
+    recording_course_py.setup("student")
+    assert installed_files(recording_course_py.ran) == ["requirements-installer.txt", "requirements.txt"]
+    assert recording_course_py.ran[0][1:4] == ["-m", "pip", "install"]  # pip installs uv, pinned
+    uv = next(c for c in recording_course_py.ran if os.path.basename(c[0]) == "uv")
     assert uv[1:3] == ["pip", "install"] and "unsafe-best-match" in uv
     assert " ".join(uv).count("--find-links /opt/wheels") == 1
-    assert course.installed_role() == "student"
+    assert recording_course_py.installed_role() == "student"
 
 
-def test_when_uv_fails_pip_installs_the_set(course, monkeypatch, capsys):
+def test_when_uv_fails_pip_installs_the_set(recording_course_py, monkeypatch, capsys):
     monkeypatch.delenv("COURSE_INSTALLER")
-    (open(os.path.join(course.BIN, "uv"), "w")).close()
-    monkeypatch.setattr(course.subprocess, "run", fake_run(course, fails={"uv"}))
-    course.setup("student")
-    assert installed_files(course.ran) == ["requirements-installer.txt", "requirements.txt", "requirements.txt"]
-    assert course.ran[-2][1:4] == ["-m", "pip", "install"] and "pip installs it instead" in capsys.readouterr().out
-    assert course.installed_role() == "student"
+    (open(os.path.join(recording_course_py.BIN, "uv"), "w")).close()
+    monkeypatch.setattr(recording_course_py.subprocess, "run", fake_run(recording_course_py, fails={"uv"}))
+    recording_course_py.setup("student")
+    assert installed_files(recording_course_py.ran) == [
+        "requirements-installer.txt",
+        "requirements.txt",
+        "requirements.txt",
+    ]
+    assert (
+        recording_course_py.ran[-2][1:4] == ["-m", "pip", "install"]
+        and "pip installs it instead" in capsys.readouterr().out
+    )
+    assert recording_course_py.installed_role() == "student"
 
 
-def test_when_uv_cannot_be_installed_pip_installs_the_set(course, monkeypatch, capsys):
+def test_when_uv_cannot_be_installed_pip_installs_the_set(recording_course_py, monkeypatch, capsys):
     monkeypatch.delenv("COURSE_INSTALLER")  # and no uv in .venv/bin after pip's attempt
-    course.setup("student")
-    assert installed_files(course.ran) == ["requirements-installer.txt", "requirements.txt"]
-    assert all(os.path.basename(c[0]) != "uv" for c in course.ran)
+    recording_course_py.setup("student")
+    assert installed_files(recording_course_py.ran) == ["requirements-installer.txt", "requirements.txt"]
+    assert all(os.path.basename(c[0]) != "uv" for c in recording_course_py.ran)
     assert "uv could not be installed" in capsys.readouterr().out
 
 
-def test_uv_compiles_bytecode_from_the_instructors_set_on(course, monkeypatch):
+def test_uv_compiles_bytecode_from_the_instructors_set_on(recording_course_py, monkeypatch):
     """Grading imports the course's packages as accounts that cannot write bytecode into .venv."""
-    uv = [os.path.join(course.BIN, "uv"), "pip", "install"]
-    student = course.install_commands("student", uv)
+    uv = [os.path.join(recording_course_py.BIN, "uv"), "pip", "install"]
+    student = recording_course_py.install_commands("student", uv)
     assert not any("--compile-bytecode" in c for c in student)  # the student's Python writes its own
     for role in ("instructor", "hub", "developer"):
-        installs = [c for c in course.install_commands(role, uv) if c[0] == uv[0]]
+        installs = [c for c in recording_course_py.install_commands(role, uv) if c[0] == uv[0]]
         assert installs and all("--compile-bytecode" in c for c in installs), role
-    assert not any("--compile-bytecode" in c for c in course.install_commands("developer", course.pip_install()))
+    assert not any(
+        "--compile-bytecode" in c
+        for c in recording_course_py.install_commands("developer", recording_course_py.pip_install())
+    )

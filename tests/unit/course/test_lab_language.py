@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 
 
 @pytest.fixture
-def course(tmp_path, monkeypatch):
+def course_py(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("course_script", os.path.join(ROOT, "course.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -24,42 +24,42 @@ def course(tmp_path, monkeypatch):
     return module
 
 
-def test_lang_is_taken_out_of_jupyterlabs_options_and_remembered(course):
-    assert course.chosen_language(["--no-browser", "--lang", "pt_BR", "--port", "9000"]) == (
+def test_lang_is_taken_out_of_jupyterlabs_options_and_remembered(course_py):
+    assert course_py.chosen_language(["--no-browser", "--lang", "pt_BR", "--port", "9000"]) == (
         "pt_BR", ["--no-browser", "--port", "9000"])  # fmt: skip
-    assert course.chosen_language(["--no-browser"]) == ("pt_BR", ["--no-browser"])
-    assert course.chosen_language(["--lang=en"]) == ("en", [])
-    assert course.chosen_language([]) == ("en", [])
+    assert course_py.chosen_language(["--no-browser"]) == ("pt_BR", ["--no-browser"])
+    assert course_py.chosen_language(["--lang=en"]) == ("en", [])
+    assert course_py.chosen_language([]) == ("en", [])
 
 
-def test_an_unknown_language_is_refused_and_names_the_known_ones(course):
+def test_an_unknown_language_is_refused_and_names_the_known_ones(course_py):
     with pytest.raises(SystemExit, match="pt_BR"):
-        course.chosen_language(["--lang", "../../etc"])
-    assert not os.path.exists(course.CHOICES)
+        course_py.chosen_language(["--lang", "../../etc"])
+    assert not os.path.exists(course_py.CHOICES)
 
 
-def test_a_damaged_memory_of_the_language_means_english(course):
-    os.makedirs(course.WORK)
+def test_a_damaged_memory_of_the_language_means_english(course_py):
+    os.makedirs(course_py.WORK)
     for text in ("{", '{"language": "../x"}', "[1]"):
-        with open(course.CHOICES, "w") as f:
+        with open(course_py.CHOICES, "w") as f:
             f.write(text)
-        assert course.chosen_language([]) == ("en", [])
+        assert course_py.chosen_language([]) == ("en", [])
 
 
-def test_a_portuguese_lab_reads_its_own_settings_folder_with_the_locale(course, tmp_path):
-    environment = course.lab_environment({"AUTOGRADER_EXCHANGE": str(tmp_path)}, lang="pt_BR")
+def test_a_portuguese_lab_reads_its_own_settings_folder_with_the_locale(course_py, tmp_path):
+    environment = course_py.lab_environment({"AUTOGRADER_EXCHANGE": str(tmp_path)}, lang="pt_BR")
     plugin = os.path.join(environment["JUPYTERLAB_SETTINGS_DIR"], "@jupyterlab", "translation-extension",
                           "plugin.jupyterlab-settings")  # fmt: skip
     assert json.load(open(plugin)) == {"locale": "pt_BR"}
-    assert "JUPYTERLAB_SETTINGS_DIR" not in course.lab_environment({"AUTOGRADER_EXCHANGE": str(tmp_path)}, lang="en")
+    assert "JUPYTERLAB_SETTINGS_DIR" not in course_py.lab_environment({"AUTOGRADER_EXCHANGE": str(tmp_path)}, lang="en")
 
 
-def test_only_the_chosen_editions_notebooks_are_copied(course):
-    course.copy_student_notebooks("pt_BR")
-    assert sorted(os.listdir(course.WORK)) == sorted(f"{a}.ipynb" for a in os.listdir(os.path.join(ROOT, "release"))
+def test_only_the_chosen_editions_notebooks_are_copied(course_py):
+    course_py.copy_student_notebooks("pt_BR")
+    assert sorted(os.listdir(course_py.WORK)) == sorted(f"{a}.ipynb" for a in os.listdir(os.path.join(ROOT, "release"))
                                                      if a.endswith("_pt_br"))  # fmt: skip
-    course.copy_student_notebooks("en")
-    assert len(os.listdir(course.WORK)) == len(os.listdir(os.path.join(ROOT, "release")))
+    course_py.copy_student_notebooks("en")
+    assert len(os.listdir(course_py.WORK)) == len(os.listdir(os.path.join(ROOT, "release")))
 
 
 def test_jupyterlab_has_the_brazilian_portuguese_language_pack():
