@@ -156,7 +156,7 @@ def test_explorers_on_ipywidgets_7_7(colab_python):
     assert version.startswith("7.7"), version
     # The same view tests that run with ipywidgets 8 in the course's own environment (the explorers'
     # state classes import no widget library, and the notebooks above ran them all in this Python).
-    views = sorted(glob.glob(os.path.join("tests", "unit", "gradlessons", "test_*_view.py"), root_dir=ROOT))
+    views = sorted(glob.glob(os.path.join("tests", "unit", "gradlessons", "*", "test_view.py"), root_dir=ROOT))
     assert len(views) == len(LESSONS), views
     done = subprocess.run(
         [colab_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *views],
