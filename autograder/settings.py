@@ -81,12 +81,16 @@ def size(text: str) -> str:
     return text.strip().upper()
 
 
-def _grading(name: str, kind: type, default: object, help: str, **more) -> Setting:
-    return Setting(name, kind, default, help, "grading", env=PREFIX + name.upper(), **more)
+def _declared(group: str):
+    """How the settings of ``group`` are declared: each read from ``AUTOGRADER_<NAME>``."""
+
+    def setting(name: str, kind: type, default: object, help: str, **more) -> Setting:
+        return Setting(name, kind, default, help, group, env=PREFIX + name.upper(), **more)
+
+    return setting
 
 
-def _hub(name: str, kind: type, default: object, help: str, **more) -> Setting:
-    return Setting(name, kind, default, help, "hub", env=PREFIX + name.upper(), **more)
+_grading, _hub, _capacity, _lti = (_declared(group) for group in ("grading", "hub", "capacity", "lti"))
 
 
 GRADING = [
@@ -151,10 +155,6 @@ HUB = [
 COUNT, SECONDS = "0 (no limit) or more", "a number of seconds, 0 or more"
 
 
-def _capacity(name: str, kind: type, default: object, help: str, **more) -> Setting:
-    return Setting(name, kind, default, help, "capacity", env=PREFIX + name.upper(), **more)
-
-
 CAPACITY = [
     _capacity(
         "spawn_limit",
@@ -208,10 +208,6 @@ CAPACITY = [
     ),
     _capacity("cull_every", int, 300, "Seconds between the culler's looks", low=0, expect=SECONDS),
 ]
-
-
-def _lti(name: str, kind: type, default: object, help: str, **more) -> Setting:
-    return Setting(name, kind, default, help, "lti", env=PREFIX + name.upper(), **more)
 
 
 LTI = [

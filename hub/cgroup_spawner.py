@@ -33,6 +33,8 @@ import time
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Integer, Unicode
 
+from autograder.settings import SETTINGS
+
 CONTROLLERS = ("memory", "cpu", "pids")
 CPU_PERIOD_US = 100_000
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
@@ -180,9 +182,9 @@ class CgroupSpawner(LocalProcessSpawner):
     ``tasks_limit``."""
 
     tasks_limit = Integer(
-        1024,
+        SETTINGS.default("tasks_limit"),
         config=True,
-        help="Processes and threads a student's server and everything it starts may have at once (0: no limit).",
+        help=f"{SETTINGS['tasks_limit'].help}; 0: no limit (the registry: autograder/settings.py).",
     )
     cgroup_parent = Unicode(
         "jupyterhub-students",

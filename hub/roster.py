@@ -41,7 +41,9 @@ from dataclasses import dataclass
 
 import tomllib
 
-DEFAULT_COURSE = "autograd-course"
+from autograder.settings import SETTINGS
+
+DEFAULT_COURSE = SETTINGS.default("course_id")  # a roster without [courses] is this one course
 ROLES = ("instructors", "tas", "students")
 COURSE_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")  # a folder, a URL part, a group and account suffix
 ACCOUNT = re.compile(r"[a-z_][a-z0-9_.-]{0,31}")  # a portable account name (useradd's rules)
