@@ -105,46 +105,23 @@ def hidden_lines(source: str, begin: str = HIDDEN_BEGIN, end: str = HIDDEN_END) 
     return found
 
 
+_UNREAD = object()  # a start or seed the cell computes: not a literal
+
+
 def checks_in(source: str, begin: str = HIDDEN_BEGIN, end: str = HIDDEN_END) -> list[dict]:
     """The checks a test cell's code calls: exercise, function name, start and seed each, and whether
-    the call is in a hidden block (between the lines that contain ``begin`` and ``end``)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
+    the call is in a hidden block (between the lines that contain ``begin`` and ``end``).  A start or
+    seed that is not a literal reads as the default (``unread_checks`` names such calls)."""
     hidden = hidden_lines(source, begin, end)
     found = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CHECKS):
-            continue
-        exercise, shape = CHECKS[node.func.id]
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            continue  # check(*args) or check(**options): nothing to read without running the cell
-        try:
-            given = shape.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments
-        except TypeError:
-            continue  # a call the function itself would refuse: the cell fails when it runs
-        if exercise is None:
-            exercise = _literal(given["exercise"])
-        fn = given.get("fn", given.get(exercise))
-        if not isinstance(exercise, str) or not isinstance(fn, ast.Name):
-            continue
-        start, seed = given.get("start"), given.get("seed")
-        found.append(
-            {
-                "line": (node.lineno, node.col_offset),
-                "exercise": exercise,
-                "function": fn.id,
-                "start": _literal(start, "fresh") if start is not None else "fresh",
-                "seed": _literal(seed, 0) if seed is not None else 0,
-                "hidden": node.lineno in hidden,
-            }
-        )
+    for node in _check_calls(source):
+        read = _read_call(node)
+        if isinstance(read, dict):
+            start, seed = read["start"], read["seed"]
+            read.update(start="fresh" if start is _UNREAD else start, seed=0 if seed is _UNREAD else seed)
+            found.append({**read, "line": (node.lineno, node.col_offset), "hidden": node.lineno in hidden})
     found.sort(key=lambda c: c.pop("line"))  # in the order the cell calls them
     return found
-
-
-_UNREAD = object()
 
 
 def unread_checks(source: str) -> list[str]:
@@ -153,41 +130,61 @@ def unread_checks(source: str) -> list[str]:
     attribute, an undeclared exercise, a start the exercise does not take.  Such a call would be
     scored with other arguments than the cell's, or not at all; the course's own notebooks have none
     (a test says so), and an author's new test cell is checked the same way."""
+    found = []
+    for node in _check_calls(source, attributes=True):
+        if isinstance(node.func, ast.Attribute):
+            found.append(f"line {node.lineno}: {node.func.attr} is called through an attribute; import it by name")
+            continue
+        read = _read_call(node)
+        why = read if isinstance(read, str) else _why_not_exact(read)
+        if why:
+            found.append(f"line {node.lineno}: {node.func.id}: {why}")
+    return found
+
+
+def _check_calls(source: str, attributes: bool = False) -> list[ast.Call]:
+    """The calls of a check function in ``source`` (``check_train_step(...)``; with ``attributes``,
+    ``checks.check_train_step(...)`` too), none if it does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
     found = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        if isinstance(node.func, ast.Attribute) and node.func.attr in CHECKS:
-            found.append(f"line {node.lineno}: {node.func.attr} is called through an attribute; import it by name")
-        elif isinstance(node.func, ast.Name) and node.func.id in CHECKS:
-            why = _why_unread(node)
-            if why:
-                found.append(f"line {node.lineno}: {node.func.id}: {why}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CHECKS:
+            found.append(node)
+        elif attributes and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            found += [node] if node.func.attr in CHECKS else []
     return found
 
 
-def _why_unread(node: ast.Call) -> str | None:
+def _read_call(node: ast.Call) -> dict | str:
+    """A check call as data (``exercise``, ``function``; ``start`` and ``seed`` as written, ``_UNREAD``
+    when not literals), or why it cannot be read at all."""
     exercise, shape = CHECKS[node.func.id]
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return "its arguments are unpacked (*args or **options)"
     try:
         given = shape.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments
-    except TypeError as error:
+    except TypeError as error:  # a call the function itself would refuse: the cell fails when it runs
         return f"the check would refuse these arguments ({error})"
     if exercise is None:
         exercise = _literal(given["exercise"], _UNREAD)
         if not isinstance(exercise, str):
             return "its exercise is not a literal string"
-    if exercise not in EXERCISES:
-        return f"no exercise is named {exercise!r}"
-    if not isinstance(given.get("fn", given.get(exercise)), ast.Name):
+    fn = given.get("fn", given.get(exercise))
+    if not isinstance(fn, ast.Name):
         return "the function is not passed by its name"
     start = _literal(given["start"], _UNREAD) if given.get("start") is not None else "fresh"
     seed = _literal(given["seed"], _UNREAD) if given.get("seed") is not None else 0
+    return {"exercise": exercise, "function": fn.id, "start": start, "seed": seed}
+
+
+def _why_not_exact(read: dict) -> str | None:
+    """Why a call ``checks_in`` reads would not be scored as written, if it would not."""
+    exercise, start, seed = read["exercise"], read["start"], read["seed"]
+    if exercise not in EXERCISES:
+        return f"no exercise is named {exercise!r}"
     if start is _UNREAD or seed is _UNREAD:
         return "its start or seed is not a literal (each call must name its own)"
     if type(seed) is not int:
