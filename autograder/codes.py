@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from functools import cache
 
 from gradexercises import EXERCISES, FOLDER
 
@@ -115,13 +116,19 @@ def _notebook_check(exercise) -> str:
 def _place_in_lesson(exercise) -> int:
     """Where the exercise's solution cell stands in its lesson's source notebook (found beside the
     exercises in a clone; elsewhere every exercise stands last, in the order of their names)."""
-    path = os.path.join(os.path.dirname(FOLDER), "notebooks", exercise.lesson, f"{exercise.lesson}.ipynb")
+    ids = _grade_ids(exercise.lesson)
+    return ids.index(exercise.name) if exercise.name in ids else 1 << 30
+
+
+@cache
+def _grade_ids(lesson: str) -> list:
+    """The grade id of every cell of a lesson's source notebook, in order (none outside a clone)."""
+    path = os.path.join(os.path.dirname(FOLDER), "notebooks", lesson, f"{lesson}.ipynb")
     if not os.path.isfile(path):
-        return 1 << 30
+        return []
     with open(path, encoding="utf-8") as f:
         cells = json.load(f)["cells"]
-    ids = [cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in cells]
-    return ids.index(exercise.name) if exercise.name in ids else 1 << 30
+    return [cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") for cell in cells]
 
 
 def exercises_table() -> str:

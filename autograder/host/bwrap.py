@@ -141,13 +141,15 @@ def _covered() -> list[str]:
 def _exercise_binds() -> list[str]:
     """The exercises' folder as an empty file system that holds only its job-side files, bound one by
     one: what a job may read of an exercise is a list of what it may, not of what it may not."""
-    folder = exercises_folder()
     import gradexercises
 
+    folder, made = exercises_folder(), set()
     args = ["--tmpfs", folder]
     for path in gradexercises.job_side_files(folder):
-        if os.path.dirname(path) != folder:
-            args += ["--perms", "0755", "--dir", os.path.dirname(path)]
+        parent = os.path.dirname(path)
+        if parent != folder and parent not in made:
+            args += ["--perms", "0755", "--dir", parent]
+            made.add(parent)
         args += ["--ro-bind", path, path]
     return [*args, "--remount-ro", folder]
 
