@@ -21,9 +21,8 @@ import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from gradebox import exercises
+import gradexercises
 from gradebox.limits import DEFAULTS, Limits
-from gradebox.tamper.provenance import provenance_problems
 
 from .host.limit_settings import DEFAULT_JOBS
 from .i18n import _
@@ -34,7 +33,9 @@ def diagnose_function(
     exercise: str, fn, start: str = "fresh", seed: int = 0, limits: Limits = DEFAULTS
 ) -> tuple[Verdict, str]:
     """The verdict for a function object (a notebook's), and what the function printed."""
+    from gradebox import exercises
     from gradebox.jobs.run import run_in_children
+    from gradebox.tamper.provenance import provenance_problems
 
     from .judge import judge_safely, tampered_verdict
 
@@ -54,7 +55,7 @@ def diagnose_file(
     from .host.client import run_exercise
     from .judge.pool import shared_pool
 
-    exercises.get(exercise).suite(start, seed)  # an unknown name or start fails here, before any job
+    _check_request(exercise, start)
     pool = pool or shared_pool(limits)
     run = run_exercise(os.path.abspath(path), exercise, start, seed, limits)
     return pool.judge(exercise, start, seed, run.records, run.ended)
@@ -74,7 +75,7 @@ def diagnose_files(
     from .host.client import shared_server
     from .judge.pool import shared_pool
 
-    exercises.get(exercise).suite(start, seed)
+    _check_request(exercise, start)
     pool = shared_pool(limits)  # starts judging while the server boots
     shared_server("exercise")  # SandboxError here, before the first file, if there is no sandbox
     jobs = jobs or DEFAULT_JOBS
@@ -86,6 +87,17 @@ def diagnose_files(
         ]
         for path, future in zip(paths, futures):
             yield path, future.result()
+
+
+def _check_request(exercise: str, start: str) -> None:
+    """An unknown exercise (KeyError) or start (ValueError) is the caller's mistake, refused before
+    any job starts, and from the declarations alone: the process that asks for jobs never imports
+    torch (the sandbox's servers and the judging workers do, once each)."""
+    if exercise not in gradexercises.EXERCISES:
+        known = ", ".join(sorted(gradexercises.EXERCISES))
+        raise KeyError(f"unknown exercise {exercise!r}; the exercises are: {known}")
+    if start not in ("all", *gradexercises.STARTS):
+        raise ValueError(f"start must be 'all' or one of {', '.join(gradexercises.STARTS)}, not {start!r}")
 
 
 def _safe_file(exercise: str, path: str, start: str, seed: int, limits: Limits, pool) -> Verdict:

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from types import ModuleType
 
 import gradexercises
-from gradebox import exercises
 from gradebox.limits import DEFAULTS, Limits
-from gradebox.record import UnreadableRecord, decode
 
 from ..i18n import _, pgettext
 from ..verdict import Verdict, code_rank, listed, names_a_case, seen_with, together
@@ -69,6 +69,8 @@ OUTPUT = "output"  # the student's prints, kept beside a record by the notebook'
 
 def read_record(data: bytes) -> dict:
     """A scenario's record, decoded and checked at its top level; ``InvalidRecord`` otherwise."""
+    from gradebox.record import UnreadableRecord, decode  # torch: see _Judges
+
     try:
         record = decode(data)
     except UnreadableRecord as error:
@@ -104,6 +106,8 @@ def judge_check(
     """The verdict for one check from its scenarios' records, in order.  ``ended`` says why the
     job stopped before writing the rest, as the grader saw it (``{"failure": "timeout"|"died",
     "detail": ...}``); None when it ended normally."""
+    from gradebox import exercises  # torch: see _Judges
+
     scenarios = exercises.get(exercise).suite(start, int(seed))
     return judge_scenarios(exercise, scenarios, records, ended, limits)
 
@@ -198,6 +202,8 @@ def judge_safely(exercise: str, start: str, seed: int, records: list[bytes], end
                  limits: Limits = DEFAULTS) -> Verdict:  # fmt: skip
     """``judge_check``, where a record that fits its schema but still breaks a judge (values that
     contradict each other) fails the check instead of the grader."""
+    from gradebox import exercises
+
     get(exercise), exercises.get(exercise)  # an unknown exercise is the caller's mistake: KeyError
     try:
         return judge_check(exercise, start, seed, records, ended, limits)
@@ -322,11 +328,38 @@ def _not_finite(exercise, judge, scenario, error: NotFinite) -> Verdict:
     )
 
 
-# Every judge, imported now, as the judging workers preload them.  (Last in this module, but for
-# ``__all__``: a judge imports what it shares with the others from this package.)
-JUDGES: dict[str, ModuleType] = {
-    name: importlib.import_module(f"gradexercises.{name}.judge") for name in gradexercises.EXERCISES
-}
+class _Judges(Mapping):
+    """Every exercise's judge by name (``gradexercises/<name>/judge.py``), imported on first use.
+
+    A judge imports torch, and so do the scenarios and the records it reads: seconds and hundreds of
+    MB.  The grader's own process (``grade``, ``nbgrader autograde``, ``diagnose``) imports this
+    package for its pool, which only hands records to the judging workers, so it never pays for them;
+    a worker loads every judge before it says it is ready (``load``), as the warm servers preload
+    the jobs."""
+
+    def __init__(self) -> None:
+        self._judges: dict[str, ModuleType] | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> dict[str, ModuleType]:
+        with self._lock:
+            if self._judges is None:
+                # A judge imports what it shares with the others from this package, which is whole by now.
+                self._judges = {name: importlib.import_module(f"gradexercises.{name}.judge")
+                                for name in gradexercises.EXERCISES}  # fmt: skip
+            return self._judges
+
+    def __getitem__(self, name: str) -> ModuleType:
+        return self.load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.load())
+
+    def __len__(self) -> int:
+        return len(self.load())
+
+
+JUDGES = _Judges()
 
 __all__ = [
     "judge_scenarios",

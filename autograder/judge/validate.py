@@ -26,8 +26,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import torch
-
 from ..i18n import _
 
 
@@ -155,6 +153,8 @@ def check(spec, value, where: str | None = None) -> None:
 
 
 def _tensor(spec: Tensor, value, where: str) -> None:
+    import torch  # here, not at the top: the grader's process imports this package without torch (see JUDGES)
+
     if not isinstance(value, torch.Tensor):
         raise InvalidRecord(_("{where} is not a tensor").format(where=where))
     dtype = str(value.dtype).removeprefix("torch.")

@@ -30,9 +30,12 @@ def main(argv: list[str]) -> None:
 
     from gradebox.limits import Limits
 
-    from ..i18n import ENGLISH, _, checked, speaking
-    from . import judge_safely
+    from gradebox import exercises  # noqa: F401 - preloaded: the scenarios every judge rebuilds
 
+    from ..i18n import ENGLISH, _, checked, speaking
+    from . import JUDGES, judge_safely
+
+    JUDGES.load()  # every judge before "ready": the first check pays nothing
     torch.set_num_threads(1)  # as in the jobs, whose runs the references are compared with
     inbox, outbox = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     outbox.send_bytes(b'{"ready": true}')
