@@ -28,9 +28,8 @@ def main(argv: list[str]) -> None:
 
     import torch
 
-    from gradebox.limits import Limits
-
     from gradebox import exercises  # noqa: F401 - preloaded: the scenarios every judge rebuilds
+    from gradebox.limits import Limits
 
     from ..i18n import ENGLISH, _, checked, speaking
     from . import JUDGES, judge_safely
