@@ -129,7 +129,9 @@ class SandboxedExecute(Execute):
         True,
         help="Start each kernel after the cells every submission shares (the handed-out cells "
         "before the first graded cell), forked from a server that ran them once; their outputs "
-        "come from the first submission that ran them all. Off: every kernel runs every cell.",
+        "come from the first submission that ran them all; each scoring job starts there too. Off: "
+        "every kernel and every scoring job runs every cell (grade turns it off for a single "
+        "submission, where that server would be started for one use).",
     ).tag(config=True)
 
     @default("timeout")

@@ -284,6 +284,11 @@ class Grader:
         from ..host.client import shared_server
 
         interrupted = False
+        if len(todo) == 1:
+            # A server that has run the shared cells pays for itself from the second notebook on: the
+            # first runs every cell (its outputs become the reference), so one submission would start
+            # it for its scoring job alone, which runs the shared cells itself for less.
+            self.app.config.SandboxedExecute.warm_start = False
         if todo:
             self._warm_up_shared_cells()
             shared_server("kernel")  # start the warm server once, before the clock of the first notebook

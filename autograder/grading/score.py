@@ -304,7 +304,8 @@ class ScoreChecks(NbGraderPreprocessor):
         pool = shared_pool(limits)  # judging starts while the job runs
         released = released_notebook(self.config, resources)
         template = [c.source for c in shared_cells(released) if c.cell_type == "code"] if released is not None else []
-        server = (template_server(template) if template else None) or shared_server("kernel")
+        warm = template and SandboxedExecute(config=self.config).warm_start
+        server = (template_server(template) if warm else None) or shared_server("kernel")
         if server.template is None:
             plan["shared"] = template  # no warm namespace: the job runs the shared cells first
         blank = unanswered(nb, released)
