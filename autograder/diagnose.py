@@ -93,9 +93,7 @@ def _check_request(exercise: str, start: str) -> None:
     """An unknown exercise (KeyError) or start (ValueError) is the caller's mistake, refused before
     any job starts, and from the declarations alone: the process that asks for jobs never imports
     torch (the sandbox's servers and the judging workers do, once each)."""
-    if exercise not in gradexercises.EXERCISES:
-        known = ", ".join(sorted(gradexercises.EXERCISES))
-        raise KeyError(f"unknown exercise {exercise!r}; the exercises are: {known}")
+    gradexercises.declared(exercise)
     if start not in ("all", *gradexercises.STARTS):
         raise ValueError(f"start must be 'all' or one of {', '.join(gradexercises.STARTS)}, not {start!r}")
 
