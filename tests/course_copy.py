@@ -74,6 +74,18 @@ def answered(release_nb: dict, answers: dict[str, str]) -> dict:
     return nb
 
 
+def problems(notebook: dict) -> list[str]:
+    """What a run of the notebook shows that a clean run must not: errors, and anything on stderr."""
+    found = []
+    for index, cell in enumerate(notebook["cells"]):
+        for output in cell.get("outputs", []):
+            if output["output_type"] == "error":
+                found.append(f"cell {index}: {output['ename']}: {output['evalue']}")
+            elif output["output_type"] == "stream" and output["name"] == "stderr":
+                found.append(f"cell {index} wrote to stderr: {''.join(output['text'])[:300]}")
+    return found
+
+
 def points(source_nb: dict) -> dict[str, float]:
     return {
         grade_id(c): float(c["metadata"]["nbgrader"]["points"])

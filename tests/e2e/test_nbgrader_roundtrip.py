@@ -19,6 +19,7 @@ from tests.course_copy import (
     grade_id,
     nbgrader,
     points,
+    problems,
     read,
     solutions,
     write,
@@ -133,6 +134,19 @@ def test_full_marks_and_none(course, graded, assignment):
     full = points(_source(course, assignment))
     assert _scores(course, assignment, "alice") == full
     assert _scores(course, assignment, "erin") == {g: 0.0 for g in full}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_answered_runs_cleanly(course, graded, assignment):
+    """The release with every answer filled in runs with no error and nothing on stderr, hidden tests
+    included: alice's submission, in the run autograde made of it.  The grader shows a test cell's
+    stderr as stdout (``SandboxedExecute.forgive_stderr_in_tests``), so a test cell's stderr is
+    checked where nothing relabels it: tests/e2e/test_notebooks.py runs every source (the same test
+    cells, with the same answers) and tests/e2e/colab/ every answered release of the lessons."""
+    alice = read(os.path.join(course, "autograded", "alice", assignment, f"{assignment}.ipynb"))
+    code = [c for c in alice["cells"] if c["cell_type"] == "code"]
+    assert code and all(c["execution_count"] is not None for c in code), "autograde ran every cell"
+    assert problems(alice) == []
 
 
 def test_lesson3_partial_credit(course, graded):
