@@ -14,7 +14,7 @@ throughput (submissions per minute) with ratios against the single grader.  On o
 graders cannot beat one grader using every CPU; the figures show what sharding costs (a second
 warm server, two gradebook connections) so that the gain on several machines can be estimated.
 
-    python benchmarks/graders_side_by_side.py [--n 40] [--jobs 2] [--no-record]
+    python benchmarks/graders_side_by_side.py [--n 40] [--jobs 2] [--runs one,two,two-full] [--no-record]
 
 Each run appends its figures to benchmarks/RESULTS.md (not with ``--no-record``).
 """
@@ -34,6 +34,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LESSON = "lesson3_zeroing_grad"
 sys.path.insert(0, ROOT)
 from autograder.host.limit_settings import DEFAULT_JOBS, DEFAULT_JOBS_RULE  # noqa: E402 - the course's root, just above
+
+RUNS = ("one", "two", "two-full")
 
 
 def make_class(course: str, db_url: str, n: int) -> None:
@@ -71,10 +73,18 @@ def main(argv: list[str] | None = None) -> dict:
         default=DEFAULT_JOBS,
         help=f"one grader's --jobs (default: grade's, {DEFAULT_JOBS_RULE}: %(default)s)",
     )
+    parser.add_argument(
+        "--runs",
+        default=",".join(RUNS),
+        help="the runs to time, separated by commas; 'one' is the baseline and always runs (default: %(default)s)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--no-record", action="store_true", help="do not append the figures to RESULTS.md")
     args = parser.parse_args(argv)
     args.jobs = args.jobs or DEFAULT_JOBS
+    chosen = {"one", *filter(None, (name.strip() for name in args.runs.split(",")))}
+    if chosen - set(RUNS):
+        parser.error(f"--runs: unknown {', '.join(sorted(chosen - set(RUNS)))}; the runs are {', '.join(RUNS)}")
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     grade = [sys.executable, "-m", "autograder", "grade", LESSON]
     half = str(max(1, args.jobs // 2))
@@ -83,6 +93,7 @@ def main(argv: list[str] | None = None) -> dict:
         "two": [[*grade, "--shard", "1/2", "--jobs", half], [*grade, "--shard", "2/2", "--jobs", half]],
         "two-full": [[*grade, "--shard", f"{k}/2", "--jobs", str(args.jobs)] for k in (1, 2)],
     }
+    runs = {name: commands for name, commands in runs.items() if name in chosen}
     work = tempfile.mkdtemp(prefix="graders-bench-", dir="/var/tmp")
     os.chmod(work, 0o755)
     server = Postgres.start(os.path.join(work, "pg"))
