@@ -53,6 +53,15 @@ def course(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def corpus_runs(tmp_path_factory):
+    """``corpus_runs(exercise)``: {path: (records, ended)} of every labelled corpus file of the exercise,
+    run through the sandbox once per session, shared by the xdist workers (tests/corpus_runs.py)."""
+    from tests.corpus_runs import CorpusRuns, shared_folder
+
+    return CorpusRuns(shared_folder(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
 def unprivileged_user() -> str:
     """A user without privileges to run commands as: ourselves if we are not root, else a system
     user made for the tests (and left in place, as a later run would make it again)."""

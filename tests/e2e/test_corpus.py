@@ -1,30 +1,37 @@
 """Every labelled student-style file in tests/fixtures/corpus/<exercise>/ gets the verdict its first
-line promises, from the API behind `python -m autograder diagnose` (in this process, so that one warm
-server judges all of them; tests/e2e/test_realworld.py goes through the command itself)."""
+line promises, made as ``autograder.diagnose.diagnose_file`` (behind `python -m autograder diagnose`)
+makes it: the file's run in the sandbox (run once for the suite's corpus tests, tests/corpus_runs.py), its
+records judged by the judging pool (``shared_pool(limits).judge``).  The command itself is covered by
+tests/e2e/test_realworld.py and tests/e2e/test_diagnose_language.py."""
 
+import json
 import os
 
 import pytest
 
-from tests.labelled import CORPUS, diagnose_here, internals, labelled_files
+from tests.corpus_runs import limits_for
+from tests.labelled import CORPUS, internals, labelled_files
 
-HANG_TIMEOUT = 6  # seconds: a hang variant only has to be cut off
 FILES = labelled_files(CORPUS)
 
 
 @pytest.fixture(scope="module")
-def verdicts():
-    """Verdicts per exercise, computed on first use: `pytest -k <exercise>` judges only that one."""
+def verdicts(corpus_runs):
+    """Each file's line as `python -m autograder diagnose` prints it, per exercise, computed on first use:
+    `pytest -k <exercise>` runs and judges only that one."""
+    from autograder.judge.pool import shared_pool
+
     cache = {}
 
     def of(exercise):
         if exercise not in cache:
-            hangs = [p for e, p, _, code in FILES if e == exercise and code == "timeout"]
-            others = [p for e, p, _, code in FILES if e == exercise and code != "timeout"]
+            runs = corpus_runs(exercise)
             cache[exercise] = {}
-            if hangs:
-                cache[exercise].update(diagnose_here(exercise, hangs, HANG_TIMEOUT))
-            cache[exercise].update(diagnose_here(exercise, others, 60))
+            for e, path, _, code in FILES:
+                if e == exercise:
+                    records, ended = runs[path]
+                    verdict = shared_pool(limits_for(code)).judge(exercise, "all", 0, records, ended)
+                    cache[exercise][path] = json.loads(verdict.to_json(path))
         return cache[exercise]
 
     return of

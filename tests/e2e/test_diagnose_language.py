@@ -1,6 +1,11 @@
 """`python -m autograder diagnose --lang pt_BR`, through the judging pool's worker processes: over real
 corpus files of one exercise per lesson, every verdict has the same code and `passed` as in English, the
-fields in the same order, and a Portuguese message (never the English one)."""
+fields in the same order, and a Portuguese message (never the English one).
+
+The English lines are the same files' runs from the suite's one run of the corpus (tests/corpus_runs.py),
+judged by the judging pool in English as the command judges them: ``verdict.to_json(path)`` is the line
+it prints.
+"""
 
 from __future__ import annotations
 
@@ -12,17 +17,41 @@ import sys
 
 import pytest
 
+from autograder.i18n import ENGLISH, speaking
 from tests.conftest import ROOT, requires_bwrap
+from tests.corpus_runs import HANG_SECONDS, limits_for
 from tests.labelled import header
 
 pytestmark = requires_bwrap
 EXERCISES = ("graph_ops", "derivative", "train_step", "predict")
 
 
-HANG_TIMEOUT = 4  # seconds: a file labelled `timeout` only has to be cut off, in each language alike
+# seconds: a file labelled `timeout` only has to be cut off (it spins for the whole limit).  The limit
+# of the session's run (tests/corpus_runs.py), which the English lines come from.
+HANG_TIMEOUT = HANG_SECONDS
 
 
-def diagnose(exercise: str, files: list[str], *lang: str) -> list[dict]:
+def pairs(line: str) -> list[tuple]:
+    """A JSON line's fields as (key, value) pairs, in their order."""
+    return json.loads(line, object_pairs_hook=lambda pairs: pairs)
+
+
+def english_lines(exercise: str, files: list[str], corpus_runs) -> list[list[tuple]]:
+    """Each file's line as `python -m autograder diagnose` prints it in English, from the session's run
+    of the file (a file labelled `timeout` ran with ``HANG_SECONDS``), judged by the pool as the command does."""
+    from autograder.judge.pool import shared_pool
+
+    runs = corpus_runs(exercise)
+    lines = []
+    with speaking(ENGLISH):
+        for path in files:
+            records, ended = runs[path]
+            verdict = shared_pool(limits_for(header(path)["code"])).judge(exercise, "all", 0, records, ended)
+            lines.append(pairs(verdict.to_json(path)))
+    return lines
+
+
+def diagnose(exercise: str, files: list[str], *lang: str) -> list[list[tuple]]:
     """One JSON line per file, in order: the files labelled `timeout` in a command of their own with a
     short --timeout (each would spin the whole default limit), the others with the default limit."""
     hangs = [f for f in files if header(f)["code"] == "timeout"]
@@ -33,16 +62,16 @@ def diagnose(exercise: str, files: list[str], *lang: str) -> list[dict]:
         command = [sys.executable, "-m", "autograder", "diagnose", *lang, *limit, "--jobs", "2", exercise, *group]
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
         assert done.returncode in (0, 1), done.stderr[-2000:]
-        lines = [json.loads(line, object_pairs_hook=lambda pairs: pairs) for line in done.stdout.splitlines()]
+        lines = [pairs(line) for line in done.stdout.splitlines()]
         rows.update(zip(group, lines, strict=True))
     return [rows[f] for f in files]
 
 
 @pytest.mark.parametrize("exercise", EXERCISES)
-def test_the_same_verdicts_in_portuguese_with_portuguese_messages(exercise):
+def test_the_same_verdicts_in_portuguese_with_portuguese_messages(exercise, corpus_runs):
     files = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "corpus", exercise, "*.py")))[:8]
     assert files
-    english, portuguese = diagnose(exercise, files), diagnose(exercise, files, "--lang", "pt_BR")
+    english, portuguese = english_lines(exercise, files, corpus_runs), diagnose(exercise, files, "--lang", "pt_BR")
     assert len(english) == len(portuguese) == len(files)
     for ours, theirs in zip(english, portuguese):
         assert [key for key, _ in ours] == [key for key, _ in theirs]  # the contract's fields, in its order

@@ -3,14 +3,13 @@ as ``⟦English⟧``, so a verdict whose message still holds a bare English word
 catalogue never sees.  The code and ``passed`` never follow the language, and English stays as it was.
 
 The records are the labelled corpus's (tests/fixtures/corpus), run once in the sandbox as
-``diagnose`` runs them; each is then judged here, in this process, in English and in the pseudo-language.
+``diagnose`` runs them (one run for the suite's corpus tests, tests/corpus_runs.py); each is then judged
+here, in this process, in English and in the pseudo-language.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -39,20 +38,10 @@ def bare_words(message: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def corpus_records():
-    """(exercise, path, code, records, ended) of every labelled file, from one warm sandbox server."""
-    from autograder.host.client import run_exercise, shared_server
-    from gradebox.limits import DEFAULTS
-
-    shared_server("exercise")
-
-    def run(item):
-        exercise, path, _passed, code = item
-        done = run_exercise(os.path.abspath(path), exercise, "all", 0, DEFAULTS)
-        return exercise, path, code, done.records, done.ended
-
-    with ThreadPoolExecutor(max_workers=2) as threads:
-        return list(threads.map(run, FILES))
+def corpus_records(corpus_runs):
+    """(exercise, path, code, records, ended) of every labelled file, from the session's one run of the
+    corpus in the sandbox (tests/corpus_runs.py)."""
+    return [(e, path, code, *corpus_runs(e)[path]) for e, path, _passed, code in FILES]
 
 
 @pytest.fixture(scope="module")
