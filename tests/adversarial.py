@@ -414,12 +414,16 @@ CASES = [
         _with_nasty(MANY),
     ),
     # Its processes end with the cell that ran out of time, in the kernel and in the scoring job:
-    # the checks after it are scored as usual.
+    # the checks after it are scored as usual.  `grade` alone: what the driver does here (stop a cell
+    # at its time limit) is loop_forever's, which both paths grade; what ends the forks is the job's
+    # process group and limits, the same under either driver; and it keeps every CPU busy for two
+    # cell limits (the kernel and the scoring job), which the stock path would spend again.
     Case(
         "fork_bomb",
         "full",
         "this cell ran longer than its limit",
         _with_nasty("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
+        stock=False,
     ),
     # An answer cell that ends the process ends the scoring of what comes after it: those checks
     # fail, and the submission is marked for review rather than given a silent 0.
