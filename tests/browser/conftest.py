@@ -14,8 +14,8 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sy
 
 from tests.browser.lab import (
     ARTIFACTS,
-    CHROMIUM,
     CHROMIUM_ARGS,
+    HEADLESS_SHELL,
     VIEWPORT,
     WIDGET_MS,
     LabServer,
@@ -63,9 +63,10 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture(scope="package")
 def browser():
-    if not os.path.exists(CHROMIUM):
+    if not os.path.exists(HEADLESS_SHELL):
         pytest.fail(
-            f"The browser tests need Debian's Chromium at {CHROMIUM}: `apt-get install -y chromium` "
+            f"The browser tests need Debian's headless Chromium at {HEADLESS_SHELL}: "
+            "`apt-get install -y chromium-headless-shell` "
             "(Playwright's own browser download is not used).",
             pytrace=False,
         )
@@ -74,7 +75,7 @@ def browser():
         if name.startswith("failed-") and name.endswith(".png"):
             os.remove(os.path.join(ARTIFACTS, name))
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=HEADLESS_SHELL, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

@@ -25,6 +25,11 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tests.conftest import ROOT
 from tests.course_copy import grade_id, read
 
+# Chromium's headless build (Debian's chromium-headless-shell): the browser's Blink and V8 without its
+# window layer, as Playwright itself runs Chromium headless. The pages the tests drive (JupyterLab, the
+# hub's) run in it; CHROMIUM, the whole browser, is for what a learner's browser profile decides (its
+# cookie settings: tests/hub/test_lti_frame.py), which the headless build does not keep.
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
