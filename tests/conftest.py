@@ -53,12 +53,21 @@ def course(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def corpus_runs(tmp_path_factory):
+def session_folder(tmp_path_factory) -> str:
+    """The temp folder of this session that every xdist worker shares, for what the workers make once
+    for all of them (under a file lock): the parent of a worker's own base temp folder under xdist
+    (``pytest-<n>/``, where each worker has ``popen-gw<i>/``), else the base temp folder itself."""
+    base = tmp_path_factory.getbasetemp()
+    return str(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)
+
+
+@pytest.fixture(scope="session")
+def corpus_runs(session_folder):
     """``corpus_runs(exercise)``: {path: (records, ended)} of every labelled corpus file of the exercise,
     run through the sandbox once per session, shared by the xdist workers (tests/corpus_runs.py)."""
-    from tests.corpus_runs import CorpusRuns, shared_folder
+    from tests.corpus_runs import CorpusRuns
 
-    return CorpusRuns(shared_folder(tmp_path_factory))
+    return CorpusRuns(session_folder)
 
 
 @pytest.fixture(scope="session")

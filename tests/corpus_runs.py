@@ -89,6 +89,15 @@ class CorpusRuns:
             self.known[exercise] = self._shared(exercise)
         return self.known[exercise]
 
+    def line(self, exercise: str, path: str, code: str) -> str:
+        """The JSON line `python -m autograder diagnose` prints for the corpus file ``path`` (labelled
+        ``code``): its session run, judged by the judging pool with the limits it ran with, in the
+        language the judges speak now."""
+        from autograder.judge.pool import shared_pool
+
+        records, ended = self(exercise)[path]
+        return shared_pool(limits_for(code)).judge(exercise, "all", 0, records, ended).to_json(path)
+
     def _shared(self, exercise: str) -> dict[str, Run]:
         path = os.path.join(self.folder, f"corpus-runs-{exercise}-{digest(exercise)}.pickle")
         with FileLock(path + ".lock"):
@@ -101,11 +110,3 @@ class CorpusRuns:
                 pickle.dump(runs, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(partial, path)  # whole or absent, for a reader that does not take the lock
             return runs
-
-
-def shared_folder(tmp_path_factory) -> str:
-    """The temp folder of this session that every xdist worker shares: the parent of a worker's own
-    base temp folder under xdist (``pytest-<n>/``, where each worker has ``popen-gw<i>/``), else the
-    base temp folder itself."""
-    base = tmp_path_factory.getbasetemp()
-    return str(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)

@@ -9,7 +9,6 @@ import os
 
 import pytest
 
-from tests.corpus_runs import limits_for
 from tests.labelled import CORPUS, internals, labelled_files
 
 FILES = labelled_files(CORPUS)
@@ -19,19 +18,13 @@ FILES = labelled_files(CORPUS)
 def verdicts(corpus_runs):
     """Each file's line as `python -m autograder diagnose` prints it, per exercise, computed on first use:
     `pytest -k <exercise>` runs and judges only that one."""
-    from autograder.judge.pool import shared_pool
-
     cache = {}
 
     def of(exercise):
         if exercise not in cache:
-            runs = corpus_runs(exercise)
-            cache[exercise] = {}
-            for e, path, _, code in FILES:
-                if e == exercise:
-                    records, ended = runs[path]
-                    verdict = shared_pool(limits_for(code)).judge(exercise, "all", 0, records, ended)
-                    cache[exercise][path] = json.loads(verdict.to_json(path))
+            cache[exercise] = {
+                path: json.loads(corpus_runs.line(exercise, path, code)) for e, path, _, code in FILES if e == exercise
+            }
         return cache[exercise]
 
     return of

@@ -19,7 +19,7 @@ import pytest
 
 from autograder.i18n import ENGLISH, speaking
 from tests.conftest import ROOT, requires_bwrap
-from tests.corpus_runs import HANG_SECONDS, limits_for
+from tests.corpus_runs import HANG_SECONDS
 from tests.labelled import header
 
 pytestmark = requires_bwrap
@@ -39,16 +39,8 @@ def pairs(line: str) -> list[tuple]:
 def english_lines(exercise: str, files: list[str], corpus_runs) -> list[list[tuple]]:
     """Each file's line as `python -m autograder diagnose` prints it in English, from the session's run
     of the file (a file labelled `timeout` ran with ``HANG_SECONDS``), judged by the pool as the command does."""
-    from autograder.judge.pool import shared_pool
-
-    runs = corpus_runs(exercise)
-    lines = []
     with speaking(ENGLISH):
-        for path in files:
-            records, ended = runs[path]
-            verdict = shared_pool(limits_for(header(path)["code"])).judge(exercise, "all", 0, records, ended)
-            lines.append(pairs(verdict.to_json(path)))
-    return lines
+        return [pairs(corpus_runs.line(exercise, path, header(path)["code"])) for path in files]
 
 
 def diagnose(exercise: str, files: list[str], *lang: str) -> list[list[tuple]]:
