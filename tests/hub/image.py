@@ -98,11 +98,22 @@ def build_image() -> str:
 
 
 @pytest.fixture(scope="session")
-def course_image() -> str:
+def course_image(session_folder) -> str:
+    """The course image of this working tree, built once per test session: the xdist workers share a
+    file lock and a mark that it is built (in the temp folder they all share), so two files that need
+    it in two workers neither build it at once nor build its last layer twice."""
+    from filelock import FileLock
+
     if os.geteuid() != 0:
         pytest.skip("the image tests run podman as root")
     missing = missing_tools()
     if missing:
         pytest.fail(f"the image tests need {', '.join(missing)} (apt-get install podman runc debootstrap; "
                     "see .ci/run)", pytrace=False)  # fmt: skip
-    return build_image()
+    built = os.path.join(session_folder, "course-image.built")
+    with FileLock(built + ".lock"):
+        if not (os.path.exists(built) and podman("image", "exists", IMAGE, check=False).returncode == 0):
+            build_image()
+            with open(built, "w") as f:
+                f.write(IMAGE + "\n")
+    return IMAGE
