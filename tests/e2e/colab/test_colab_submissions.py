@@ -3,6 +3,12 @@
 Colab rewrites a notebook when it saves it (tests/e2e/colab/saved.py lists what changes): nbformat
 4.0 without cell ids, its own metadata, stored outputs and widget state; and students' cells can
 lose nbgrader's metadata on the way.  Every lesson is graded with `python -m autograder grade`.
+
+What the same answers score when JupyterLab saves them is known without grading them here: full
+marks answered, nothing blank (tests/e2e/test_nbgrader_roundtrip.py grades those very notebooks,
+``answered(release, solutions(source))`` and the release, for every assignment; its bob is lesson 3's
+"wrong" family below).  ``EXPECTED`` writes those scores down, grade by grade, and each Colab save is
+held to its family's: only the Colab saves are graded here.
 """
 
 import os
@@ -41,23 +47,30 @@ def submissions(source: dict, release: dict, assignment: str) -> dict[str, dict]
     messy = colab_saved(good, strip="answers", seed=3, github_link=True, name=f"Copy of {assignment}.ipynb")
     messy["cells"].insert(5, dict(SCRATCH, metadata={"id": "scratchCell01"}))  # a cell the student added
     found = {
-        "good_jupyterlab": good,
         "good_colab": colab_saved(good, seed=1),
         "good_colab_lost_every_metadata": colab_saved(good, strip="all", seed=2),
         "good_colab_lost_answer_metadata_and_more": messy,
-        "blank_jupyterlab": release,
         "blank_colab_lost_every_metadata": colab_saved(release, strip="all", seed=4),
     }
     if assignment == LESSON3:
         wrong = answered(release, {**solutions(source), "train_step": CLEARS_AFTER_STEP, "quiz_q1": 'q1 = "zzz"'})
         worse = answered(release, {"train_step": NEVER_CLEARS})
         found.update(
-            wrong_jupyterlab=wrong,
             wrong_colab_lost_every_metadata=colab_saved(wrong, strip="all", seed=5),
-            worse_jupyterlab=worse,
             worse_colab_lost_answer_metadata=colab_saved(worse, strip="answers", seed=6),
         )
     return found
+
+
+# What each family's answers score when JupyterLab saves them, from the source's points ("full": every
+# grade's points).  A wrong quiz answer costs nothing (it is formative); a train_step that clears after
+# the step fails the dirty-start check; one that never clears, with nothing else answered, scores nothing.
+EXPECTED = {
+    "good": lambda full: full,
+    "blank": lambda full: {g: 0.0 for g in full},
+    "wrong": lambda full: {**full, "test_train_step_dirty_start": 0.0},
+    "worse": lambda full: {g: 0.0 for g in full},
+}
 
 
 @pytest.fixture(scope="module")
@@ -89,9 +102,10 @@ def scores(course: str, assignment: str, student: str) -> dict[str, float]:
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_scores_match_jupyterlab(graded, assignment):
     course, handed_in = graded
+    full = points(read(os.path.join(course, "notebooks", assignment, f"{assignment}.ipynb")))
     for student in handed_in[assignment]:
         family = student.split("_")[0]
-        assert scores(course, assignment, student) == scores(course, assignment, f"{family}_jupyterlab"), student
+        assert scores(course, assignment, student) == EXPECTED[family](full), student
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
