@@ -85,6 +85,7 @@ def type_x(slider: Locator, value: float) -> None:
 
 def test_guide_steps_skip_and_restart(lab):
     cell, widget = open_explorer(lab, "lesson2_backward", "TangentExplorer")
+    assert_fits_a_laptop(lab, widget, "lesson2_backward")  # as it opens, before any step
     guide = widget.locator(".tangent-guide")
     status = html_part(widget, "t.grad now:")
     menu = dropdown(widget, "f(x) =")
@@ -152,10 +153,4 @@ def test_guide_steps_skip_and_restart(lab):
     again.click()  # the free controls keep working
     expect(status).to_contain_text("t.grad now: 4.0")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
-    lab.assert_no_javascript_errors()
-
-
-def test_the_explorer_fits_a_laptop_window(lab):
-    _cell, widget = open_explorer(lab, "lesson2_backward", "TangentExplorer")
-    assert_fits_a_laptop(lab, widget, "lesson2_backward")
     lab.assert_no_javascript_errors()

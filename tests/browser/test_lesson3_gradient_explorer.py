@@ -139,6 +139,7 @@ GUIDE = [
 
 def test_guide_leads_through_steps(lab):
     cell, widget = open_explorer(lab, "lesson3_zeroing_grad", "GradExplorer")
+    assert_fits_a_laptop(lab, widget, "lesson3_zeroing_grad")  # as it opens, before any step
     plot = widget.locator(".widget-output")
     guide = html_part(widget, "Guide ·")
     status = html_part(widget, "backward() calls since the last clear")
@@ -174,10 +175,4 @@ def test_guide_leads_through_steps(lab):
     button(widget, "loss.backward()").click()
     expect(status).to_contain_text("w.grad = -8.0")
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
-    lab.assert_no_javascript_errors()
-
-
-def test_the_explorer_fits_a_laptop_window(lab):
-    _cell, widget = open_explorer(lab, "lesson3_zeroing_grad", "GradExplorer")
-    assert_fits_a_laptop(lab, widget, "lesson3_zeroing_grad")
     lab.assert_no_javascript_errors()

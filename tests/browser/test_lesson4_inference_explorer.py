@@ -21,6 +21,7 @@ ASSIGNMENT = "lesson4_no_grad"
 
 def test_guide_and_controls_work(lab):
     cell, widget = open_explorer(lab, ASSIGNMENT, "InferenceExplorer")
+    assert_fits_a_laptop(lab, widget, ASSIGNMENT)  # as it opens, before any step
     plot = widget.locator(".widget-output")
     guide = html_part(widget, "Guide ·")
     status = widget.locator(".explorer-status")
@@ -162,10 +163,4 @@ def test_guide_and_controls_work(lab):
     expect(guide).to_contain_text("Guide · Step 2 of 5")  # reset keeps the guide's place
     assert expect_new_image(plot, src) == first_src, "reset should draw the empty plot again"
     assert kernel_log_count(lab.page) == 0, "a widget callback wrote to the log console (an exception?)"
-    lab.assert_no_javascript_errors()
-
-
-def test_the_explorer_fits_a_laptop_window(lab):
-    _cell, widget = open_explorer(lab, "lesson4_no_grad", "InferenceExplorer")
-    assert_fits_a_laptop(lab, widget, "lesson4_no_grad")
     lab.assert_no_javascript_errors()
