@@ -36,6 +36,7 @@ Extra arguments after `test` go to pytest (e.g. `python3 course.py test -k corpu
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -1036,16 +1037,52 @@ def _project_pins() -> str:
 def run_lesson(path: str, fresh: bool = False) -> dict:
     """The lesson at ``path`` run top to bottom in the course's environment (``MEASURE``'s output),
     from RUNS_CACHE when a run with the same ``run_key`` is there (unless ``fresh``)."""
+    with open(path, encoding="utf-8") as f:
+        key = run_key(json.load(f))
+    cached = os.path.join(RUNS_CACHE, key + ".json")
+    found = None if fresh else _kept_run(cached)
+    if found is not None:
+        return found
+    # Two syncs, or two test processes, that need the same run at once: one runs the lesson, the other
+    # waits for it and reads what it kept.
+    with _held(os.path.join(RUNS_CACHE + ".locks", key)):
+        found = None if fresh else _kept_run(cached)
+        return found if found is not None else _run_and_keep(path, cached)
+
+
+def _kept_run(cached: str) -> dict | None:
+    """The run kept at ``cached``; None if there is none, or it is damaged (then it is run again and replaced)."""
+    if not os.path.isfile(cached):
+        return None
+    try:
+        with open(cached, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def _held(lock: str):
+    """An exclusive lock on the file ``lock`` while the block runs.  None where it cannot be taken (no
+    fcntl, as on Windows; a home that cannot be written): the block runs all the same, and two runs at
+    once only cost time."""
+    try:
+        import fcntl
+
+        os.makedirs(os.path.dirname(lock), exist_ok=True)
+        handle = open(lock, "a")  # noqa: SIM115 - closed below, after the block
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def _run_and_keep(path: str, cached: str) -> dict:
+    """Run the lesson at ``path`` (``MEASURE``) and keep the run at ``cached``, if the cache can be written."""
     import tempfile
 
-    with open(path, encoding="utf-8") as f:
-        cached = os.path.join(RUNS_CACHE, run_key(json.load(f)) + ".json")
-    if not fresh and os.path.isfile(cached):
-        try:
-            with open(cached, encoding="utf-8") as f:
-                return json.load(f)
-        except (OSError, ValueError):
-            pass  # a damaged copy: run the lesson again, and replace it
     with tempfile.TemporaryDirectory() as scratch:
         done = subprocess.run([course_python(), "-c", MEASURE, ROOT, path, scratch],
                               capture_output=True, text=True, cwd=scratch)  # fmt: skip

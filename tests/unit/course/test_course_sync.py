@@ -5,6 +5,8 @@ import json
 import os
 import shutil
 import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -249,6 +251,24 @@ def test_a_kept_run_is_used_again_without_a_kernel(tmp_path, monkeypatch):
     assert course.run_lesson(path, fresh=True)["executed"]["run"] == 2  # --rerun runs it, and keeps that run
     assert course.run_lesson(path)["executed"]["run"] == 2 and runs.count == 2
     assert os.listdir(tmp_path / "runs") == [course.run_key(json.loads(open(path).read())) + ".json"]
+
+
+def test_two_processes_that_need_the_same_run_at_once_run_the_lesson_once(tmp_path, monkeypatch):
+    """A sync and the suite's lesson tests (or two syncs) asking at the same time: the second waits for
+    the first's run and reads what it kept.  Threads stand in for the processes: each opens the lock
+    file itself, and the lock is on the open file, not the process."""
+    runs = _Runs()
+
+    def slow_run(command, **kwargs):
+        time.sleep(0.5)  # long enough that the second asks while the first runs
+        return runs(command, **kwargs)
+
+    monkeypatch.setattr(course, "RUNS_CACHE", str(tmp_path / "runs"))
+    monkeypatch.setattr(course.subprocess, "run", slow_run)
+    path = _lesson_file(tmp_path)
+    with ThreadPoolExecutor(max_workers=2) as both:
+        found = list(both.map(lambda _: course.run_lesson(path), range(2)))
+    assert runs.count == 1 and found[0] == found[1]
 
 
 def test_a_damaged_kept_run_is_run_again_and_replaced(tmp_path, monkeypatch):
