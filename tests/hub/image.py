@@ -1,7 +1,7 @@
 """The course image (hub/image/Containerfile), built here with podman from a local Debian base.
 
 No image registry is reachable from the test machines, so the base that a real build takes from
-a registry (python:3.11-slim-bookworm) is made with debootstrap from Debian's mirror instead, and
+a registry (python:3.11-slim-bookworm) is made with mmdebstrap from Debian's mirror instead, and
 pip inside the build uses the machine's own package sources (its wheel folder, its index mirrors
 and their CA certificate), mounted read-only.  Both the base and podman's layer of pinned
 packages stay in podman's storage: a machine pays for them once, and later builds redo only the
@@ -38,20 +38,20 @@ def podman(*args: str, timeout: float = 600, check: bool = True, **kwargs) -> su
 
 
 def missing_tools() -> list[str]:
-    return [tool for tool in ("podman", "runc", "debootstrap") if shutil.which(tool) is None]
+    return [tool for tool in ("podman", "runc", "mmdebstrap") if shutil.which(tool) is None]
 
 
 def make_base() -> None:
-    """The Debian base, once per machine: debootstrap into a folder, then `podman import`."""
+    """The Debian base, once per machine: mmdebstrap writes it as a tarball, which `podman import`
+    takes (checked whole first: a base cut short must not be imported)."""
     if podman("image", "exists", BASE, check=False).returncode == 0:
         return
     folder = tempfile.mkdtemp(prefix="autograd-base-", dir="/var/tmp")
     try:
-        subprocess.run(["debootstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
-                        "bookworm", folder, MIRROR], check=True, capture_output=True, timeout=1200)  # fmt: skip
-        archive = subprocess.Popen(["tar", "-C", folder, "-c", "."], stdout=subprocess.PIPE)
-        podman("import", "-", BASE, stdin=archive.stdout)
-        archive.wait()
+        archive = os.path.join(folder, "base.tar")
+        subprocess.run(["mmdebstrap", "--quiet", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
+                        "bookworm", archive, MIRROR], check=True, capture_output=True, timeout=1200)  # fmt: skip
+        podman("import", archive, BASE)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -108,7 +108,7 @@ def course_image(session_folder) -> str:
         pytest.skip("the image tests run podman as root")
     missing = missing_tools()
     if missing:
-        pytest.fail(f"the image tests need {', '.join(missing)} (apt-get install podman runc debootstrap; "
+        pytest.fail(f"the image tests need {', '.join(missing)} (apt-get install podman runc mmdebstrap; "
                     "see .ci/run)", pytrace=False)  # fmt: skip
     built = os.path.join(session_folder, "course-image.built")
     with FileLock(built + ".lock"):
