@@ -128,7 +128,13 @@ HUB = [
     _hub("course_root", str, "", "With one course: its folder (default: the roster's)"),
     _hub("grader_user", str, "", "With one course: its grader account (default: the roster's)"),
     _hub("grader_home", str, "", "With one course: the grading server's HOME (default: the account's)"),
-    _hub("db_url", str, "", "The gradebook's database URL; {course} is each course's id, - as _", secret=True),
+    _hub(
+        "db_url",
+        str,
+        "",
+        "The gradebook's database URL; {course} is each course's id, - as _; empty: gradebook.db in the course folder",
+        secret=True,
+    ),
     _hub("hub_state", str, "", "The hub's state folder (database, cookie secret); empty: hub/"),
     _hub("hub_ip", str, "0.0.0.0", "Where the hub listens"),
     _hub("hub_port", int, 8000, "The hub's port", low=1, high=65535),
@@ -145,9 +151,7 @@ HUB = [
     ),
     _hub("exchange", str, "/srv/nbgrader/exchange", "nbgrader's exchange folder, for the file exchange"),
     _hub("ngshare_port", int, 10101, "ngshare's port, for the ngshare exchange", low=1, high=65535),
-    _hub(
-        "ngshare_db_url", str, "", "ngshare's database; empty: ngshare.sqlite in the hub's state folder", secret=True
-    ),  # fmt: skip
+    _hub("ngshare_db_url", str, "", "ngshare's database; empty: ngshare.sqlite in the hub's state folder", secret=True),
     _hub("ngshare_url", str, "", "ngshare's URL, set by the hub for every server with the ngshare exchange"),
     _hub("frame_ancestors", str, "", "LMS origins that may show the servers in a frame; the hub sets it under LTI"),
 ]
