@@ -20,7 +20,7 @@ import pytest
 
 from tests.browser.lab import screenshot
 from tests.conftest import requires_bwrap
-from tests.course_copy import class_of_eight, make_course, nbgrader, read, solutions, write
+from tests.course_copy import class_of_eight, read, solutions, write
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, requires_bwrap]
 
@@ -34,9 +34,8 @@ def _run(course: str, *command: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def graded_class_of_eight(tmp_path_factory):
-    course = make_course(str(tmp_path_factory.mktemp("class-of-eight")))
-    nbgrader(course, "generate_assignment", LESSON)
+def graded_class_of_eight(tmp_path_factory, released):
+    course = released(str(tmp_path_factory.mktemp("class-of-eight")), LESSON)
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
     for student, nb in class_of_eight(release, solutions(source)).items():

@@ -15,7 +15,7 @@ from nbgrader.api import Gradebook
 
 from autograder.i18n import speaking
 from tests.conftest import requires_bwrap
-from tests.course_copy import NEVER_CLEARS, answered, make_course, nbgrader, read, solutions, write
+from tests.course_copy import NEVER_CLEARS, answered, nbgrader, read, solutions, write
 
 pytestmark = requires_bwrap
 
@@ -36,10 +36,8 @@ def answers(good: dict[str, str]) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def twins(tmp_path_factory):
-    course = make_course(str(tmp_path_factory.mktemp("edition-twins")))
-    for assignment in (LESSON, EDITION):
-        nbgrader(course, "generate_assignment", assignment)
+def twins(tmp_path_factory, released):
+    course = released(str(tmp_path_factory.mktemp("edition-twins")), LESSON, EDITION)
     good = solutions(read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb")))
     for assignment in (LESSON, EDITION):
         release = read(os.path.join(course, "release", assignment, f"{assignment}.ipynb"))

@@ -17,7 +17,7 @@ from nbgrader.api import Gradebook
 from autograder.grading.intake import LIST, REFUSED
 from tests.adversarial import CASES, FORGED, LESSON, Context, build_all, cases, expected_points
 from tests.conftest import requires_bwrap
-from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
+from tests.course_copy import answered, nbgrader, points, read, solutions, write
 
 pytestmark = requires_bwrap
 
@@ -49,13 +49,12 @@ def _guarded(course: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def classes(tmp_path_factory):
+def classes(tmp_path_factory, released):
     """One class of hostile submissions, graded once by each path (in two copies of the course): every
     case by `grade`, the cases whose path differs by plain `nbgrader autograde` too (``Case.stock``)."""
-    first = make_course(str(tmp_path_factory.mktemp("hostile-nbgrader")))
+    first = released(str(tmp_path_factory.mktemp("hostile-nbgrader")), LESSON)
     with open(os.path.join(first, "nbgrader_config.py"), "a") as f:
         f.write(LIMITS)
-    nbgrader(first, "generate_assignment", LESSON)
     source = read(os.path.join(first, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(first, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)

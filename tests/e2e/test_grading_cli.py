@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from tests.conftest import requires_bwrap
-from tests.course_copy import NEVER_CLEARS, answered, make_course, nbgrader, read, solutions, write
+from tests.course_copy import NEVER_CLEARS, answered, nbgrader, read, solutions, write
 
 LESSON = "lesson3_zeroing_grad"
 SYNTAX_ERROR = (
@@ -27,9 +27,8 @@ def autograder(course: str, *args: str, timeout: int = 900) -> subprocess.Comple
 
 
 @pytest.fixture(scope="module")
-def small_class(tmp_path_factory):
-    course = make_course(str(tmp_path_factory.mktemp("small-class")))
-    nbgrader(course, "generate_assignment", LESSON)
+def small_class(tmp_path_factory, released):
+    course = released(str(tmp_path_factory.mktemp("small-class")), LESSON)
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)
@@ -110,10 +109,8 @@ def test_no_library_warnings(small_class):
 
 
 @pytest.fixture(scope="module")
-def empty_course(tmp_path_factory):
-    course = make_course(str(tmp_path_factory.mktemp("empty-class")))
-    nbgrader(course, "generate_assignment", LESSON)
-    return course
+def empty_course(tmp_path_factory, released):
+    return released(str(tmp_path_factory.mktemp("empty-class")), LESSON)
 
 
 @pytest.mark.parametrize("command", ["grade", "report"])
@@ -195,11 +192,9 @@ def test_bad_options_are_refused(empty_course):
     assert run.returncode == 2
 
 
-def test_several_checked_first(tmp_path):
+def test_several_checked_first(tmp_path, released):
     """Given several assignments, grade checks them all, and the students named, before grading any."""
-    course = make_course(str(tmp_path / "course"))
-    for assignment in (LESSON, OTHER):
-        nbgrader(course, "generate_assignment", assignment)
+    course = released(str(tmp_path / "course"), LESSON, OTHER)
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
     write(os.path.join(course, "submitted", "ada", LESSON, f"{LESSON}.ipynb"), release)
     run = autograder(course, "grade", LESSON, "lesson9_nothing")

@@ -16,7 +16,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from tests.conftest import requires_bwrap
-from tests.course_copy import answered, make_course, nbgrader, read, solutions, write
+from tests.course_copy import answered, nbgrader, read, solutions, write
 from tests.unit.autograder.grading.test_sanitize import (
     HOSTILE_MARKDOWN,
     SAFE_LINKS,
@@ -52,9 +52,8 @@ def autograder(course, *args, timeout=900, wait=True):
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    course = make_course(str(tmp_path_factory.mktemp("safety")))
-    nbgrader(course, "generate_assignment", LESSON)
+def course(tmp_path_factory, released):
+    course = released(str(tmp_path_factory.mktemp("safety")), LESSON)
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)
@@ -155,9 +154,8 @@ def test_concurrent_run_refused(course):
     assert first.returncode == 0, out + err
 
 
-def test_killed_autograde_is_regraded(tmp_path):
-    course = make_course(str(tmp_path / "course"))
-    nbgrader(course, "generate_assignment", LESSON)
+def test_killed_autograde_is_regraded(tmp_path, released):
+    course = released(str(tmp_path / "course"), LESSON)
     source = read(os.path.join(course, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)

@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook
 from autograder.grading.score import checks_in
 from autograder.grading.secret import FILE_NAME, FOLDER, derive_seed
 from tests.conftest import requires_bwrap
-from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
+from tests.course_copy import answered, nbgrader, points, read, solutions, write
 
 pytestmark = requires_bwrap
 
@@ -65,11 +65,10 @@ def _finished(process: subprocess.Popen, logs: str, name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, released):
     """Two copies of one course (so two secrets), each grading alice (correct) and mallory (special-cased)
     once, one by each path, side by side; then the first graded again by the other path."""
-    first = make_course(str(tmp_path_factory.mktemp("hidden-seeds-grade")))
-    nbgrader(first, "generate_assignment", LESSON)
+    first = released(str(tmp_path_factory.mktemp("hidden-seeds-grade")), LESSON)
     source = read(os.path.join(first, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(first, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)

@@ -15,7 +15,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from tests.conftest import requires_bwrap
-from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
+from tests.course_copy import answered, points, read, solutions, write
 from tests.lesson2_attacks import ATTACKS, CASES, CORRECT
 
 pytestmark = requires_bwrap
@@ -72,10 +72,9 @@ def test_diagnose_fails_each_attack_and_passes_each_correct_neighbour(tmp_path, 
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, released):
     """The class of STUDENTS, graded once by each path, each in its own copy of the course."""
-    first = make_course(str(tmp_path_factory.mktemp("lesson2-grade")))
-    nbgrader(first, "generate_assignment", LESSON)
+    first = released(str(tmp_path_factory.mktemp("lesson2-grade")), LESSON)
     source = read(os.path.join(first, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(first, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)

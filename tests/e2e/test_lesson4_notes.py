@@ -17,7 +17,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from tests.conftest import requires_bwrap
-from tests.course_copy import answered, make_course, nbgrader, points, read, solutions, write
+from tests.course_copy import answered, points, read, solutions, write
 from tests.labelled import diagnose
 from tests.lesson4_hostile import ATTACKS, CORRECT, attacks_of
 
@@ -97,11 +97,10 @@ def test_self_check_fails_each_attack(exercise, name, source, code, capsys):
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, released):
     """alice answers correctly; each other student answers all three exercises with one attack.
     Graded by plain `nbgrader autograde` and by `python -m autograder grade`, each in its own copy."""
-    first = make_course(str(tmp_path_factory.mktemp("lesson4-nbgrader")))
-    nbgrader(first, "generate_assignment", LESSON)
+    first = released(str(tmp_path_factory.mktemp("lesson4-nbgrader")), LESSON)
     source = read(os.path.join(first, "notebooks", LESSON, f"{LESSON}.ipynb"))
     release = read(os.path.join(first, "release", LESSON, f"{LESSON}.ipynb"))
     good = solutions(source)

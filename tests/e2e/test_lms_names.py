@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from tests.conftest import requires_bwrap
-from tests.course_copy import make_course, nbgrader, read, write
+from tests.course_copy import read, write
 
 LESSON = "lesson1_requires_grad"  # an unanswered notebook grades quickly: the names are what is tested
 LAUNCHES = {"alice": {"sub": "535fa085-f8a3", "given_name": "Alice", "family_name": "Liddell",
@@ -17,13 +17,12 @@ LAUNCHES = {"alice": {"sub": "535fa085-f8a3", "given_name": "Alice", "family_nam
 
 
 @requires_bwrap
-def test_grade_and_plain_autograde_name_students_from_the_lms_record(tmp_path):
+def test_grade_and_plain_autograde_name_students_from_the_lms_record(tmp_path, released):
     from nbgrader.api import Gradebook
 
     from autograder.grading.lms_record import RecordFolder, record_launch
 
-    course = make_course(str(tmp_path / "course"))
-    nbgrader(course, "generate_assignment", LESSON)
+    course = released(str(tmp_path / "course"), LESSON)
     release = read(os.path.join(course, "release", LESSON, f"{LESSON}.ipynb"))
     for student in LAUNCHES:
         write(os.path.join(course, "submitted", student, LESSON, f"{LESSON}.ipynb"), release)

@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 
-from tests.course_copy import make_course, nbgrader
+from tests.course_copy import nbgrader
 
 LESSON = "lesson3_zeroing_grad"
 NOTEBOOK = f"{LESSON}.ipynb"
@@ -32,10 +32,8 @@ def zipped(members: dict[str, bytes]) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> str:
-    course = make_course(str(tmp_path_factory.mktemp("zip-collect")))
-    nbgrader(course, "generate_assignment", LESSON)  # zip_collect checks names against the release
-    return course
+def course(tmp_path_factory, released) -> str:
+    return released(str(tmp_path_factory.mktemp("zip-collect")), LESSON)  # zip_collect checks names against the release
 
 
 def answer(course: str, student: str) -> str | None:
@@ -87,10 +85,9 @@ def run_zip_collect(course: str, *flags: str):
                           timeout=300)  # fmt: skip
 
 
-def test_a_second_download_is_collected_with_force_and_its_left_out_files_are_listed_last(tmp_path):
+def test_a_second_download_is_collected_with_force_and_its_left_out_files_are_listed_last(tmp_path, released):
     """The second day: Canvas's new download, where bob re-uploaded (``-1``), replaces the first in archive/."""
-    course = make_course(str(tmp_path))
-    nbgrader(course, "generate_assignment", LESSON)
+    course = released(str(tmp_path), LESSON)
     archive = os.path.join(course, "downloaded", LESSON, "archive")
     os.makedirs(archive)
     first = {f"ada_101_201_{NOTEBOOK}": notebook("ada's"), f"bob_103_203_{NOTEBOOK}": notebook("bob's first")}

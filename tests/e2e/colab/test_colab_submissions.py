@@ -23,8 +23,6 @@ from tests.course_copy import (
     CLEARS_AFTER_STEP,
     NEVER_CLEARS,
     answered,
-    make_course,
-    nbgrader,
     points,
     read,
     solutions,
@@ -74,11 +72,10 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course = make_course(str(tmp_path_factory.mktemp("colab-class")))
+def graded(tmp_path_factory, released):
+    course = released(str(tmp_path_factory.mktemp("colab-class")), *ASSIGNMENTS)
     handed_in = {}
     for assignment in ASSIGNMENTS:
-        nbgrader(course, "generate_assignment", assignment)
         source = read(os.path.join(course, "notebooks", assignment, f"{assignment}.ipynb"))
         release = read(os.path.join(course, "release", assignment, f"{assignment}.ipynb"))
         handed_in[assignment] = submissions(source, release, assignment)
