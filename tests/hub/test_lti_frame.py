@@ -47,6 +47,9 @@ def profile_browser(chromium, profile: str, third_party_cookies: bool):
     (tests/hub/conftest.py's ``chromium``: one sync Playwright per thread).  This Chromium, as
     shipped, blocks third-party cookies and storage; ``third_party_cookies`` allows them, as Chrome
     does for most of its users (its setting "Allow third-party cookies")."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"the LTI frame tests need the whole browser, {CHROMIUM} (apt-get install chromium; "
+                    "see .ci/run)", pytrace=False)  # fmt: skip
     if third_party_cookies:
         os.makedirs(os.path.join(profile, "Default"))
         with open(os.path.join(profile, "Default", "Preferences"), "w") as f:
