@@ -1064,19 +1064,24 @@ def _kept_run(cached: str) -> dict | None:
 @contextlib.contextmanager
 def _held(lock: str):
     """An exclusive lock on the file ``lock`` while the block runs.  None where it cannot be taken (no
-    fcntl, as on Windows; a home that cannot be written): the block runs all the same, and two runs at
-    once only cost time."""
+    fcntl, as on Windows; a home that cannot be written; a file system without locks): the block runs
+    all the same, and two runs at once only cost time."""
+    handle = None
     try:
         import fcntl
 
         os.makedirs(os.path.dirname(lock), exist_ok=True)
         handle = open(lock, "a")  # noqa: SIM115 - closed below, after the block
-    except (ImportError, OSError):
-        yield
-        return
-    with handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        if handle is not None:
+            handle.close()
+            handle = None
+    try:
         yield
+    finally:
+        if handle is not None:
+            handle.close()  # closing the file releases the lock
 
 
 def _run_and_keep(path: str, cached: str) -> dict:
