@@ -21,7 +21,9 @@ class Released:
     `nbgrader generate_assignment`, in that order: their release/ folders and the gradebook that lists
     them.  The session generates each list of assignments once, in ``folder`` (the temp folder its xdist
     workers share, under a file lock), and copies it: a course's own data (its secret, submissions,
-    grades) is made later, in the copy, so no two copies share any."""
+    grades) is made later, in the copy, so no two copies share any.  The template is generated in the
+    environment of the session (``AUTOGRADER_COURSE_ID`` and ``AUTOGRADER_DB_URL`` unset there): a test
+    that needs other settings at generation generates its course itself."""
 
     COPIED = ("notebooks", "release", "nbgrader_config.py", "gradebook.db")  # what generate_assignment leaves
 
@@ -35,11 +37,13 @@ class Released:
         with FileLock(template + ".lock"):
             if not os.path.isdir(template):
                 partial = f"{template}.{os.getpid()}.tmp"
-                shutil.rmtree(partial, ignore_errors=True)
-                make_course(partial)
-                for assignment in assignments:
-                    nbgrader(partial, "generate_assignment", assignment)
-                os.rename(partial, template)
+                try:
+                    make_course(partial)
+                    for assignment in assignments:
+                        nbgrader(partial, "generate_assignment", assignment)
+                    os.rename(partial, template)
+                finally:
+                    shutil.rmtree(partial, ignore_errors=True)  # a generation that failed leaves nothing
         os.makedirs(target, exist_ok=True)
         for name in self.COPIED:
             source = os.path.join(template, name)

@@ -43,14 +43,16 @@ def missing_tools() -> list[str]:
 
 def make_base() -> None:
     """The Debian base, once per machine: mmdebstrap writes it as a tarball, which `podman import`
-    takes (checked whole first: a base cut short must not be imported)."""
+    takes only once mmdebstrap has said it succeeded (a base cut short must not be imported).  Its
+    chroot is made in the same folder under /var/tmp, not in /tmp, which may be a small tmpfs."""
     if podman("image", "exists", BASE, check=False).returncode == 0:
         return
     folder = tempfile.mkdtemp(prefix="autograd-base-", dir="/var/tmp")
     try:
         archive = os.path.join(folder, "base.tar")
         subprocess.run(["mmdebstrap", "--quiet", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
-                        "bookworm", archive, MIRROR], check=True, capture_output=True, timeout=1200)  # fmt: skip
+                        "bookworm", archive, MIRROR], check=True, capture_output=True, timeout=1200,
+                       env={**os.environ, "TMPDIR": folder})  # fmt: skip
         podman("import", archive, BASE)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -4,11 +4,14 @@ Colab rewrites a notebook when it saves it (tests/e2e/colab/saved.py lists what 
 4.0 without cell ids, its own metadata, stored outputs and widget state; and students' cells can
 lose nbgrader's metadata on the way.  Every lesson is graded with `python -m autograder grade`.
 
-What the same answers score when JupyterLab saves them is known without grading them here: full
-marks answered, nothing blank (tests/e2e/test_nbgrader_roundtrip.py grades those very notebooks,
-``answered(release, solutions(source))`` and the release, for every assignment; its bob is lesson 3's
-"wrong" family below).  ``EXPECTED`` writes those scores down, grade by grade, and each Colab save is
-held to its family's: only the Colab saves are graded here.
+What the same answers score when JupyterLab saves them is written down in ``EXPECTED``, grade by
+grade, and each Colab save is held to its family's: only the Colab saves are graded here.  Those
+scores are what the JupyterLab saves get: tests/e2e/test_nbgrader_roundtrip.py grades the very same
+notebooks with plain `nbgrader autograde` (the answered release and the blank one, for every
+assignment; its bob is lesson 3's "wrong" family), and `grade` scores as autograde does
+(test_grading_adversarial's test_both_paths_score_the_same).  Lesson 3's "worse" family, a
+train_step that never clears and nothing else answered, scores nothing: its only answer fails both
+of its checks, and an unanswered exercise fails its own.
 """
 
 import os
