@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -257,17 +258,21 @@ def test_two_processes_that_need_the_same_run_at_once_run_the_lesson_once(tmp_pa
     """A sync and the suite's lesson tests (or two syncs) asking at the same time: the second waits for
     the first's run and reads what it kept.  Threads stand in for the processes: each opens the lock
     file itself, and the lock is on the open file, not the process."""
-    runs = _Runs()
+    runs, running = _Runs(), threading.Event()
 
     def slow_run(command, **kwargs):
-        time.sleep(0.5)  # long enough that the second asks while the first runs
+        running.set()
+        time.sleep(0.5)  # the second asks while the first's run is under way, before it is kept
         return runs(command, **kwargs)
 
     monkeypatch.setattr(course, "RUNS_CACHE", str(tmp_path / "runs"))
     monkeypatch.setattr(course.subprocess, "run", slow_run)
     path = _lesson_file(tmp_path)
     with ThreadPoolExecutor(max_workers=2) as both:
-        found = list(both.map(lambda _: course.run_lesson(path), range(2)))
+        first = both.submit(course.run_lesson, path)
+        assert running.wait(timeout=30)
+        second = both.submit(course.run_lesson, path)
+        found = [first.result(), second.result()]
     assert runs.count == 1 and found[0] == found[1]
 
 
